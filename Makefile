@@ -1,0 +1,45 @@
+# killswitch — the two commands a newcomer needs: `make run` and `make test`.
+GO      ?= go
+BIN     := bin/killswitch
+FUZZTIME ?= 10s
+
+.PHONY: all build run test vet fmt-check bench fuzz fixtures clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/killswitch
+
+# Replay the bundled fixtures and print the deactivation timelines.
+run: build
+	./$(BIN) replay fixtures/scenarios/*.jsonl
+
+# Everything CI runs: formatting, vet, the unit/golden/fuzz-seed tests,
+# and the captured-loop regression check over fixtures/.
+test: fmt-check vet
+	$(GO) test ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# Throughput benchmarks (MB/s, records/s); see README "Performance".
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./benchmarks/
+
+# Short fuzzing session over every parser (FUZZTIME each).
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; done
+
+# Regenerate the generated fixtures (deterministic).
+fixtures:
+	$(GO) run ./fixtures/gen
+
+clean:
+	rm -rf bin

@@ -1,0 +1,245 @@
+package body
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/killswitch/killswitch/analyze/simhash"
+	"github.com/valyala/fastjson"
+)
+
+// span is a half-open byte range [off, end) of a buffer.
+type span struct{ off, end int }
+
+// canonicalizer writes JSON values in the canonical form of tool-call
+// arguments: object keys sorted recursively, strings normalized with
+// simhash.Normalize, numbers replaced by <NUM>, strings and keys escaped so
+// that the result never holds a raw newline. Its buffers are scratch space.
+type canonicalizer struct {
+	tmp   []byte // an object's members while they are sorted
+	norm  []byte // one normalized string
+	spans []span // a stack of object members, one frame per open object
+}
+
+// value appends the canonical form of v to dst.
+func (c *canonicalizer) value(dst []byte, v *fastjson.Value) []byte {
+	switch v.Type() {
+	case fastjson.TypeObject:
+		return c.object(dst, v)
+	case fastjson.TypeArray:
+		a, _ := v.Array()
+		dst = append(dst, '[')
+		for i, e := range a {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = c.value(dst, e)
+		}
+		return append(dst, ']')
+	case fastjson.TypeString:
+		s, _ := v.StringBytes()
+		return c.str(dst, s)
+	case fastjson.TypeNumber:
+		return append(dst, "<NUM>"...)
+	case fastjson.TypeTrue:
+		return append(dst, "true"...)
+	case fastjson.TypeFalse:
+		return append(dst, "false"...)
+	}
+	return append(dst, "null"...)
+}
+
+// str appends the quoted, escaped, normalized form of the string s.
+func (c *canonicalizer) str(dst, s []byte) []byte {
+	c.norm = simhash.Normalize(c.norm[:0], s)
+	return appendQuoted(dst, c.norm)
+}
+
+// object appends v's members as "key":value, sorted bytewise. Sorting the
+// whole member text orders by key first, and equal keys (a duplicate key)
+// by value, so the result does not depend on the document's member order.
+func (c *canonicalizer) object(dst []byte, v *fastjson.Value) []byte {
+	o, _ := v.Object()
+	dst = append(dst, '{')
+	start := len(dst)
+	base := len(c.spans)
+	o.Visit(func(k []byte, mv *fastjson.Value) {
+		m := len(dst)
+		dst = appendQuoted(dst, k)
+		dst = append(dst, ':')
+		dst = c.value(dst, mv)
+		c.spans = append(c.spans, span{m - start, len(dst) - start})
+	})
+	members := c.spans[base:]
+	if len(members) > 1 {
+		// The members were written back to back; copy them out, sort, and
+		// write them again with separators. Nested objects are finished, so
+		// the scratch buffer is free.
+		c.tmp = append(c.tmp[:0], dst[start:]...)
+		tmp := c.tmp
+		slices.SortFunc(members, func(a, b span) int {
+			return bytes.Compare(tmp[a.off:a.end], tmp[b.off:b.end])
+		})
+		dst = dst[:start]
+		for i, m := range members {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, tmp[m.off:m.end]...)
+		}
+	}
+	c.spans = c.spans[:base]
+	return append(dst, '}')
+}
+
+// appendQuoted appends s as a JSON string literal. Control characters are
+// escaped, so the result holds no newline; other bytes (including invalid
+// UTF-8) are copied as they are.
+func appendQuoted(dst, s []byte) []byte {
+	dst = append(dst, '"')
+	dst = appendEscaped(dst, s)
+	return append(dst, '"')
+}
+
+// appendEscaped appends s with '"', '\\' and control characters escaped.
+func appendEscaped(dst, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	last := 0
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if b >= 0x20 && b != '"' && b != '\\' {
+			continue
+		}
+		dst = append(dst, s[last:i]...)
+		switch b {
+		case '"', '\\':
+			dst = append(dst, '\\', b)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xf])
+		}
+		last = i + 1
+	}
+	return append(dst, s[last:]...)
+}
+
+// callSet collects the canonical forms of tool calls.
+type callSet struct {
+	buf   []byte
+	spans []span
+}
+
+func (s *callSet) reset() {
+	s.buf = s.buf[:0]
+	s.spans = s.spans[:0]
+}
+
+func (s *callSet) empty() bool { return len(s.spans) == 0 }
+
+// appendTo appends the calls to dst as a set: sorted bytewise, duplicates
+// dropped, each preceded by sep except the first when dst is empty.
+func (s *callSet) appendTo(dst []byte, sep byte) []byte {
+	buf := s.buf
+	slices.SortFunc(s.spans, func(a, b span) int {
+		return bytes.Compare(buf[a.off:a.end], buf[b.off:b.end])
+	})
+	var prev []byte
+	for i, sp := range s.spans {
+		c := buf[sp.off:sp.end]
+		if i > 0 && bytes.Equal(c, prev) {
+			continue
+		}
+		if len(dst) > 0 {
+			dst = append(dst, sep)
+		}
+		dst = append(dst, c...)
+		prev = c
+	}
+	return dst
+}
+
+// addCall adds the call name(args), where args is the arguments value as the
+// provider gives it: a JSON string holding JSON text (OpenAI), or the JSON
+// value itself (Anthropic input, Gemini args, some OpenAI compatibles).
+// A missing or null args is {}.
+func (p *Parser) addCall(name []byte, args *fastjson.Value) {
+	if args == nil || args.Type() == fastjson.TypeNull {
+		p.addCallJSON(name, nil)
+		return
+	}
+	if args.Type() == fastjson.TypeString {
+		s, _ := args.StringBytes()
+		p.addCallJSON(name, s)
+		return
+	}
+	start := len(p.calls.buf)
+	b := appendEscaped(p.calls.buf, name)
+	b = append(b, '(')
+	b = p.canon.value(b, args)
+	p.calls.buf = append(b, ')')
+	p.calls.spans = append(p.calls.spans, span{start, len(p.calls.buf)})
+}
+
+// addCallJSON adds the call name(args) for arguments given as JSON text.
+// Empty (or all-whitespace) text is {}; text that is not JSON becomes a
+// quoted normalized string.
+func (p *Parser) addCallJSON(name, text []byte) {
+	start := len(p.calls.buf)
+	b := appendEscaped(p.calls.buf, name)
+	b = append(b, '(')
+	switch t := bytes.TrimSpace(text); {
+	case len(t) == 0:
+		b = append(b, "{}"...)
+	default:
+		if v, err := p.aux.ParseBytes(t); err == nil {
+			b = p.canon.value(b, v)
+		} else {
+			b = p.canon.str(b, t)
+		}
+	}
+	p.calls.buf = append(b, ')')
+	p.calls.spans = append(p.calls.spans, span{start, len(p.calls.buf)})
+}
+
+// textParts joins the text parts of a response with "\n", skipping empty ones.
+type textParts struct {
+	buf []byte
+	n   int
+}
+
+func (t *textParts) reset() {
+	t.buf = t.buf[:0]
+	t.n = 0
+}
+
+func (t *textParts) add(s []byte) {
+	if len(s) == 0 {
+		return
+	}
+	if t.n > 0 {
+		t.buf = append(t.buf, '\n')
+	}
+	t.buf = append(t.buf, s...)
+	t.n++
+}
+
+// resetOutput clears the text parts and calls of the response being built.
+func (p *Parser) resetOutput() {
+	p.text.reset()
+	p.calls.reset()
+}
+
+// output assembles the response text from the collected parts and calls.
+func (p *Parser) output() []byte {
+	p.out = append(p.out[:0], p.text.buf...)
+	p.out = p.calls.appendTo(p.out, '\n')
+	if len(p.out) == 0 {
+		return nil
+	}
+	return p.out
+}

@@ -1,0 +1,165 @@
+package analyze
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// Hooks receive a replay's output as it happens. Any may be nil. An error
+// returned by a hook stops the replay and is returned by Replay.
+type Hooks struct {
+	Decision   func(*Decision) error
+	Transition func(*Transition) error
+	// Problem sees every malformed or skipped input item, and every
+	// request record with a feature warning, in replay order.
+	Problem func(rec *ingest.Record, warn string) error
+}
+
+// Replay runs every record of src through an Engine configured by cfg.
+// Feature extraction runs on workers goroutines (≤ 0: GOMAXPROCS) ahead of
+// the engine, in batches whose results land in pre-sized slots, so the
+// output is identical at any parallelism. The returned error is src's I/O
+// error or a hook's.
+func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, error) {
+	eng, err := NewEngine(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	step := func(rec *ingest.Record, f *Features) error {
+		if rec.Err != nil || rec.Skip != "" {
+			if h.Problem != nil {
+				if err := h.Problem(rec, ""); err != nil {
+					return err
+				}
+			}
+		} else if f.Warn != "" {
+			eng.sum.Warnings = append(eng.sum.Warnings, Warning{rec.Pos, f.Warn})
+			if h.Problem != nil {
+				if err := h.Problem(rec, f.Warn); err != nil {
+					return err
+				}
+			}
+		}
+		d, ok, trans := eng.Step(rec, f)
+		for i := range trans {
+			if h.Transition != nil {
+				if err := h.Transition(&trans[i]); err != nil {
+					return err
+				}
+			}
+		}
+		if ok && h.Decision != nil {
+			return h.Decision(&d)
+		}
+		return nil
+	}
+	if workers == 1 {
+		x := NewExtractor(cfg.Profile)
+		for src.Scan() {
+			rec := src.Record()
+			var f Features
+			if needsFeatures(rec) {
+				f = x.Extract(rec)
+			}
+			if err := step(rec, &f); err != nil {
+				return nil, err
+			}
+		}
+		if err := src.Err(); err != nil {
+			return nil, err
+		}
+		return eng.Finish(), nil
+	}
+	return replayParallel(src, cfg.Profile, workers, step, eng)
+}
+
+func needsFeatures(rec *ingest.Record) bool {
+	return rec.Err == nil && rec.Skip == "" && rec.Control == nil
+}
+
+const batchSize = 256
+
+type batch struct {
+	recs  []*ingest.Record
+	feats []Features
+	done  chan struct{}
+}
+
+func replayParallel(src ingest.Reader, p Profile, workers int, step func(*ingest.Record, *Features) error, eng *Engine) (*Summary, error) {
+	work := make(chan *batch, workers*2)
+	ordered := make(chan *batch, workers*4)
+	stop := make(chan struct{})
+	var readErr error
+	var wg sync.WaitGroup
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := NewExtractor(p)
+			for b := range work {
+				for i, rec := range b.recs {
+					if needsFeatures(rec) {
+						b.feats[i] = x.Extract(rec)
+					}
+				}
+				close(b.done)
+			}
+		}()
+	}
+	go func() {
+		defer close(ordered)
+		defer close(work)
+		for {
+			b := &batch{recs: make([]*ingest.Record, 0, batchSize), done: make(chan struct{})}
+			for len(b.recs) < batchSize && src.Scan() {
+				b.recs = append(b.recs, src.Record())
+			}
+			if len(b.recs) == 0 {
+				readErr = src.Err()
+				return
+			}
+			b.feats = make([]Features, len(b.recs))
+			select {
+			case work <- b:
+			case <-stop:
+				return
+			}
+			select {
+			case ordered <- b:
+			case <-stop:
+				return
+			}
+			if len(b.recs) < batchSize {
+				readErr = src.Err()
+				return
+			}
+		}
+	}()
+	var stepErr error
+	for b := range ordered {
+		<-b.done
+		if stepErr != nil {
+			continue
+		}
+		for i, rec := range b.recs {
+			if err := step(rec, &b.feats[i]); err != nil {
+				stepErr = err
+				close(stop)
+				break
+			}
+		}
+	}
+	wg.Wait()
+	if stepErr != nil {
+		return nil, stepErr
+	}
+	if readErr != nil {
+		return nil, readErr
+	}
+	return eng.Finish(), nil
+}

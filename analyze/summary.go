@@ -1,0 +1,210 @@
+package analyze
+
+import (
+	"sort"
+	"time"
+
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// Kill is one firing of the kill switch (either variant) in a timeline.
+type Kill struct {
+	Seq       int64
+	AgentN    int // the agent's request number, from 1
+	TS        time.Time
+	Source    ingest.Pos
+	Counts    Counts
+	Score     float64
+	Threshold float64
+	Window    int
+	Action    Action // ActionKill or ActionBlock
+	Alert     Alert  // what the live system would have sent (deactivate variant)
+}
+
+// Alert is the kill-switch alert of SPEC §4.2 (webhook body).
+type Alert struct {
+	AgentID   string
+	RuleType  string // "kill_switch"
+	Message   string
+	Timestamp time.Time
+}
+
+// ControlMark is an operator deactivation seen in the capture.
+type ControlMark struct {
+	TS     time.Time
+	By     string
+	Source ingest.Pos
+}
+
+// Saved adds up what refused requests would have cost.
+type Saved struct {
+	Requests            int
+	TokensIn, TokensOut int64
+	CostUSD             float64
+	// Requests among them whose tokens or cost the capture did not give.
+	Unpriced int
+}
+
+func (s *Saved) add(d *Decision) {
+	s.Requests++
+	if d.HasTokens {
+		s.TokensIn += d.TokensIn
+		s.TokensOut += d.TokensOut
+	}
+	if d.HasCost {
+		s.CostUSD += d.CostUSD
+	}
+	if !d.HasTokens && !d.HasCost {
+		s.Unpriced++
+	}
+}
+
+// AgentSummary is one agent's deactivation timeline.
+type AgentSummary struct {
+	Agent              string
+	Requests           int
+	Forwarded          int
+	Skipped            int
+	Kills              []Kill // firings, in order
+	Blocked            int    // requests refused because the agent was inactive
+	Blocks             int    // requests refused by the block variant
+	Saved              Saved  // every refused request: kills, blocks and blocked
+	Activations        int
+	Deactivations      []ControlMark
+	MaxScore           float64
+	MaxScoreSeq        int64
+	First, Last        time.Time
+	LoopLabels         int   // requests labelled "loop"
+	LegitLabels        int   // requests labelled "legit"
+	Tokens             Saved // all requests of the agent, for scale
+	FinalState         AgentState
+	FinalDeactivatedBy string
+	hasFirst           bool
+}
+
+// Totals adds up every agent.
+type Totals struct {
+	Agents, AgentsKilled         int
+	Requests, Forwarded, Skipped int
+	Kills, Blocks, Blocked       int
+	Saved                        Saved
+	Tokens                       Saved
+}
+
+// SkipCount is how many input items were skipped for one reason.
+type SkipCount struct {
+	Reason string
+	Count  int
+}
+
+// Summary is the result of a replay: timelines per agent and totals, with
+// the problems met in the input.
+type Summary struct {
+	Profile   Profile
+	Mode      Mode
+	Default   Settings
+	Agents    []*AgentSummary // sorted by agent id after Finish
+	Totals    Totals
+	Malformed int         // input items that were not records
+	Skips     []SkipCount // input items that were not LLM calls, by reason (sorted after Finish)
+	Controls  int         // control records applied
+	Warnings  []Warning
+
+	byName map[string]*AgentSummary
+	skips  map[string]int
+}
+
+func newSummary(cfg Config) Summary {
+	return Summary{Profile: cfg.Profile, Mode: cfg.Mode, Default: cfg.Default,
+		byName: map[string]*AgentSummary{}, skips: map[string]int{}}
+}
+
+func (s *Summary) agent(name string) *AgentSummary {
+	a := s.byName[name]
+	if a == nil {
+		a = &AgentSummary{Agent: name}
+		s.byName[name] = a
+		s.Agents = append(s.Agents, a)
+	}
+	return a
+}
+
+func (s *Summary) addSkip(reason string) { s.skips[reason]++ }
+
+func (s *Summary) add(a *AgentSummary, d *Decision) {
+	a.Requests++
+	if !a.hasFirst {
+		a.First, a.hasFirst = d.TS, true
+	}
+	if d.TS.After(a.Last) {
+		a.Last = d.TS
+	}
+	switch d.Label {
+	case ingest.LabelLoop:
+		a.LoopLabels++
+	case ingest.LabelLegit:
+		a.LegitLabels++
+	}
+	a.Tokens.add(d)
+	if d.Score > a.MaxScore {
+		a.MaxScore, a.MaxScoreSeq = d.Score, d.Seq
+	}
+	switch d.Action {
+	case ActionForward:
+		a.Forwarded++
+	case ActionSkip:
+		a.Skipped++
+	case ActionBlocked:
+		a.Blocked++
+		a.Saved.add(d)
+	case ActionKill, ActionBlock:
+		if d.Action == ActionBlock {
+			a.Blocks++
+		}
+		a.Saved.add(d)
+		k := Kill{Seq: d.Seq, AgentN: d.AgentN, TS: d.TS, Source: d.Source, Counts: d.Counts,
+			Score: d.Score, Threshold: d.Threshold, Window: d.Window, Action: d.Action}
+		k.Alert = AlertFor(d.Agent, k)
+		a.Kills = append(a.Kills, k)
+	}
+}
+
+func (s *Summary) finish() {
+	sort.Slice(s.Agents, func(i, j int) bool { return s.Agents[i].Agent < s.Agents[j].Agent })
+	for reason, n := range s.skips {
+		s.Skips = append(s.Skips, SkipCount{reason, n})
+	}
+	sort.Slice(s.Skips, func(i, j int) bool {
+		if s.Skips[i].Count != s.Skips[j].Count {
+			return s.Skips[i].Count > s.Skips[j].Count
+		}
+		return s.Skips[i].Reason < s.Skips[j].Reason
+	})
+	t := &s.Totals
+	t.Agents = len(s.Agents)
+	for _, a := range s.Agents {
+		t.Requests += a.Requests
+		t.Forwarded += a.Forwarded
+		t.Skipped += a.Skipped
+		t.Blocked += a.Blocked
+		t.Blocks += a.Blocks
+		for _, k := range a.Kills {
+			if k.Action == ActionKill {
+				t.Kills++
+			}
+		}
+		if len(a.Kills) > 0 {
+			t.AgentsKilled++
+		}
+		addSaved(&t.Saved, a.Saved)
+		addSaved(&t.Tokens, a.Tokens)
+	}
+}
+
+func addSaved(dst *Saved, s Saved) {
+	dst.Requests += s.Requests
+	dst.TokensIn += s.TokensIn
+	dst.TokensOut += s.TokensOut
+	dst.CostUSD += s.CostUSD
+	dst.Unpriced += s.Unpriced
+}

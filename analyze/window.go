@@ -1,0 +1,135 @@
+package analyze
+
+import "math/bits"
+
+// Entry is one request's fingerprint in an agent's window (SPEC §1.4).
+type Entry struct {
+	Prompt    uint64 // SimHash of the normalized prompt, when HasPrompt
+	Response  uint64 // SimHash of the normalized response text, when HasResp
+	ToolSig   string // tool-call signature; "" never repeats
+	HasPrompt bool
+	HasResp   bool
+	TS        int64 // Unix nanoseconds
+}
+
+// Counts are the three repetition signals of SPEC §1.5.
+type Counts struct {
+	SimilarPrompts    int
+	SimilarResponses  int
+	RepeatedToolCalls int
+}
+
+// Weights of SPEC §1.5.
+const (
+	WeightPrompt   = 1.0
+	WeightResponse = 2.0
+	WeightTool     = 1.5
+)
+
+// Score is the weighted repetition score of SPEC §1.5.
+func (c Counts) Score() float64 {
+	return float64(c.SimilarPrompts)*WeightPrompt + float64(c.SimilarResponses)*WeightResponse +
+		float64(c.RepeatedToolCalls)*WeightTool
+}
+
+// SimilarDistance is the largest Hamming distance that counts as similar
+// ("distance < 3", SPEC §1.5).
+const SimilarDistance = 2
+
+// Distance is the Hamming distance between two 64-bit hashes.
+func Distance(a, b uint64) int { return bits.OnesCount64(a ^ b) }
+
+// Window is an agent's FIFO of the most recent fingerprints: a ring buffer
+// holding at most Cap entries. The zero value is unusable; use NewWindow.
+type Window struct {
+	buf  []Entry
+	head int // index of the oldest entry
+	n    int
+}
+
+// NewWindow returns an empty window holding at most size entries.
+func NewWindow(size int) *Window { return &Window{buf: make([]Entry, size)} }
+
+// Len is the number of entries held.
+func (w *Window) Len() int { return w.n }
+
+// Cap is the most entries the window holds.
+func (w *Window) Cap() int { return len(w.buf) }
+
+// At returns the i-th entry, 0 being the oldest.
+func (w *Window) At(i int) *Entry { return &w.buf[(w.head+i)%len(w.buf)] }
+
+// Newest returns the most recent entry, or nil when empty.
+func (w *Window) Newest() *Entry {
+	if w.n == 0 {
+		return nil
+	}
+	return w.At(w.n - 1)
+}
+
+// Push appends e, evicting the oldest entry when full.
+func (w *Window) Push(e Entry) {
+	if w.n < len(w.buf) {
+		w.buf[(w.head+w.n)%len(w.buf)] = e
+		w.n++
+		return
+	}
+	w.buf[w.head] = e
+	w.head = (w.head + 1) % len(w.buf)
+}
+
+// Clear empties the window.
+func (w *Window) Clear() { w.head, w.n = 0, 0 }
+
+// Resize changes the capacity, keeping the most recent entries.
+func (w *Window) Resize(size int) {
+	if size == len(w.buf) {
+		return
+	}
+	keep := min(w.n, size)
+	nb := make([]Entry, size)
+	for i := 0; i < keep; i++ {
+		nb[i] = *w.At(w.n - keep + i)
+	}
+	w.buf, w.head, w.n = nb, 0, keep
+}
+
+// Count scores cur against the last k entries of the window (all of them
+// when k ≥ Len): similar prompts are entries whose prompt hash is within
+// SimilarDistance of cur's; similar responses are entries whose response
+// hash is within SimilarDistance of the most recent response among those k
+// (that one excluded); repeated tool calls are entries with cur's non-empty
+// signature. Both profiles count this way; they differ in what the window
+// holds when they call it.
+func (w *Window) Count(cur *Entry, k int) Counts {
+	var c Counts
+	if k > w.n {
+		k = w.n
+	}
+	start := w.n - k
+	newestResp := -1
+	for i := w.n - 1; i >= start; i-- {
+		e := w.At(i)
+		if e.HasResp {
+			newestResp = i
+			break
+		}
+	}
+	var ref uint64
+	if newestResp >= 0 {
+		ref = w.At(newestResp).Response
+	}
+	for i := start; i < w.n; i++ {
+		e := w.At(i)
+		if cur.HasPrompt && e.HasPrompt && Distance(e.Prompt, cur.Prompt) <= SimilarDistance {
+			c.SimilarPrompts++
+		}
+		if e.HasResp && i != newestResp && Distance(e.Response, ref) <= SimilarDistance {
+			c.SimilarResponses++
+		}
+		if cur.ToolSig != "" && e.ToolSig == cur.ToolSig {
+			c.RepeatedToolCalls++
+		}
+	}
+	return c
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/report"
+)
+
+// replayFlags are the flags every command that replays shares.
+type replayFlags struct {
+	profile, mode, settings string
+	window                  int
+	threshold               float64
+	disabled                bool
+	input                   inputOptions
+	workers                 int
+	strict, verbose         bool
+	reactivateAfter         time.Duration
+	retryAfter              time.Duration
+	fs                      *pflag.FlagSet
+}
+
+func (f *replayFlags) register(fs *pflag.FlagSet) {
+	f.fs = fs
+	fs.StringVar(&f.profile, "profile", "spec", "detector profile: spec or agentgazer (bit-exact with the AgentGazer proxy)")
+	fs.IntVar(&f.window, "window", analyze.DefaultSettings.WindowSize, "sliding window size N (per agent)")
+	fs.Float64Var(&f.threshold, "threshold", analyze.DefaultSettings.Threshold, "kill when the score passes this threshold")
+	fs.StringVar(&f.mode, "mode", "deactivate", "enforcement: deactivate (kill the agent) or block (HTTP 429, agent stays active)")
+	fs.StringVar(&f.settings, "settings", "", "per-agent kill-switch settings file (JSON: {\"default\": {…}, \"agents\": {ID: {…}}})")
+	fs.BoolVar(&f.disabled, "disabled", false, "start every agent with the kill switch disabled (the live default); settings and config records enable it")
+	fs.StringVar(&f.input.format, "input-format", "auto", "input format: auto, jsonl, har or parquet")
+	fs.StringVar(&f.input.agent, "agent", "", "agent id for every record (overrides what the capture says)")
+	fs.StringVar(&f.input.agentHeader, "agent-header", "X-Agent-Id", "HAR: request header holding the agent id")
+	fs.DurationVar(&f.reactivateAfter, "reactivate-after", 0, "simulate an operator re-activating killed agents after this delay (e.g. 10m)")
+	fs.DurationVar(&f.retryAfter, "retry-after", 60*time.Second, "block mode: the retry_after_seconds a refusal announces")
+	fs.IntVar(&f.workers, "workers", 0, "parallel feature extraction (0: one per CPU); output is identical at any value")
+	fs.BoolVar(&f.strict, "strict", false, "stop at the first malformed input item")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "also report each skipped (non-LLM) input item on standard error")
+}
+
+// config builds the analysis configuration from the flags.
+func (f *replayFlags) config() (analyze.Config, error) {
+	cfg := analyze.NewConfig()
+	var err error
+	if cfg.Profile, err = analyze.ParseProfile(f.profile); err != nil {
+		return cfg, err
+	}
+	if cfg.Mode, err = analyze.ParseMode(f.mode); err != nil {
+		return cfg, err
+	}
+	if f.disabled {
+		cfg.Default.Enabled = false
+	}
+	var flagPatch ingest.KillSwitchPatch
+	if f.fs.Changed("window") {
+		flagPatch.WindowSize = &f.window
+	}
+	if f.fs.Changed("threshold") {
+		flagPatch.Threshold = &f.threshold
+	}
+	var fileDef ingest.KillSwitchPatch
+	var agents map[string]ingest.KillSwitchPatch
+	if f.settings != "" {
+		if fileDef, agents, err = loadSettings(f.settings); err != nil {
+			return cfg, err
+		}
+	}
+	if err := applySettings(&cfg, fileDef, flagPatch, agents); err != nil {
+		return cfg, err
+	}
+	if f.reactivateAfter < 0 || f.retryAfter < 0 {
+		return cfg, errors.New("durations must not be negative")
+	}
+	cfg.ReactivateAfter, cfg.RetryAfter = f.reactivateAfter, f.retryAfter
+	return cfg, nil
+}
+
+var errStrict = errors.New("stopped at the first malformed input item (--strict)")
+
+// replayFiles opens every path, merges them in time order and replays them.
+// Problems go to standard error as they are met.
+func (f *replayFlags) replayFiles(e *env, cmd string, paths []string, cfg analyze.Config, h analyze.Hooks) (*analyze.Summary, error) {
+	var read atomic.Int64
+	var readers []ingest.Reader
+	var total int64
+	for _, p := range paths {
+		in, err := openInput(e, p, f.input, &read)
+		if err != nil {
+			return nil, err
+		}
+		defer in.close()
+		if st, err := os.Stat(p); err == nil && p != "-" {
+			total += st.Size()
+		}
+		readers = append(readers, in.reader)
+	}
+	var records atomic.Int64
+	stopProgress := startProgress(e, &read, &records, total)
+	defer stopProgress()
+	h.Problem = func(rec *ingest.Record, warn string) error {
+		switch {
+		case rec.Err != nil:
+			fmt.Fprintf(e.stderr, "%v\n", rec.Err)
+			if f.strict {
+				return errStrict
+			}
+		case rec.Skip != "":
+			if f.verbose {
+				fmt.Fprintf(e.stderr, "%s: skipped: %s\n", rec.Pos, rec.Skip)
+			}
+		case warn != "":
+			fmt.Fprintf(e.stderr, "%s: warning: %s\n", rec.Pos, warn)
+		}
+		return nil
+	}
+	inner := h.Decision
+	h.Decision = func(d *analyze.Decision) error {
+		records.Add(1)
+		if inner != nil {
+			return inner(d)
+		}
+		return nil
+	}
+	return analyze.Replay(ingest.Merge(readers...), cfg, f.workers, h)
+}
+
+func cmdReplay(e *env, args []string) int {
+	fs := newFlags(e, "replay", "[flags] FILE...",
+		"Replays captures (JSONL, HAR or Parquet; gzip/zstd compressed or not; - for standard input) in time\n"+
+			"order through the kill switch and prints what it would have done: per-agent deactivation timelines\n"+
+			"(table, json, csv, markdown) or the per-request decision records (jsonl, SPEC §5).")
+	var rf replayFlags
+	rf.register(fs)
+	format := fs.StringP("format", "f", "table", "output: table, json, jsonl (decision records), csv or markdown")
+	output := fs.StringP("output", "o", "", "write the report to this file (atomically) instead of standard output")
+	failOnKill := fs.Bool("fail-on-kill", false, "exit 1 when any agent would have been killed or blocked")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	switch *format {
+	case report.FormatTable, report.FormatJSON, report.FormatJSONL, report.FormatCSV, report.FormatMarkdown:
+	default:
+		return errorf(e, "replay", "unknown --format %q (want table, json, jsonl, csv or markdown)", *format)
+	}
+	cfg, err := rf.config()
+	if err != nil {
+		return errorf(e, "replay", "%v", err)
+	}
+	var sum *analyze.Summary
+	err = writeOutput(e, *output, func(w io.Writer) error {
+		var h analyze.Hooks
+		var dw *report.DecisionWriter
+		if *format == report.FormatJSONL {
+			dw = report.NewDecisionWriter(w)
+			h.Decision = dw.Write
+		}
+		var err error
+		if sum, err = rf.replayFiles(e, "replay", fs.Args(), cfg, h); err != nil {
+			return err
+		}
+		switch *format {
+		case report.FormatJSONL:
+			return dw.Flush()
+		case report.FormatTable:
+			return report.TimelineTable(w, sum)
+		case report.FormatJSON:
+			return report.TimelineJSON(w, sum)
+		case report.FormatCSV:
+			return report.TimelineCSV(w, sum)
+		case report.FormatMarkdown:
+			return report.TimelineMarkdown(w, sum)
+		}
+		return nil
+	})
+	if err != nil {
+		return errorf(e, "replay", "%v", err)
+	}
+	for _, w := range sum.Warnings {
+		fmt.Fprintf(e.stderr, "%s: warning: %s\n", w.Pos, w.Msg)
+	}
+	if sum.Malformed > 0 {
+		fmt.Fprintf(e.stderr, "killswitch replay: %d malformed input items skipped (reported above)\n", sum.Malformed)
+	}
+	if *failOnKill && (sum.Totals.Kills > 0 || sum.Totals.Blocks > 0) {
+		return exitFound
+	}
+	return exitOK
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Exit statuses (SPEC §6).
+const (
+	exitOK     = 0
+	exitFound  = 1 // a check found a regression, or --fail-on-kill saw a kill
+	exitUsage  = 2 // bad usage or unreadable input
+	exitFailed = 2
+)
+
+// env is the command's environment: standard streams and variables.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+type command struct {
+	name, args, summary string
+	run                 func(e *env, args []string) int
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"replay", "[flags] FILE...", "replay captures and print per-agent deactivation timelines", cmdReplay},
+		{"fingerprint", "[flags] [TEXT | -] [TEXT2]", "show a prompt's extraction, normalized form and SimHash", cmdFingerprint},
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, "killswitch replays captured LLM traffic through an AI-agent kill switch.\n\nUsage:\n  killswitch COMMAND [flags] [args]\n\nCommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, "\nRun 'killswitch COMMAND --help' for a command's flags.\nExit status: 0 success, 1 a check failed or --fail-on-kill saw a kill, 2 bad usage or unreadable input.\n")
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		usage(stdout)
+		return exitOK
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(e, args[1:])
+		}
+	}
+	fmt.Fprintf(stderr, "killswitch: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return exitUsage
+}
+
+// newFlags returns a flag set for a subcommand that reports errors instead
+// of exiting.
+func newFlags(e *env, name, args, summary string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.SortFlags = false
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "Usage: killswitch %s %s\n\n%s\n\nFlags:\n%s", name, args, summary, fs.FlagUsages())
+	}
+	return fs
+}
+
+// parseFlags parses args; ok false means the caller returns code.
+func parseFlags(e *env, fs *pflag.FlagSet, args []string) (code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fs.SetOutput(e.stdout)
+			return exitOK, false
+		}
+		fmt.Fprintf(e.stderr, "killswitch %s: %v\n", fs.Name(), err)
+		return exitUsage, false
+	}
+	return 0, true
+}
+
+func errorf(e *env, cmd, format string, args ...any) int {
+	fmt.Fprintf(e.stderr, "killswitch %s: %s\n", cmd, strings.TrimSpace(fmt.Sprintf(format, args...)))
+	return exitUsage
+}

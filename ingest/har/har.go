@@ -1,0 +1,384 @@
+// Package har reads HAR 1.2 documents (browser DevTools exports, mitmproxy
+// hardump, Polly.JS recordings) as ingest.Records, one per entry.
+//
+// The document is walked with encoding/json's Decoder down to log.entries
+// and decoded one entry at a time, so memory does not grow with the number
+// of entries. Each entry becomes one Record positioned at
+// "file:entries[i]" (0-based):
+//
+//   - an LLM call (POST with a JSON request body to a chat completions,
+//     legacy completions, Responses, Anthropic Messages, Gemini
+//     generateContent, Bedrock invoke or AgentGazer route endpoint on any
+//     host, whose body has messages, prompt, input or contents) is a Record
+//     with its request body, decoded response body text, time, status,
+//     latency, agent, provider, endpoint and model;
+//   - any other entry is a Record whose Skip says why
+//     ("not an LLM call: GET https://host/v1/models");
+//   - a malformed entry is a Record whose Err is an *ingest.SyntaxError.
+//
+// No header value (other than the agent header's), cookie, query string or
+// URL user info ever reaches a Record, a Skip reason or an error message.
+package har
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/killswitch/killswitch/ingest"
+	"github.com/klauspost/compress/zstd"
+)
+
+// DefaultAgentHeader is the request header holding the agent id when
+// Options.AgentHeader is empty.
+const DefaultAgentHeader = "X-Agent-Id"
+
+// MaxBodyBytes bounds a request or response body after decompression, in
+// bytes; a larger body is a malformed entry, not an allocation.
+const MaxBodyBytes = 64 << 20
+
+// Options configures a Reader. The zero value derives the agent id from the
+// URL route or the X-Agent-Id header, else "default".
+type Options struct {
+	// Agent, when set, is the agent id of every record (the mapping flag).
+	Agent string
+	// AgentHeader names the request header holding the agent id, matched
+	// case-insensitively; "" means DefaultAgentHeader.
+	AgentHeader string
+}
+
+// state says where the walk through the document is.
+type state uint8
+
+const (
+	stateStart   state = iota // before the top-level '{'
+	stateEntries              // inside log.entries
+	stateDone                 // nothing more to return
+)
+
+// Reader yields the entries of one HAR document as Records. It implements
+// ingest.Reader. A document-level problem (not JSON, truncated, no
+// log.entries) is reported as one last Record with an Err; a read error of
+// the input (including a truncated or corrupt gzip/zstd/zlib container) ends
+// the stream and is returned by Err.
+type Reader struct {
+	name  string
+	opt   Options
+	src   *sourceReader
+	dec   *json.Decoder
+	close func()
+	state state
+	n     int64 // index of the next entry
+	rec   *ingest.Record
+	err   error
+	zstd  *zstd.Decoder // created on first use by a zstd body
+}
+
+// NewReader returns a Reader of the HAR document in r, whose records name
+// their position as name:entries[i]. The input may be gzip, zstd or zlib
+// compressed (a .zhar is zlib): it is sniffed by magic bytes. The Reader
+// does not close r.
+func NewReader(r io.Reader, name string, opt Options) *Reader {
+	if opt.AgentHeader == "" {
+		opt.AgentHeader = DefaultAgentHeader
+	}
+	hr := &Reader{name: name, opt: opt, close: func() {}}
+	dr, _, closer, err := ingest.Decompress(r)
+	if err != nil {
+		hr.err = fmt.Errorf("%s: %w", name, err)
+		hr.state = stateDone
+		return hr
+	}
+	hr.close = closer
+	hr.src = &sourceReader{r: dr}
+	hr.dec = json.NewDecoder(hr.src)
+	return hr
+}
+
+// Scan advances to the next record; false at the end of the document or on
+// a read error.
+func (r *Reader) Scan() bool {
+	r.rec = nil
+	switch r.state {
+	case stateStart:
+		if bad := r.findEntries(); bad != nil {
+			return r.finish(bad)
+		}
+		r.state = stateEntries
+		return r.Scan()
+	case stateEntries:
+		if r.dec.More() {
+			return r.next()
+		}
+		if _, err := r.dec.Token(); err != nil { // the closing ']'
+			return r.finish(r.entriesErr(err))
+		}
+		return r.finish(r.skipRest())
+	}
+	return false
+}
+
+// Record returns the current record; each Scan returns a new one.
+func (r *Reader) Record() *ingest.Record { return r.rec }
+
+// Err returns the read error that ended the stream, if any, prefixed with
+// the file name.
+func (r *Reader) Err() error { return r.err }
+
+// Close releases decompressor resources early. Reaching the end of the
+// stream does so too; Close may be called more than once.
+func (r *Reader) Close() {
+	r.state = stateDone
+	r.close()
+	r.close = func() {}
+	if r.zstd != nil {
+		r.zstd.Close()
+		r.zstd = nil
+	}
+}
+
+// finish ends the stream, returning bad as the last record if non-nil.
+// A read error of the input takes the place of bad.
+func (r *Reader) finish(bad *ingest.Record) bool {
+	r.Close()
+	if r.src != nil && r.src.err != nil {
+		r.err = fmt.Errorf("%s: %w", r.name, r.src.err)
+		return false
+	}
+	if bad == nil {
+		return false
+	}
+	r.rec = bad
+	return true
+}
+
+// next decodes entry r.n.
+func (r *Reader) next() bool {
+	i := r.n
+	var raw json.RawMessage
+	if err := r.dec.Decode(&raw); err != nil {
+		switch {
+		case err == io.EOF: // only white space after the last ','
+			return r.finish(r.docErr(pathPos(r.name, "log.entries"), "HAR is truncated after %s", r.lastEntry()))
+		case err == io.ErrUnexpectedEOF:
+			return r.finish(r.docErr(entryPos(r.name, i), "HAR is truncated inside this entry"))
+		}
+		return r.finish(r.docErr(entryPos(r.name, i), "%s", jsonErr(err)))
+	}
+	r.n++
+	r.rec = r.entry(i, raw)
+	return true
+}
+
+// lastEntry names the last complete entry for truncation messages.
+func (r *Reader) lastEntry() string {
+	if r.n == 0 {
+		return "the start of log.entries"
+	}
+	return fmt.Sprintf("entries[%d]", r.n-1)
+}
+
+// findEntries walks from the top of the document to the first element of
+// log.entries. Members before log and before entries are skipped.
+func (r *Reader) findEntries() *ingest.Record {
+	logPos := pathPos(r.name, "log")
+	if err := r.expectDelim('{'); err != nil {
+		return r.docErr(logPos, "not a HAR document: %s", err)
+	}
+	if err := r.seekMember("log"); err != nil {
+		return r.docErr(logPos, "not a HAR document: %s", err)
+	}
+	if err := r.expectDelim('{'); err != nil {
+		return r.docErr(logPos, "not a HAR document: log %s", err)
+	}
+	if err := r.seekMember("entries"); err != nil {
+		return r.docErr(logPos, "not a HAR document: %s", err)
+	}
+	if err := r.expectDelim('['); err != nil {
+		return r.docErr(pathPos(r.name, "log.entries"), "not a HAR document: entries %s", err)
+	}
+	return nil
+}
+
+// seekMember reads object members until the one named key, skipping the
+// values of the others; it fails at the end of the object.
+func (r *Reader) seekMember(key string) error {
+	for {
+		tok, err := r.dec.Token()
+		if err != nil {
+			return tokenErr(err)
+		}
+		k, ok := tok.(string)
+		if !ok { // the closing '}'
+			return fmt.Errorf("no %q member", key)
+		}
+		if k == key {
+			return nil
+		}
+		if err := r.skipValue(); err != nil {
+			return err
+		}
+	}
+}
+
+// skipValue reads and drops one JSON value token by token.
+func (r *Reader) skipValue() error {
+	depth := 0
+	for {
+		tok, err := r.dec.Token()
+		if err != nil {
+			return tokenErr(err)
+		}
+		if d, ok := tok.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				depth++
+			} else {
+				depth--
+			}
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}
+
+// expectDelim reads one token and checks it is the delimiter want.
+func (r *Reader) expectDelim(want json.Delim) error {
+	tok, err := r.dec.Token()
+	if err != nil {
+		return tokenErr(err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != want {
+		return fmt.Errorf("is %s, want %s", tokenKind(tok), kindOfDelim(want))
+	}
+	return nil
+}
+
+// skipRest reads the rest of the document after log.entries so that a
+// truncated or corrupt tail is reported too.
+func (r *Reader) skipRest() *ingest.Record {
+	for depth := 2; depth > 0; { // inside log and the top-level object
+		tok, err := r.dec.Token()
+		if err != nil {
+			return r.docErr(pathPos(r.name, "log"), "after log.entries: %s", tokenErr(err))
+		}
+		switch tok {
+		case json.Delim('}'):
+			depth--
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim(']'):
+			depth--
+		}
+	}
+	if _, err := r.dec.Token(); err != io.EOF {
+		if err == nil {
+			err = errors.New("data after the end of the document")
+		}
+		return r.docErr(pathPos(r.name, "log"), "after the HAR document: %s", tokenErr(err))
+	}
+	return nil
+}
+
+// entriesErr describes a failure to read the ']' closing log.entries.
+func (r *Reader) entriesErr(err error) *ingest.Record {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return r.docErr(pathPos(r.name, "log.entries"), "HAR is truncated after %s", r.lastEntry())
+	}
+	return r.docErr(pathPos(r.name, "log.entries"), "after %s: %s", r.lastEntry(), jsonErr(err))
+}
+
+func (r *Reader) docErr(pos ingest.Pos, format string, args ...any) *ingest.Record {
+	return &ingest.Record{Pos: pos, Err: ingest.Errorf(pos, format, args...)}
+}
+
+func entryPos(name string, i int64) ingest.Pos {
+	return ingest.Pos{File: name, Kind: ingest.PosEntry, N: i}
+}
+
+func pathPos(name, path string) ingest.Pos {
+	return ingest.Pos{File: name, Kind: ingest.PosPath, Path: path}
+}
+
+// tokenErr rewords a Decoder.Token error: the end of the input is a
+// truncation, a syntax error keeps its byte offset.
+func tokenErr(err error) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return errors.New("HAR is truncated")
+	}
+	return errors.New(jsonErr(err))
+}
+
+// jsonErr renders a JSON syntax error with its byte offset in the
+// (decompressed) document. It never quotes more than one input character.
+func jsonErr(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("HAR is not valid JSON at byte %d: %s", se.Offset, se.Error())
+	}
+	return "HAR is not valid JSON: " + err.Error()
+}
+
+func tokenKind(tok json.Token) string {
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '[':
+			return "an array"
+		case '{':
+			return "an object"
+		}
+		return fmt.Sprintf("%q", string(t))
+	case string:
+		return "a string"
+	case float64, json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return "a value"
+}
+
+func kindOfDelim(d json.Delim) string {
+	if d == '[' {
+		return "an array"
+	}
+	return "an object"
+}
+
+// sourceReader remembers the first read error of the input other than
+// io.EOF, so that a decompression failure is told apart from a truncated
+// JSON document.
+type sourceReader struct {
+	r   io.Reader
+	err error
+}
+
+func (s *sourceReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF && s.err == nil {
+		s.err = err
+	}
+	return n, err
+}
+
+// invalidUTF8 returns the 0-based offset of the first invalid UTF-8
+// sequence in b, or -1.
+func invalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		c, size := utf8.DecodeRune(b[i:])
+		if c == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}

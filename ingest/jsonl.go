@@ -1,0 +1,540 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/valyala/fastjson"
+)
+
+// JSONLOptions configures a JSONL reader. The zero value reads the capture
+// record of SPEC §3 and per-call completion logs, detected per line.
+type JSONLOptions struct {
+	// Agent, when set, is the agent id of every record (the mapping flag).
+	Agent string
+}
+
+// JSONLReader reads one capture record per line. Lines may be of any
+// length; blank lines are ignored; the input may be gzip or zstd
+// compressed (see Decompress, which the caller applies). Memory does not
+// grow with the file: each record owns a copy of its line only.
+//
+// Two line shapes are recognised:
+//   - the capture record (SPEC §3): ts, agent, request, response, …, or a
+//     control record with "event";
+//   - a per-call completion log (LiteLLM's completion logging, as OpenHands
+//     writes it): messages, tools, response, timestamp (Unix seconds),
+//     latency_sec, cost, and the agent in kwargs.extra_body.metadata.tags
+//     as "agent:NAME" (else metadata.agent_id / user, else "default").
+type JSONLReader struct {
+	br   *bufio.Reader
+	name string
+	opt  JSONLOptions
+	line int64
+	rec  *Record
+	err  error
+	buf  []byte
+	kw   fastjson.Parser
+}
+
+// NewJSONL returns a reader of r, whose records name their position as
+// name:line.
+func NewJSONL(r io.Reader, name string, opt JSONLOptions) *JSONLReader {
+	return &JSONLReader{br: bufio.NewReaderSize(r, 1<<20), name: name, opt: opt}
+}
+
+// Scan advances to the next record.
+func (r *JSONLReader) Scan() bool {
+	if r.err != nil {
+		return false
+	}
+	for {
+		line, err := r.readLine()
+		if err != nil {
+			if err != io.EOF {
+				r.err = fmt.Errorf("%s:%d: %w", r.name, r.line+1, err)
+			}
+			return false
+		}
+		r.line++
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		r.rec = r.parse(line)
+		return true
+	}
+}
+
+// Record returns the current record.
+func (r *JSONLReader) Record() *Record { return r.rec }
+
+// Err returns the I/O error that ended the stream, if any.
+func (r *JSONLReader) Err() error { return r.err }
+
+// Lines returns how many lines have been read.
+func (r *JSONLReader) Lines() int64 { return r.line }
+
+// readLine returns the next line without its terminator, as a fresh copy.
+func (r *JSONLReader) readLine() ([]byte, error) {
+	frag, err := r.br.ReadSlice('\n')
+	if err == nil || (err == io.EOF && len(frag) > 0) {
+		out := make([]byte, len(frag))
+		copy(out, frag)
+		return trimEOL(out), nil
+	}
+	if err != bufio.ErrBufferFull {
+		return nil, err
+	}
+	// A line longer than the buffer: accumulate.
+	r.buf = append(r.buf[:0], frag...)
+	for {
+		frag, err = r.br.ReadSlice('\n')
+		r.buf = append(r.buf, frag...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		out := make([]byte, len(r.buf))
+		copy(out, r.buf)
+		if cap(r.buf) > 64<<20 {
+			r.buf = nil // do not pin a huge buffer
+		}
+		return trimEOL(out), nil
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+func (r *JSONLReader) pos() Pos { return Pos{File: r.name, Kind: PosLine, N: r.line} }
+
+func (r *JSONLReader) bad(format string, args ...any) *Record {
+	return &Record{Pos: r.pos(), Err: Errorf(r.pos(), format, args...)}
+}
+
+// raw members of a line, by field.
+type members struct {
+	ts, agent, request, response, status, event, killSwitch, by   []byte
+	id, provider, endpoint, model, tenant, apiKeyID, workflow     []byte
+	session, latencyMS, tokensIn, tokensOut, costUSD, label       []byte
+	messages, tools, timestamp, latencySec, cost, kwargs, metaRaw []byte
+	prompt, input                                                 []byte
+}
+
+func (r *JSONLReader) parse(line []byte) *Record {
+	if !utf8.Valid(line) {
+		off := invalidUTF8Offset(line)
+		return r.bad("invalid UTF-8 at byte %d", off+1)
+	}
+	var m members
+	err := eachMember(line, func(key, val []byte) error {
+		switch string(key) {
+		case "ts":
+			m.ts = val
+		case "agent":
+			m.agent = val
+		case "request":
+			m.request = val
+		case "response":
+			m.response = val
+		case "status":
+			m.status = val
+		case "event":
+			m.event = val
+		case "kill_switch":
+			m.killSwitch = val
+		case "by", "deactivated_by":
+			m.by = val
+		case "id":
+			m.id = val
+		case "provider":
+			m.provider = val
+		case "endpoint":
+			m.endpoint = val
+		case "model":
+			m.model = val
+		case "tenant":
+			m.tenant = val
+		case "api_key_id":
+			m.apiKeyID = val
+		case "workflow":
+			m.workflow = val
+		case "session":
+			m.session = val
+		case "latency_ms":
+			m.latencyMS = val
+		case "tokens_in":
+			m.tokensIn = val
+		case "tokens_out":
+			m.tokensOut = val
+		case "cost_usd":
+			m.costUSD = val
+		case "label":
+			m.label = val
+		case "messages":
+			m.messages = val
+		case "tools":
+			m.tools = val
+		case "timestamp":
+			m.timestamp = val
+		case "latency_sec":
+			m.latencySec = val
+		case "cost":
+			m.cost = val
+		case "kwargs":
+			m.kwargs = val
+		case "metadata":
+			m.metaRaw = val
+		case "prompt":
+			m.prompt = val
+		case "input":
+			m.input = val
+		}
+		return nil
+	})
+	if err != nil {
+		return r.bad("not a JSON object: %v", err)
+	}
+	if m.request == nil && m.event == nil && (m.messages != nil || m.prompt != nil || m.input != nil) {
+		return r.completionLog(&m)
+	}
+	return r.captureRecord(&m)
+}
+
+func invalidUTF8Offset(b []byte) int {
+	for i := 0; i < len(b); {
+		c, size := utf8.DecodeRune(b[i:])
+		if c == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return 0
+}
+
+func (r *JSONLReader) captureRecord(m *members) *Record {
+	rec := &Record{Pos: r.pos(), Status: 200}
+	var err error
+	if m.ts == nil {
+		return r.bad(`missing "ts"`)
+	}
+	if rec.TS, err = timeValue(m.ts); err != nil {
+		return r.bad(`"ts": %v`, err)
+	}
+	if rec.Agent, err = r.agentValue(m.agent); err != nil {
+		return r.bad(`"agent": %v`, err)
+	}
+	if m.event != nil {
+		ev, err := stringValue(m.event)
+		if err != nil {
+			return r.bad(`"event": %v`, err)
+		}
+		c := &Control{By: "manual"}
+		if c.Event, err = ParseControlEvent(ev); err != nil {
+			return r.bad(`"event": %v`, err)
+		}
+		if m.by != nil {
+			if c.By, err = stringValue(m.by); err != nil {
+				return r.bad(`"by": %v`, err)
+			}
+		}
+		if m.killSwitch != nil && !isNull(m.killSwitch) {
+			if c.KillSwitch, err = ParseKillSwitch(m.killSwitch); err != nil {
+				return r.bad(`"kill_switch": %v`, err)
+			}
+		} else if c.Event == ControlConfig {
+			return r.bad(`"event": "config" without a "kill_switch" object`)
+		}
+		rec.Control = c
+		return rec
+	}
+	if m.request == nil || isNull(m.request) {
+		return r.bad(`missing "request" (neither a capture record nor a control record with "event")`)
+	}
+	if rec.Request, err = bodyValue(m.request); err != nil {
+		return r.bad(`"request": %v`, err)
+	}
+	if m.response != nil && !isNull(m.response) {
+		if rec.Response, err = bodyValue(m.response); err != nil {
+			return r.bad(`"response": %v`, err)
+		}
+	}
+	if m.status != nil && !isNull(m.status) {
+		f, err := numberValue(m.status)
+		if err != nil || f != math.Trunc(f) || f < 0 || f > 999 {
+			return r.bad(`"status": not an HTTP status: %s`, truncate(m.status, 20))
+		}
+		rec.Status = int(f)
+	}
+	for _, s := range []struct {
+		dst  *string
+		raw  []byte
+		name string
+	}{
+		{&rec.ID, m.id, "id"}, {&rec.Provider, m.provider, "provider"}, {&rec.Endpoint, m.endpoint, "endpoint"},
+		{&rec.Model, m.model, "model"}, {&rec.Tenant, m.tenant, "tenant"}, {&rec.APIKeyID, m.apiKeyID, "api_key_id"},
+		{&rec.Workflow, m.workflow, "workflow"}, {&rec.Session, m.session, "session"},
+	} {
+		if s.raw == nil {
+			continue
+		}
+		if *s.dst, err = stringValue(s.raw); err != nil {
+			return r.bad(`"%s": %v`, s.name, err)
+		}
+	}
+	if m.latencyMS != nil && !isNull(m.latencyMS) {
+		f, err := numberValue(m.latencyMS)
+		if err != nil || f < 0 {
+			return r.bad(`"latency_ms": not a duration in milliseconds: %s`, truncate(m.latencyMS, 20))
+		}
+		rec.LatencyMS, rec.HasLatency = int64(f), true
+	}
+	if m.tokensIn != nil || m.tokensOut != nil {
+		for _, t := range []struct {
+			dst  *int64
+			raw  []byte
+			name string
+		}{{&rec.TokensIn, m.tokensIn, "tokens_in"}, {&rec.TokensOut, m.tokensOut, "tokens_out"}} {
+			if t.raw == nil || isNull(t.raw) {
+				continue
+			}
+			f, err := numberValue(t.raw)
+			if err != nil || f < 0 || f != math.Trunc(f) {
+				return r.bad(`"%s": not a token count: %s`, t.name, truncate(t.raw, 20))
+			}
+			*t.dst, rec.HasTokens = int64(f), true
+		}
+	}
+	if m.costUSD != nil && !isNull(m.costUSD) {
+		f, err := numberValue(m.costUSD)
+		if err != nil || f < 0 || math.IsInf(f, 0) {
+			return r.bad(`"cost_usd": not a cost: %s`, truncate(m.costUSD, 20))
+		}
+		rec.CostUSD, rec.HasCost = f, true
+	}
+	if m.label != nil && !isNull(m.label) {
+		s, err := stringValue(m.label)
+		if err == nil {
+			rec.Label, err = ParseLabel(s)
+		}
+		if err != nil {
+			return r.bad(`"label": %v`, err)
+		}
+	}
+	return rec
+}
+
+func (r *JSONLReader) agentValue(raw []byte) (string, error) {
+	if r.opt.Agent != "" {
+		return r.opt.Agent, nil
+	}
+	if raw == nil || isNull(raw) {
+		return "", errors.New(`missing (give --agent to name the agent of every record)`)
+	}
+	s, err := stringValue(raw)
+	if err != nil {
+		return "", err
+	}
+	if s == "" {
+		return "", errors.New("empty agent id")
+	}
+	return s, nil
+}
+
+// timeValue reads a ts member: an RFC 3339 string or Unix seconds/ms.
+func timeValue(raw []byte) (t time.Time, err error) {
+	if len(raw) > 0 && raw[0] == '"' {
+		s, err := unquote(raw)
+		if err != nil {
+			return t, err
+		}
+		return ParseTimeString(s)
+	}
+	if isNull(raw) {
+		return t, errors.New("is null")
+	}
+	f, err := numberValue(raw)
+	if err != nil {
+		return t, fmt.Errorf("not a time: %s", truncate(raw, 30))
+	}
+	return UnixNumber(f)
+}
+
+// bodyValue returns a body member's bytes: a JSON object or array as its
+// exact bytes, a JSON string as its decoded text (a raw body).
+func bodyValue(raw []byte) ([]byte, error) {
+	switch raw[0] {
+	case '{', '[':
+		return raw, nil
+	case '"':
+		s, err := unquote(raw)
+		if err != nil {
+			return nil, err
+		}
+		return []byte(s), nil
+	}
+	return nil, fmt.Errorf("want a JSON object or a string holding the body, got %s", truncate(raw, 20))
+}
+
+// ParseKillSwitch parses a kill_switch settings object
+// {"enabled": bool, "window_size": int, "threshold": number}. Unknown keys
+// are errors, so that a typo never passes silently.
+func ParseKillSwitch(raw []byte) (KillSwitchPatch, error) {
+	var p KillSwitchPatch
+	v, err := fastjson.ParseBytes(raw)
+	if err != nil {
+		return p, err
+	}
+	o, err := v.Object()
+	if err != nil {
+		return p, errors.New("not an object")
+	}
+	o.Visit(func(k []byte, v *fastjson.Value) {
+		if err != nil {
+			return
+		}
+		switch string(k) {
+		case "enabled":
+			b, e := v.Bool()
+			if e != nil {
+				err = fmt.Errorf("enabled: want true or false")
+				return
+			}
+			p.Enabled = &b
+		case "window_size":
+			n, e := v.Int()
+			if e != nil || n < 1 || n > 100000 {
+				err = fmt.Errorf("window_size: want an integer from 1 to 100000, got %s", v)
+				return
+			}
+			p.WindowSize = &n
+		case "threshold":
+			f, e := v.Float64()
+			if e != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+				err = fmt.Errorf("threshold: want a number ≥ 0, got %s", v)
+				return
+			}
+			p.Threshold = &f
+		default:
+			err = fmt.Errorf("unknown key %q (want enabled, window_size, threshold)", k)
+		}
+	})
+	return p, err
+}
+
+// completionLog maps a per-call completion log line (LiteLLM's completion
+// logging shape, as written by OpenHands) to a record: the request body is
+// rebuilt from its request-side members, byte for byte.
+func (r *JSONLReader) completionLog(m *members) *Record {
+	rec := &Record{Pos: r.pos(), Status: 200}
+	var err error
+	switch {
+	case m.timestamp != nil:
+		rec.TS, err = timeValue(m.timestamp)
+	case m.ts != nil:
+		rec.TS, err = timeValue(m.ts)
+	default:
+		return r.bad(`completion log without "timestamp"`)
+	}
+	if err != nil {
+		return r.bad(`"timestamp": %v`, err)
+	}
+	var req bytes.Buffer
+	req.WriteByte('{')
+	add := func(k string, v []byte) {
+		if v == nil {
+			return
+		}
+		if req.Len() > 1 {
+			req.WriteByte(',')
+		}
+		req.WriteString(`"` + k + `":`)
+		req.Write(v)
+	}
+	add("model", m.model)
+	add("messages", m.messages)
+	add("prompt", m.prompt)
+	add("input", m.input)
+	add("tools", m.tools)
+	req.WriteByte('}')
+	rec.Request = req.Bytes()
+	if m.response != nil && !isNull(m.response) {
+		if rec.Response, err = bodyValue(m.response); err != nil {
+			return r.bad(`"response": %v`, err)
+		}
+	}
+	if m.latencySec != nil && !isNull(m.latencySec) {
+		if f, err := numberValue(m.latencySec); err == nil && f >= 0 {
+			rec.LatencyMS, rec.HasLatency = int64(math.Round(f*1000)), true
+		}
+	}
+	if m.cost != nil && !isNull(m.cost) {
+		if f, err := numberValue(m.cost); err == nil && f >= 0 {
+			rec.CostUSD, rec.HasCost = f, true
+		}
+	}
+	if m.model != nil {
+		rec.Model, _ = stringValue(m.model)
+	}
+	rec.Agent = r.opt.Agent
+	if rec.Agent == "" {
+		rec.Agent = r.completionAgent(m)
+	}
+	return rec
+}
+
+// completionAgent finds the agent of a completion log: a tag "agent:NAME"
+// in kwargs.extra_body.metadata.tags, else metadata agent_id, user_id or
+// session_id, else "default".
+func (r *JSONLReader) completionAgent(m *members) string {
+	look := func(meta *fastjson.Value) string {
+		if meta == nil {
+			return ""
+		}
+		for _, t := range meta.GetArray("tags") {
+			if s := string(t.GetStringBytes()); strings.HasPrefix(s, "agent:") && len(s) > 6 {
+				return s[6:]
+			}
+		}
+		for _, k := range []string{"agent_id", "user_api_key_end_user_id", "session_id", "user_id"} {
+			if s := meta.GetStringBytes(k); len(s) > 0 {
+				return string(s)
+			}
+		}
+		return ""
+	}
+	if m.kwargs != nil {
+		if v, err := r.kw.ParseBytes(m.kwargs); err == nil {
+			if a := look(v.Get("extra_body", "metadata")); a != "" {
+				return a
+			}
+			if a := look(v.Get("metadata")); a != "" {
+				return a
+			}
+		}
+	}
+	if m.metaRaw != nil {
+		if v, err := r.kw.ParseBytes(m.metaRaw); err == nil {
+			if a := look(v); a != "" {
+				return a
+			}
+		}
+	}
+	return "default"
+}

@@ -1,0 +1,204 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// This file is a minimal scanner over one JSON object: it yields the raw
+// bytes of each top-level member's value without decoding nested values, so
+// that a request or response body can be handed on as the exact bytes the
+// capture holds. Nested values are checked only for balanced brackets and
+// terminated strings; their full validation happens where they are parsed.
+
+var errUnexpectedEnd = errors.New("unexpected end of JSON")
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string starting at b[i] == '"'.
+func skipString(b []byte, i int) (int, error) {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return 0, fmt.Errorf("unterminated string starting at byte %d", i+1)
+		}
+		j += k
+		// Count the backslashes before the quote: an odd number escapes it.
+		n := 0
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		j++
+		if n%2 == 0 {
+			return j, nil
+		}
+	}
+}
+
+// skipValue returns the index just past the JSON value starting at b[i].
+func skipValue(b []byte, i int) (int, error) {
+	if i >= len(b) {
+		return 0, errUnexpectedEnd
+	}
+	switch c := b[i]; c {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, err := skipString(b, j)
+				if err != nil {
+					return 0, err
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1, nil
+				}
+			}
+		}
+		return 0, errUnexpectedEnd
+	default:
+		j := i
+		for j < len(b) {
+			c := b[j]
+			if c == ',' || c == '}' || c == ']' || isSpace(c) {
+				break
+			}
+			j++
+		}
+		if j == i {
+			return 0, fmt.Errorf("unexpected character %q at byte %d", c, i+1)
+		}
+		lit := b[i:j]
+		switch string(lit) {
+		case "true", "false", "null":
+		default:
+			if !json.Valid(lit) {
+				return 0, fmt.Errorf("invalid literal %q at byte %d", truncate(lit, 20), i+1)
+			}
+		}
+		return j, nil
+	}
+}
+
+// eachMember calls fn with the raw key (without quotes, still escaped) and
+// the raw value bytes of every member of the object that b holds.
+func eachMember(b []byte, fn func(key, val []byte) error) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		if i < len(b) {
+			return fmt.Errorf("line is not a JSON object (starts with %q)", truncate(b[i:], 12))
+		}
+		return errUnexpectedEnd
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return checkTrailing(b, i+1)
+	}
+	for {
+		if i >= len(b) {
+			return errUnexpectedEnd
+		}
+		if b[i] != '"' {
+			return fmt.Errorf("expected a member name at byte %d", i+1)
+		}
+		end, err := skipString(b, i)
+		if err != nil {
+			return err
+		}
+		key := b[i+1 : end-1]
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return fmt.Errorf("expected ':' after member %q", truncate(key, 40))
+		}
+		i = skipSpace(b, i+1)
+		vend, err := skipValue(b, i)
+		if err != nil {
+			return fmt.Errorf("member %q: %w", truncate(key, 40), err)
+		}
+		if err := fn(key, b[i:vend]); err != nil {
+			return err
+		}
+		i = skipSpace(b, vend)
+		if i >= len(b) {
+			return errUnexpectedEnd
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return checkTrailing(b, i+1)
+		default:
+			return fmt.Errorf("expected ',' or '}' at byte %d", i+1)
+		}
+	}
+}
+
+func checkTrailing(b []byte, i int) error {
+	if i = skipSpace(b, i); i < len(b) {
+		return fmt.Errorf("unexpected data after the JSON object at byte %d", i+1)
+	}
+	return nil
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}
+
+// unquote decodes a raw JSON string value (with its quotes).
+func unquote(raw []byte) (string, error) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", fmt.Errorf("not a string: %s", truncate(raw, 40))
+	}
+	in := raw[1 : len(raw)-1]
+	if bytes.IndexByte(in, '\\') < 0 {
+		return string(in), nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", err
+	}
+	return s, nil
+}
+
+// stringValue decodes a string member, accepting null as "".
+func stringValue(raw []byte) (string, error) {
+	if string(raw) == "null" {
+		return "", nil
+	}
+	return unquote(raw)
+}
+
+// numberValue decodes a number member, accepting a numeric string.
+func numberValue(raw []byte) (float64, error) {
+	if len(raw) > 0 && raw[0] == '"' {
+		s, err := unquote(raw)
+		if err != nil {
+			return 0, err
+		}
+		raw = []byte(s)
+	}
+	return strconv.ParseFloat(string(raw), 64)
+}
+
+func isNull(raw []byte) bool { return string(raw) == "null" }

@@ -1,0 +1,211 @@
+// Package ingest turns captures of LLM traffic (JSONL, HAR, Parquet and the
+// log formats users already have) into Records: one type for every input
+// format, each carrying its source position.
+//
+// Readers are shaped like bufio.Scanner:
+//
+//	for r.Scan() {
+//		rec := r.Record()
+//		if rec.Err != nil { … report rec.Err, count it, go on … }
+//	}
+//	if err := r.Err(); err != nil { … I/O error … }
+//
+// A malformed input item is a Record whose Err is a *SyntaxError naming its
+// position; Err() is reserved for I/O failures that end the stream.
+package ingest
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// PosKind says how a Pos counts.
+type PosKind uint8
+
+const (
+	PosLine  PosKind = iota // 1-based line of a text file: "file:18"
+	PosRow                  // 1-based row of a table: "file:row 18"
+	PosEntry                // 0-based HAR entry index: "file:entries[3]"
+	PosPath                 // a JSON path inside a document: "file:observations[2]"
+)
+
+// Pos is a record's source position.
+type Pos struct {
+	File string
+	Kind PosKind
+	N    int64  // line (1-based), row (1-based) or entry (0-based)
+	Path string // for PosPath; for others an optional suffix ("response")
+}
+
+// String renders the position the way error messages and reports show it.
+func (p Pos) String() string {
+	var s string
+	switch p.Kind {
+	case PosLine:
+		s = p.File + ":" + strconv.FormatInt(p.N, 10)
+	case PosRow:
+		s = p.File + ":row " + strconv.FormatInt(p.N, 10)
+	case PosEntry:
+		s = p.File + ":entries[" + strconv.FormatInt(p.N, 10) + "]"
+	case PosPath:
+		return p.File + ":" + p.Path
+	}
+	if p.Path != "" {
+		s += ":" + p.Path
+	}
+	return s
+}
+
+// SyntaxError is a malformed input item: its position and what is wrong.
+type SyntaxError struct {
+	Pos Pos
+	Msg string
+	Err error // the underlying cause, if any
+}
+
+func (e *SyntaxError) Error() string { return e.Pos.String() + ": " + e.Msg }
+func (e *SyntaxError) Unwrap() error { return e.Err }
+
+// Errorf builds a *SyntaxError at pos.
+func Errorf(pos Pos, format string, args ...any) *SyntaxError {
+	err := fmt.Errorf(format, args...)
+	return &SyntaxError{Pos: pos, Msg: err.Error(), Err: errUnwrap(err)}
+}
+
+func errUnwrap(err error) error {
+	if u, ok := err.(interface{ Unwrap() error }); ok {
+		return u.Unwrap()
+	}
+	return nil
+}
+
+// Label is the ground truth a capture may carry for a request.
+type Label uint8
+
+const (
+	LabelNone Label = iota
+	LabelLoop
+	LabelLegit
+)
+
+func (l Label) String() string {
+	switch l {
+	case LabelLoop:
+		return "loop"
+	case LabelLegit:
+		return "legit"
+	}
+	return ""
+}
+
+// ParseLabel parses "loop" or "legit"; "" is LabelNone.
+func ParseLabel(s string) (Label, error) {
+	switch s {
+	case "":
+		return LabelNone, nil
+	case "loop":
+		return LabelLoop, nil
+	case "legit":
+		return LabelLegit, nil
+	}
+	return LabelNone, fmt.Errorf("label %q is neither \"loop\" nor \"legit\"", s)
+}
+
+// ControlEvent is what an operator did to an agent.
+type ControlEvent uint8
+
+const (
+	ControlNone ControlEvent = iota
+	ControlActivate
+	ControlDeactivate
+	ControlConfig
+)
+
+func (c ControlEvent) String() string {
+	switch c {
+	case ControlActivate:
+		return "activate"
+	case ControlDeactivate:
+		return "deactivate"
+	case ControlConfig:
+		return "config"
+	}
+	return "none"
+}
+
+// ParseControlEvent parses "activate", "deactivate" or "config".
+func ParseControlEvent(s string) (ControlEvent, error) {
+	switch s {
+	case "activate":
+		return ControlActivate, nil
+	case "deactivate":
+		return ControlDeactivate, nil
+	case "config":
+		return ControlConfig, nil
+	}
+	return ControlNone, fmt.Errorf("event %q is not one of activate, deactivate, config", s)
+}
+
+// KillSwitchPatch is a partial kill-switch configuration: nil fields are left
+// as they were. It is the "kill_switch" object of control records and of
+// settings files.
+type KillSwitchPatch struct {
+	Enabled    *bool
+	WindowSize *int
+	Threshold  *float64
+}
+
+// Control is an operator action carried by a control record.
+type Control struct {
+	Event      ControlEvent
+	By         string // who deactivated: "manual" (default) or "kill_switch" (a kill the live system made)
+	KillSwitch KillSwitchPatch
+}
+
+// Record is one captured LLM call (or one control record), whatever the
+// input format. Request and Response hold the provider bodies as raw bytes:
+// the request JSON, and the response body text exactly as captured (a JSON
+// document, or a whole text/event-stream). The Record owns its slices.
+type Record struct {
+	Pos Pos
+	Err error // non-nil: a malformed item (a *SyntaxError); nothing else is set but Pos
+	// Skip, when non-empty, says why a well-formed input item is not an LLM
+	// call and yields no request (e.g. "not an LLM endpoint: GET /v1/models").
+	// Skipped items are counted by reason; nothing else is set but Pos.
+	Skip string
+
+	TS    time.Time // UTC
+	Agent string
+
+	// Control is non-nil for control records, which carry no request.
+	Control *Control
+
+	Request  []byte // raw request body (JSON)
+	Response []byte // raw response body text; nil when the capture has none
+	Status   int    // HTTP status of the upstream answer; 200 when absent
+
+	ID, Provider, Endpoint, Model, Tenant, APIKeyID, Workflow, Session string
+
+	// Optional numbers; the Has* flags say whether the capture gave them.
+	LatencyMS           int64
+	TokensIn, TokensOut int64
+	CostUSD             float64
+	HasLatency          bool
+	HasTokens           bool
+	HasCost             bool
+
+	Label Label
+}
+
+// Reader is a stream of records. JSONL, HAR and Parquet readers and the
+// time-ordered merge of several readers all implement it.
+type Reader interface {
+	// Scan advances to the next record; false at the end or on an I/O error.
+	Scan() bool
+	// Record returns the current record. The caller may keep it: each Scan
+	// returns a new Record.
+	Record() *Record
+	// Err returns the I/O error that ended the stream, if any.
+	Err() error
+}

@@ -1,0 +1,74 @@
+package ingest
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Unix numbers at or above this are milliseconds, below it seconds: 1e11
+// seconds is the year 5138, 1e11 milliseconds is March 1973.
+const msThreshold = 1e11
+
+// ParseTimeString parses a capture timestamp given as text: RFC 3339 (with
+// or without fraction, 'T' or ' ' separator), a zone-less
+// "YYYY-MM-DD HH:MM:SS[.ffffff]" taken as UTC (LiteLLM), RFC 1123 (HAR
+// exports from some tools), or a decimal number of Unix seconds or
+// milliseconds. The result is in UTC.
+func ParseTimeString(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, fmt.Errorf("empty timestamp")
+	}
+	if c := s[0]; c >= '0' && c <= '9' && len(s) >= 10 && s[4] == '-' {
+		for _, layout := range isoLayouts {
+			if t, err := time.Parse(layout, s); err == nil {
+				return t.UTC(), nil
+			}
+		}
+		return time.Time{}, fmt.Errorf("unparsable timestamp %q (want RFC 3339)", s)
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return UnixNumber(f)
+	}
+	for _, layout := range []string{time.RFC1123, time.RFC1123Z, time.RFC850, time.ANSIC} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("unparsable timestamp %q (want RFC 3339 or Unix seconds/milliseconds)", s)
+}
+
+var isoLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02",
+}
+
+// UnixNumber converts Unix seconds or milliseconds (see msThreshold) to UTC.
+func UnixNumber(f float64) (time.Time, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+		return time.Time{}, fmt.Errorf("timestamp %v is not a Unix time", f)
+	}
+	if f >= msThreshold {
+		f /= 1000
+	}
+	if f >= 1e11 {
+		return time.Time{}, fmt.Errorf("timestamp %v is out of range", f)
+	}
+	sec, frac := math.Modf(f)
+	// Round to microseconds: float seconds carry no more, and rounding keeps
+	// 1757015025.9723232 from printing as …972323199.
+	ns := math.Round(frac*1e6) * 1e3
+	return time.Unix(int64(sec), int64(ns)).UTC(), nil
+}
+
+// FormatTime renders a replay time: RFC 3339 in UTC with milliseconds.
+func FormatTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}

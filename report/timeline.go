@@ -1,0 +1,404 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// Timeline formats.
+const (
+	FormatTable    = "table"
+	FormatJSON     = "json"
+	FormatJSONL    = "jsonl"
+	FormatCSV      = "csv"
+	FormatMarkdown = "markdown"
+	FormatHTML     = "html"
+)
+
+var timelineHeader = []string{"agent", "requests", "killed at", "request #", "score", "prompts", "responses", "tool calls", "blocked after", "saved tokens", "saved cost"}
+
+// timelineRows is one row per kill, or one row for an agent never killed
+// (its highest score shown as "max N"), then a totals row.
+func timelineRows(s *analyze.Summary) (rows [][]string, total []string) {
+	for _, a := range s.Agents {
+		saved := [3]string{"-", "-", "-"}
+		if a.Saved.Requests > 0 {
+			saved = [3]string{strconv.Itoa(a.Blocked), tokens(a.Saved), cost(a.Saved)}
+		}
+		if len(a.Kills) == 0 {
+			rows = append(rows, []string{a.Agent, strconv.Itoa(a.Requests), "-", "-",
+				"max " + score(a.MaxScore), "", "", "", saved[0], saved[1], saved[2]})
+			continue
+		}
+		for i, k := range a.Kills {
+			row := []string{a.Agent, strconv.Itoa(a.Requests), ingest.FormatTime(k.TS), strconv.Itoa(k.AgentN),
+				score(k.Score) + killOp(s.Profile) + strconv.FormatFloat(k.Threshold, 'f', -1, 64),
+				strconv.Itoa(k.Counts.SimilarPrompts), strconv.Itoa(k.Counts.SimilarResponses), strconv.Itoa(k.Counts.RepeatedToolCalls),
+				saved[0], saved[1], saved[2]}
+			if k.Action == analyze.ActionBlock {
+				row[2] += " (429)"
+			}
+			if i > 0 {
+				row[0], row[1], row[8], row[9], row[10] = "", "", "", "", ""
+			}
+			rows = append(rows, row)
+		}
+	}
+	t := s.Totals
+	total = []string{fmt.Sprintf("total: %d agents", t.Agents), strconv.Itoa(t.Requests),
+		fmt.Sprintf("%d killed", t.AgentsKilled), "", "", "", "", "", strconv.Itoa(t.Blocked), tokens(t.Saved), cost(t.Saved)}
+	return rows, total
+}
+
+func killOp(p analyze.Profile) string {
+	if p == analyze.ProfileAgentGazer {
+		return " ≥ "
+	}
+	return " > "
+}
+
+func score(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+
+func tokens(s analyze.Saved) string {
+	if s.Requests == s.Unpriced {
+		return "n/a"
+	}
+	return group(s.TokensIn+s.TokensOut) + unpricedMark(s)
+}
+
+func cost(s analyze.Saved) string {
+	if s.Requests == s.Unpriced {
+		return "n/a"
+	}
+	return "$" + strconv.FormatFloat(s.CostUSD, 'f', 4, 64) + unpricedMark(s)
+}
+
+func unpricedMark(s analyze.Saved) string {
+	if s.Unpriced > 0 {
+		return "*"
+	}
+	return ""
+}
+
+// group writes n with thousands separators.
+func group(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if len(s) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	pre := len(s) % 3
+	if pre > 0 {
+		b.WriteString(s[:pre])
+	}
+	for i := pre; i < len(s); i += 3 {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(s[i : i+3])
+	}
+	return b.String()
+}
+
+func settingsLine(s *analyze.Summary) string {
+	op := "> threshold fires"
+	if s.Profile == analyze.ProfileAgentGazer {
+		op = "≥ threshold fires"
+	}
+	d := s.Default
+	line := fmt.Sprintf("profile %s, mode %s, window %d, threshold %s (score %s)", s.Profile, s.Mode, d.WindowSize,
+		strconv.FormatFloat(d.Threshold, 'f', -1, 64), op)
+	if !d.Enabled {
+		line += ", kill switch disabled by default"
+	}
+	return line
+}
+
+// inputLines describe what the input held besides scored requests.
+func inputLines(s *analyze.Summary) []string {
+	t := s.Totals
+	lines := []string{fmt.Sprintf("input: %d requests (%d forwarded, %d killed, %d blocked by the 429 variant, %d blocked while inactive, %d not scorable), %d control records, %d malformed items",
+		t.Requests, t.Forwarded, t.Kills, t.Blocks, t.Blocked, t.Skipped, s.Controls, s.Malformed)}
+	for _, sk := range s.Skips {
+		lines = append(lines, fmt.Sprintf("skipped %d: %s", sk.Count, sk.Reason))
+	}
+	if n := len(s.Warnings); n > 0 {
+		lines = append(lines, fmt.Sprintf("%d warnings (see standard error)", n))
+	}
+	if t.Saved.Unpriced > 0 {
+		lines = append(lines, fmt.Sprintf("* %d refused requests carry no tokens or cost in the capture", t.Saved.Unpriced))
+	}
+	return lines
+}
+
+func alertLines(s *analyze.Summary) []string {
+	var out []string
+	for _, a := range s.Agents {
+		for _, k := range a.Kills {
+			if k.Action != analyze.ActionKill {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s %s (%s)", ingest.FormatTime(k.TS), k.Alert.RuleType, k.Source),
+				"  "+strings.ReplaceAll(k.Alert.Message, "\n", "\n  "))
+		}
+	}
+	return out
+}
+
+// TimelineTable renders the timelines as a terminal table.
+func TimelineTable(w io.Writer, s *analyze.Summary) error {
+	rows, total := timelineRows(s)
+	fmt.Fprintf(w, "Deactivation timelines — %s\n\n", settingsLine(s))
+	tbl := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+	)
+	tbl.Header(upper(timelineHeader))
+	for _, r := range rows {
+		if err := tbl.Append(r); err != nil {
+			return err
+		}
+	}
+	tbl.Footer(total)
+	if err := tbl.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	for _, l := range inputLines(s) {
+		fmt.Fprintln(w, l)
+	}
+	if al := alertLines(s); len(al) > 0 {
+		fmt.Fprintln(w, "\nAlerts that would have gone out:")
+		for _, l := range al {
+			fmt.Fprintln(w, l)
+		}
+	}
+	return nil
+}
+
+func upper(h []string) []string {
+	out := make([]string, len(h))
+	for i, s := range h {
+		out[i] = strings.ToUpper(s)
+	}
+	return out
+}
+
+// TimelineMarkdown renders the timelines as GitHub-flavoured Markdown.
+func TimelineMarkdown(w io.Writer, s *analyze.Summary) error {
+	rows, total := timelineRows(s)
+	fmt.Fprintf(w, "## Deactivation timelines\n\n%s\n\n", settingsLine(s))
+	mdRow(w, timelineHeader)
+	seps := make([]string, len(timelineHeader))
+	for i := range seps {
+		seps[i] = "---"
+		if i >= 1 && i != 2 {
+			seps[i] = "---:"
+		}
+	}
+	fmt.Fprintf(w, "|%s|\n", strings.Join(seps, "|"))
+	for _, r := range rows {
+		mdRow(w, r)
+	}
+	bold := make([]string, len(total))
+	for i, c := range total {
+		if c != "" {
+			bold[i] = "**" + c + "**"
+		}
+	}
+	mdRow(w, bold)
+	fmt.Fprintln(w)
+	for _, l := range inputLines(s) {
+		fmt.Fprintf(w, "- %s\n", l)
+	}
+	if al := alertLines(s); len(al) > 0 {
+		fmt.Fprint(w, "\n### Alerts that would have gone out\n\n```\n")
+		for _, l := range al {
+			fmt.Fprintln(w, l)
+		}
+		fmt.Fprintln(w, "```")
+	}
+	return nil
+}
+
+func mdRow(w io.Writer, cells []string) {
+	esc := make([]string, len(cells))
+	for i, c := range cells {
+		esc[i] = strings.NewReplacer("|", `\|`, "\n", " ").Replace(c)
+	}
+	fmt.Fprintf(w, "| %s |\n", strings.Join(esc, " | "))
+}
+
+// TimelineCSV writes one row per kill (or per agent never killed), with
+// raw numbers; no totals and no warnings, so that it loads as data.
+func TimelineCSV(w io.Writer, s *analyze.Summary) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"agent", "requests", "killed", "kill_seq", "kill_agent_request", "kill_ts", "action", "score", "threshold", "window",
+		"similar_prompts", "similar_responses", "repeated_tool_calls", "max_score", "blocked_after", "saved_requests",
+		"saved_tokens_in", "saved_tokens_out", "saved_cost_usd", "final_state"})
+	for _, a := range s.Agents {
+		base := func() []string {
+			return []string{a.Agent, strconv.Itoa(a.Requests)}
+		}
+		tail := []string{score(a.MaxScore), strconv.Itoa(a.Blocked), strconv.Itoa(a.Saved.Requests),
+			strconv.FormatInt(a.Saved.TokensIn, 10), strconv.FormatInt(a.Saved.TokensOut, 10),
+			strconv.FormatFloat(a.Saved.CostUSD, 'f', -1, 64), a.FinalState.String()}
+		if len(a.Kills) == 0 {
+			cw.Write(append(append(base(), "false", "", "", "", "", "", "", "", "", "", ""), tail...))
+			continue
+		}
+		for _, k := range a.Kills {
+			row := append(base(), "true", strconv.FormatInt(k.Seq, 10), strconv.Itoa(k.AgentN), ingest.FormatTime(k.TS), k.Action.String(),
+				score(k.Score), strconv.FormatFloat(k.Threshold, 'f', -1, 64), strconv.Itoa(k.Window),
+				strconv.Itoa(k.Counts.SimilarPrompts), strconv.Itoa(k.Counts.SimilarResponses), strconv.Itoa(k.Counts.RepeatedToolCalls))
+			cw.Write(append(row, tail...))
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// JSON shapes of the timeline report.
+type jsonSummary struct {
+	Profile  string       `json:"profile"`
+	Mode     string       `json:"mode"`
+	Settings jsonSettings `json:"settings"`
+	Agents   []jsonAgent  `json:"agents"`
+	Totals   jsonTotals   `json:"totals"`
+	Input    jsonInput    `json:"input"`
+}
+
+type jsonSettings struct {
+	Enabled    bool    `json:"enabled"`
+	WindowSize int     `json:"window_size"`
+	Threshold  float64 `json:"threshold"`
+}
+
+type jsonSaved struct {
+	Requests  int     `json:"requests"`
+	TokensIn  int64   `json:"tokens_in"`
+	TokensOut int64   `json:"tokens_out"`
+	CostUSD   float64 `json:"cost_usd"`
+	Unpriced  int     `json:"unpriced"`
+}
+
+type jsonAlert struct {
+	AgentID   string `json:"agent_id"`
+	RuleType  string `json:"rule_type"`
+	Message   string `json:"message"`
+	Timestamp string `json:"timestamp"`
+}
+
+type jsonKill struct {
+	Seq               int64      `json:"seq"`
+	AgentRequest      int        `json:"agent_request"`
+	TS                string     `json:"ts"`
+	Source            string     `json:"source"`
+	Action            string     `json:"action"`
+	Score             float64    `json:"score"`
+	Threshold         float64    `json:"threshold"`
+	Window            int        `json:"window"`
+	SimilarPrompts    int        `json:"similar_prompts"`
+	SimilarResponses  int        `json:"similar_responses"`
+	RepeatedToolCalls int        `json:"repeated_tool_calls"`
+	Alert             *jsonAlert `json:"alert,omitempty"`
+}
+
+type jsonAgent struct {
+	Agent         string     `json:"agent"`
+	Requests      int        `json:"requests"`
+	Forwarded     int        `json:"forwarded"`
+	Skipped       int        `json:"skipped"`
+	Kills         []jsonKill `json:"kills"`
+	BlockedAfter  int        `json:"blocked_after"`
+	Blocks        int        `json:"blocks"`
+	Saved         jsonSaved  `json:"saved"`
+	Total         jsonSaved  `json:"total"`
+	MaxScore      float64    `json:"max_score"`
+	First         string     `json:"first"`
+	Last          string     `json:"last"`
+	FinalState    string     `json:"final_state"`
+	DeactivatedBy *string    `json:"deactivated_by"`
+}
+
+type jsonTotals struct {
+	Agents       int       `json:"agents"`
+	AgentsKilled int       `json:"agents_killed"`
+	Requests     int       `json:"requests"`
+	Forwarded    int       `json:"forwarded"`
+	Kills        int       `json:"kills"`
+	Blocks       int       `json:"blocks"`
+	Blocked      int       `json:"blocked_after"`
+	Skipped      int       `json:"skipped"`
+	Saved        jsonSaved `json:"saved"`
+	Total        jsonSaved `json:"total"`
+}
+
+type jsonSkip struct {
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+}
+
+type jsonInput struct {
+	Malformed int        `json:"malformed"`
+	Controls  int        `json:"control_records"`
+	Skipped   []jsonSkip `json:"skipped"`
+	Warnings  []string   `json:"warnings"`
+}
+
+func savedJSON(s analyze.Saved) jsonSaved {
+	return jsonSaved{s.Requests, s.TokensIn, s.TokensOut, s.CostUSD, s.Unpriced}
+}
+
+// TimelineJSON writes the whole summary as one indented JSON document.
+func TimelineJSON(w io.Writer, s *analyze.Summary) error {
+	out := jsonSummary{
+		Profile: s.Profile.String(), Mode: s.Mode.String(),
+		Settings: jsonSettings{s.Default.Enabled, s.Default.WindowSize, s.Default.Threshold},
+		Agents:   []jsonAgent{},
+		Input:    jsonInput{Malformed: s.Malformed, Controls: s.Controls, Skipped: []jsonSkip{}, Warnings: []string{}},
+	}
+	for _, a := range s.Agents {
+		ja := jsonAgent{Agent: a.Agent, Requests: a.Requests, Forwarded: a.Forwarded, Skipped: a.Skipped,
+			Kills: []jsonKill{}, BlockedAfter: a.Blocked, Blocks: a.Blocks, Saved: savedJSON(a.Saved), Total: savedJSON(a.Tokens),
+			MaxScore: a.MaxScore, First: ingest.FormatTime(a.First), Last: ingest.FormatTime(a.Last), FinalState: a.FinalState.String()}
+		if a.FinalDeactivatedBy != "" {
+			by := a.FinalDeactivatedBy
+			ja.DeactivatedBy = &by
+		}
+		for _, k := range a.Kills {
+			jk := jsonKill{Seq: k.Seq, AgentRequest: k.AgentN, TS: ingest.FormatTime(k.TS), Source: k.Source.String(),
+				Action: k.Action.String(), Score: k.Score, Threshold: k.Threshold, Window: k.Window,
+				SimilarPrompts: k.Counts.SimilarPrompts, SimilarResponses: k.Counts.SimilarResponses, RepeatedToolCalls: k.Counts.RepeatedToolCalls}
+			if k.Action == analyze.ActionKill {
+				jk.Alert = &jsonAlert{k.Alert.AgentID, k.Alert.RuleType, k.Alert.Message, ingest.FormatTime(k.Alert.Timestamp)}
+			}
+			ja.Kills = append(ja.Kills, jk)
+		}
+		out.Agents = append(out.Agents, ja)
+	}
+	t := s.Totals
+	out.Totals = jsonTotals{t.Agents, t.AgentsKilled, t.Requests, t.Forwarded, t.Kills, t.Blocks, t.Blocked, t.Skipped, savedJSON(t.Saved), savedJSON(t.Tokens)}
+	for _, sk := range s.Skips {
+		out.Input.Skipped = append(out.Input.Skipped, jsonSkip{sk.Reason, sk.Count})
+	}
+	for _, wn := range s.Warnings {
+		out.Input.Warnings = append(out.Input.Warnings, wn.String())
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
