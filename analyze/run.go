@@ -12,8 +12,9 @@ import (
 type Hooks struct {
 	Decision   func(*Decision) error
 	Transition func(*Transition) error
-	// Problem sees every malformed or skipped input item, and every
-	// request record with a feature warning, in replay order.
+	// Problem sees every malformed or skipped input item (warn == ""),
+	// and every warning (a record out of time order, an unreadable
+	// response, an invalid config record) with its record, in replay order.
 	Problem func(rec *ingest.Record, warn string) error
 }
 
@@ -31,21 +32,28 @@ func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, erro
 		workers = runtime.GOMAXPROCS(0)
 	}
 	step := func(rec *ingest.Record, f *Features) error {
-		if rec.Err != nil || rec.Skip != "" {
-			if h.Problem != nil {
-				if err := h.Problem(rec, ""); err != nil {
-					return err
-				}
+		if (rec.Err != nil || rec.Skip != "") && h.Problem != nil {
+			if err := h.Problem(rec, ""); err != nil {
+				return err
 			}
-		} else if f.Warn != "" {
+		}
+		if f.Warn != "" {
 			eng.sum.Warnings = append(eng.sum.Warnings, Warning{rec.Pos, f.Warn})
-			if h.Problem != nil {
-				if err := h.Problem(rec, f.Warn); err != nil {
+		}
+		nw := len(eng.sum.Warnings)
+		if f.Warn != "" {
+			nw--
+		}
+		d, ok, trans := eng.Step(rec, f)
+		// Every warning, the extractor's and the engine's, is reported
+		// when it happens, in replay order.
+		if h.Problem != nil {
+			for _, w := range eng.sum.Warnings[nw:] {
+				if err := h.Problem(rec, w.Msg); err != nil {
 					return err
 				}
 			}
 		}
-		d, ok, trans := eng.Step(rec, f)
 		for i := range trans {
 			if h.Transition != nil {
 				if err := h.Transition(&trans[i]); err != nil {

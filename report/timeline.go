@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -254,7 +255,7 @@ func TimelineCSV(w io.Writer, s *analyze.Summary) error {
 		}
 		tail := []string{score(a.MaxScore), strconv.Itoa(a.Blocked), strconv.Itoa(a.Saved.Requests),
 			strconv.FormatInt(a.Saved.TokensIn, 10), strconv.FormatInt(a.Saved.TokensOut, 10),
-			strconv.FormatFloat(a.Saved.CostUSD, 'f', -1, 64), a.FinalState.String()}
+			strconv.FormatFloat(RoundCost(a.Saved.CostUSD), 'f', -1, 64), a.FinalState.String()}
 		if len(a.Kills) == 0 {
 			cw.Write(append(append(base(), "false", "", "", "", "", "", "", "", "", "", ""), tail...))
 			continue
@@ -359,8 +360,12 @@ type jsonInput struct {
 }
 
 func savedJSON(s analyze.Saved) jsonSaved {
-	return jsonSaved{s.Requests, s.TokensIn, s.TokensOut, s.CostUSD, s.Unpriced}
+	return jsonSaved{s.Requests, s.TokensIn, s.TokensOut, RoundCost(s.CostUSD), s.Unpriced}
 }
+
+// RoundCost rounds a sum of costs to nano-dollars, so that float noise
+// from adding many small costs (0.00007319999999999999) does not show.
+func RoundCost(usd float64) float64 { return math.Round(usd*1e9) / 1e9 }
 
 // TimelineJSON writes the whole summary as one indented JSON document.
 func TimelineJSON(w io.Writer, s *analyze.Summary) error {

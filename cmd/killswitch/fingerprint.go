@@ -92,7 +92,7 @@ func cmdFingerprint(e *env, args []string) int {
 			if d > analyze.SimilarDistance {
 				verdict = "not similar"
 			}
-			fmt.Fprintf(w, "\ndistance: %d bits (%s: similar means ≤ %d)\n", d, verdict, analyze.SimilarDistance)
+			fmt.Fprintf(w, "\ndistance: %d bits: %s (similar means at most %d bits)\n", d, verdict, analyze.SimilarDistance)
 		} else {
 			fmt.Fprintf(w, "\ndistance: none (an input without a hash is never similar)\n")
 		}

@@ -188,9 +188,6 @@ func cmdReplay(e *env, args []string) int {
 	if err != nil {
 		return errorf(e, "replay", "%v", err)
 	}
-	for _, w := range sum.Warnings {
-		fmt.Fprintf(e.stderr, "%s: warning: %s\n", w.Pos, w.Msg)
-	}
 	if sum.Malformed > 0 {
 		fmt.Fprintf(e.stderr, "killswitch replay: %d malformed input items skipped (reported above)\n", sum.Malformed)
 	}

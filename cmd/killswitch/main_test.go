@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// The tests run from the repository root so that positions in the output
+// read "fixtures/…:6", as a user running from a checkout sees them.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if err := os.Chdir("../.."); err != nil {
+		panic(err)
+	}
+	os.Exit(m.Run())
+}
+
+const goldenDir = "cmd/killswitch/testdata/golden"
+
+// runCLI runs the command in-process.
+func runCLI(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errb, func(string) string { return "" })
+	return out.String(), errb.String(), code
+}
+
+// golden compares got with testdata/golden/name, rewriting it with
+// -update and leaving name.got-* beside it on mismatch.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join(goldenDir, name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/killswitch -update to create it)", err)
+	}
+	gotPath := path + ".got-" + filepath.Ext(name)[1:]
+	if string(want) != got {
+		os.WriteFile(gotPath, []byte(got), 0o644)
+		t.Errorf("%s differs from the golden file; got written to %s (diff them; -update to accept)", name, gotPath)
+	} else {
+		os.Remove(gotPath)
+	}
+}
+
+func scenarioFiles(t *testing.T) []string {
+	files, err := filepath.Glob("fixtures/scenarios/*.jsonl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	return files
+}
+
+func TestReplayGolden(t *testing.T) {
+	files := scenarioFiles(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"replay-table.stdout", []string{"replay"}},
+		{"replay-markdown.stdout", []string{"replay", "-f", "markdown"}},
+		{"replay-csv.stdout", []string{"replay", "--format=csv"}},
+		{"replay-json.stdout", []string{"replay", "-f", "json"}},
+		{"replay-jsonl.stdout", []string{"replay", "-f", "jsonl"}},
+		{"replay-agentgazer.stdout", []string{"replay", "--profile", "agentgazer"}},
+		{"replay-block.stdout", []string{"replay", "--mode", "block", "-f", "markdown"}},
+		{"replay-threshold20.stdout", []string{"replay", "--threshold", "20", "--window", "30", "-f", "csv"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, "", append(tc.args, files...)...)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+			}
+			golden(t, tc.name, stdout)
+		})
+	}
+}
+
+// TestReplayDeterministic: the same input gives the same bytes at any
+// parallelism.
+func TestReplayDeterministic(t *testing.T) {
+	files := scenarioFiles(t)
+	base, _, _ := runCLI(t, "", append([]string{"replay", "-f", "jsonl", "--workers", "1"}, files...)...)
+	for _, w := range []string{"2", "3", "8"} {
+		got, _, _ := runCLI(t, "", append([]string{"replay", "-f", "jsonl", "--workers", w}, files...)...)
+		if got != base {
+			t.Errorf("--workers %s output differs from --workers 1", w)
+		}
+	}
+}
+
+func TestReplayBadInput(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "", "replay", "-f", "jsonl", "cmd/killswitch/testdata/input/bad.jsonl")
+	if code != 0 {
+		t.Errorf("exit %d, want 0 (bad lines are reported and counted, the run goes on)", code)
+	}
+	golden(t, "replay-bad.stdout", stdout)
+	golden(t, "replay-bad.stderr", stderr)
+	if strings.Contains(stdout+stderr, "SECRET") {
+		t.Error("a secret from the capture reached the output")
+	}
+	// --strict stops at the first malformed line with exit 2.
+	_, stderr, code = runCLI(t, "", "replay", "--strict", "cmd/killswitch/testdata/input/bad.jsonl")
+	if code != 2 || !strings.Contains(stderr, "bad.jsonl:2: not a JSON object") || !strings.Contains(stderr, "--strict") {
+		t.Errorf("--strict: exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+func TestReplayStdinAndOutputFile(t *testing.T) {
+	data, err := os.ReadFile("fixtures/scenarios/identical-loop.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "report.csv")
+	_, stderr, code := runCLI(t, string(data), "replay", "-f", "csv", "-o", out, "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(got), "identical-bot,12,true,6,6,") {
+		t.Errorf("output file: %v\n%s", err, got)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(out))
+	if len(entries) != 1 {
+		t.Errorf("temporary files left beside the output: %v", entries)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	loop := "fixtures/scenarios/identical-loop.jsonl"
+	healthy := "fixtures/scenarios/healthy.jsonl"
+	for _, tc := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"replay", loop}, 0, ""},
+		{[]string{"replay", "--fail-on-kill", loop}, 1, ""},
+		{[]string{"replay", "--fail-on-kill", healthy}, 0, ""},
+		{[]string{"replay"}, 2, "Usage: killswitch replay"},
+		{[]string{"replay", "--format", "xml", loop}, 2, `unknown --format "xml"`},
+		{[]string{"replay", "--profile", "fast", loop}, 2, `unknown profile "fast"`},
+		{[]string{"replay", "--mode", "nuke", loop}, 2, `unknown mode "nuke"`},
+		{[]string{"replay", "--window", "0", loop}, 2, "window size 0 out of range"},
+		{[]string{"replay", "--bogus", loop}, 2, "unknown flag: --bogus"},
+		{[]string{"replay", "no/such/file.jsonl"}, 2, "no such file"},
+		{[]string{"replay", "--settings", "no/such.json", loop}, 2, "no such file"},
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{[]string{}, 2, "Usage:"},
+		{[]string{"--help"}, 0, ""},
+		{[]string{"replay", "--help"}, 0, ""},
+	} {
+		_, stderr, code := runCLI(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.err) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d containing %q", tc.args, code, stderr, tc.code, tc.err)
+		}
+	}
+}
+
+func TestSettingsFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(s), 0o644)
+		return p
+	}
+	loop := "fixtures/scenarios/identical-loop.jsonl"
+	// Disabled for the looping agent: no kill.
+	off := write("off.json", `{"agents":{"identical-bot":{"enabled":false}}}`)
+	out, _, code := runCLI(t, "", "replay", "-f", "csv", "--settings", off, loop)
+	if code != 0 || !strings.Contains(out, "identical-bot,12,false,") {
+		t.Errorf("disabled by settings: exit %d\n%s", code, out)
+	}
+	// A per-agent threshold of 16: 3k−5 > 16 first at k = 8.
+	hi := write("hi.json", `{"default":{"threshold":5},"agents":{"identical-bot":{"threshold":16}}}`)
+	out, _, _ = runCLI(t, "", "replay", "-f", "csv", "--settings", hi, loop)
+	if !strings.Contains(out, "identical-bot,12,true,8,8,") {
+		t.Errorf("per-agent threshold:\n%s", out)
+	}
+	// The file's default (5: 3k−5 > 5 at k = 4) loses to an explicit flag (10: k = 6).
+	def := write("def.json", `{"default":{"threshold":5}}`)
+	out, _, _ = runCLI(t, "", "replay", "-f", "csv", "--settings", def, loop)
+	if !strings.Contains(out, "identical-bot,12,true,4,4,") {
+		t.Errorf("file default:\n%s", out)
+	}
+	out, _, _ = runCLI(t, "", "replay", "-f", "csv", "--settings", def, "--threshold", "10", loop)
+	if !strings.Contains(out, "identical-bot,12,true,6,6,") {
+		t.Errorf("flag over file default:\n%s", out)
+	}
+	for _, bad := range []struct{ body, want string }{
+		{`{"agents":{"x":{"treshold":3}}}`, `agents.x: unknown key "treshold"`},
+		{`{"defaults":{}}`, `unknown key "defaults"`},
+		{`{"agents":{"x":{"window_size":0}}}`, "window_size: want an integer from 1"},
+		{`[1]`, "want a JSON object"},
+		{`{`, "not JSON"},
+	} {
+		p := write("bad.json", bad.body)
+		_, stderr, code := runCLI(t, "", "replay", "--settings", p, loop)
+		if code != 2 || !strings.Contains(stderr, bad.want) || !strings.Contains(stderr, "bad.json") {
+			t.Errorf("%s: exit %d, stderr %q, want %q", bad.body, code, stderr, bad.want)
+		}
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	out, _, code := runCLI(t, "", "fingerprint", "Check order #12345 at 2026-01-02T03:04:05Z", "check ORDER #999   at 2025-12-31T00:00:00+01:00")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	golden(t, "fingerprint-two.stdout", out)
+	req := `{"model":"gpt-4o","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"Summarize ticket 42"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get_ticket","arguments":"{\"id\": 42}"}}]},{"role":"tool","tool_call_id":"c1","content":"{...}"}],"tools":[{"type":"function","function":{"name":"get_ticket"}}]}`
+	out, _, code = runCLI(t, req, "fingerprint", "-")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	golden(t, "fingerprint-request.stdout", out)
+	out, _, _ = runCLI(t, req, "fingerprint", "--profile", "agentgazer", "-")
+	golden(t, "fingerprint-request-agentgazer.stdout", out)
+}
