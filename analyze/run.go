@@ -90,11 +90,16 @@ func needsFeatures(rec *ingest.Record) bool {
 	return rec.Err == nil && rec.Skip == "" && rec.Control == nil
 }
 
-const batchSize = 256
+const (
+	batchSize = 256
+	maxArena  = 64 << 20 // larger batches copy into buffers of their own
+)
 
 type batch struct {
 	recs  []*ingest.Record
 	feats []Features
+	arena []byte // the batch's copies of its records' bodies
+	need  int    // bytes its records needed, to size the arena's next use
 	done  chan struct{}
 }
 
@@ -119,19 +124,41 @@ func replayParallel(src ingest.Reader, p Profile, workers int, step func(*ingest
 			}
 		}()
 	}
+	// Batches are recycled once the engine is done with them, so that
+	// their arenas are reused: the reader's records are valid only until
+	// its next Scan, and copying them into a reused arena costs a memmove
+	// where a fresh allocation would also cost zeroing it.
+	free := make(chan *batch, workers*8)
 	go func() {
 		defer close(ordered)
 		defer close(work)
 		for {
-			b := &batch{recs: make([]*ingest.Record, 0, batchSize), done: make(chan struct{})}
+			var b *batch
+			select {
+			case b = <-free:
+				if b.need > cap(b.arena) && b.need <= maxArena {
+					b.arena = make([]byte, 0, b.need+b.need/4) // it overflowed last time
+				}
+				b.recs, b.arena, b.need = b.recs[:0], b.arena[:0], 0
+			default:
+				b = &batch{recs: make([]*ingest.Record, 0, batchSize), arena: make([]byte, 0, 1<<20)}
+			}
+			b.done = make(chan struct{})
 			for len(b.recs) < batchSize && src.Scan() {
-				b.recs = append(b.recs, src.Record())
+				rec := src.Record()
+				b.need += len(rec.Request) + len(rec.Response)
+				b.arena = rec.CopyInto(b.arena)
+				b.recs = append(b.recs, rec)
 			}
 			if len(b.recs) == 0 {
 				readErr = src.Err()
 				return
 			}
-			b.feats = make([]Features, len(b.recs))
+			if cap(b.feats) >= len(b.recs) {
+				b.feats = b.feats[:len(b.recs)]
+			} else {
+				b.feats = make([]Features, len(b.recs))
+			}
 			select {
 			case work <- b:
 			case <-stop:
@@ -160,6 +187,12 @@ func replayParallel(src ingest.Reader, p Profile, workers int, step func(*ingest
 				close(stop)
 				break
 			}
+		}
+		clear(b.recs)
+		clear(b.feats)
+		select {
+		case free <- b:
+		default:
 		}
 	}
 	wg.Wait()

@@ -24,7 +24,8 @@ type JSONLOptions struct {
 // JSONLReader reads one capture record per line. Lines may be of any
 // length; blank lines are ignored; the input may be gzip or zstd
 // compressed (see Decompress, which the caller applies). Memory does not
-// grow with the file: each record owns a copy of its line only.
+// grow with the file. A record's Request and Response alias the reader's
+// buffer: they are valid until the next Scan (see Reader).
 //
 // Two line shapes are recognised:
 //   - the capture record (SPEC §3): ts, agent, request, response, …, or a
@@ -81,18 +82,20 @@ func (r *JSONLReader) Err() error { return r.err }
 // Lines returns how many lines have been read.
 func (r *JSONLReader) Lines() int64 { return r.line }
 
-// readLine returns the next line without its terminator, as a fresh copy.
+// readLine returns the next line without its terminator. The line aliases
+// the reader's buffers: it is valid until the next call.
 func (r *JSONLReader) readLine() ([]byte, error) {
 	frag, err := r.br.ReadSlice('\n')
 	if err == nil || (err == io.EOF && len(frag) > 0) {
-		out := make([]byte, len(frag))
-		copy(out, frag)
-		return trimEOL(out), nil
+		return trimEOL(frag), nil
 	}
 	if err != bufio.ErrBufferFull {
 		return nil, err
 	}
-	// A line longer than the buffer: accumulate.
+	// A line longer than the buffer: accumulate it in r.buf.
+	if cap(r.buf) > 64<<20 {
+		r.buf = nil // do not pin a huge buffer after a huge line
+	}
 	r.buf = append(r.buf[:0], frag...)
 	for {
 		frag, err = r.br.ReadSlice('\n')
@@ -103,12 +106,7 @@ func (r *JSONLReader) readLine() ([]byte, error) {
 		if err != nil && err != io.EOF {
 			return nil, err
 		}
-		out := make([]byte, len(r.buf))
-		copy(out, r.buf)
-		if cap(r.buf) > 64<<20 {
-			r.buf = nil // do not pin a huge buffer
-		}
-		return trimEOL(out), nil
+		return trimEOL(r.buf), nil
 	}
 }
 

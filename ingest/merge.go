@@ -12,8 +12,7 @@ func Merge(readers ...Reader) Reader {
 	if len(readers) == 1 {
 		return readers[0]
 	}
-	m := &merger{readers: readers}
-	return m
+	return &merger{readers: readers, refill: -1}
 }
 
 type mergeHead struct {
@@ -24,6 +23,7 @@ type mergeHead struct {
 type merger struct {
 	readers []Reader
 	started bool
+	refill  int // reader whose record was handed out last, to read on the next Scan; -1 none
 	h       mergeHeap
 	pending []*Record // untimed items (errors, skips) waiting to be passed on
 	cur     *Record
@@ -73,6 +73,12 @@ func (m *merger) Scan() bool {
 			m.fill(i)
 		}
 	}
+	// The record handed out last stays valid until now (see Reader): only
+	// now may its reader move on.
+	if m.refill >= 0 {
+		m.fill(m.refill)
+		m.refill = -1
+	}
 	if len(m.pending) > 0 {
 		m.cur = m.pending[0]
 		m.pending = m.pending[1:]
@@ -83,7 +89,7 @@ func (m *merger) Scan() bool {
 	}
 	top := heap.Pop(&m.h).(mergeHead)
 	m.cur = top.rec
-	m.fill(top.src)
+	m.refill = top.src
 	return true
 }
 

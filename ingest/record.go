@@ -203,9 +203,39 @@ type Record struct {
 type Reader interface {
 	// Scan advances to the next record; false at the end or on an I/O error.
 	Scan() bool
-	// Record returns the current record. The caller may keep it: each Scan
-	// returns a new Record.
+	// Record returns the current record. Its byte slices (Request,
+	// Response) may alias the reader's buffers and are valid only until the
+	// next Scan, as with bufio.Scanner: a caller that keeps a record past
+	// that copies them (Record.CopyInto).
 	Record() *Record
 	// Err returns the I/O error that ended the stream, if any.
 	Err() error
+}
+
+// CopyInto makes r own its byte slices by appending them to arena, and
+// returns the grown arena. When arena lacks capacity the slices get a
+// buffer of their own, so earlier records copied into arena stay valid.
+func (r *Record) CopyInto(arena []byte) []byte {
+	need := len(r.Request) + len(r.Response)
+	if cap(arena)-len(arena) < need {
+		own := make([]byte, 0, need)
+		own = append(own, r.Request...)
+		own = append(own, r.Response...)
+		r.setBodies(own)
+		return arena
+	}
+	start := len(arena)
+	arena = append(arena, r.Request...)
+	arena = append(arena, r.Response...)
+	r.setBodies(arena[start:len(arena):len(arena)])
+	return arena
+}
+
+func (r *Record) setBodies(b []byte) {
+	n := len(r.Request)
+	hasResp := r.Response != nil
+	r.Request = b[:n:n]
+	if hasResp {
+		r.Response = b[n:]
+	}
 }
