@@ -71,6 +71,10 @@ func (x *Extractor) agentgazer(rec *ingest.Record) Features {
 		f.Err = errNotJSON
 		return f
 	}
+	if err := agentgazer.Check(v); err != nil {
+		f.Err = err // AgentGazer's extractors would throw: not recorded, not scored
+		return f
+	}
 	f.Prompt, f.HasPrompt = agentgazer.SimHash(agentgazer.Normalize(agentgazer.Prompt(v))), true
 	f.ToolSig = agentgazer.ToolSignature(v)
 	if rec.Response != nil {

@@ -29,23 +29,23 @@ var lowerAdded = []struct {
 	Lo, Hi rune
 	Delta  rune
 }{
-	{0x1C89, 0x1C89, 1},                   // CYRILLIC CAPITAL LETTER TJE
-	{0xA7CB, 0xA7CB, 0x0264 - 0xA7CB},     // LATIN CAPITAL LETTER RAMS HORN
-	{0xA7CC, 0xA7CC, 1},                   // LATIN CAPITAL LETTER S WITH DIAGONAL STROKE
-	{0xA7CE, 0xA7CE, 1},                   // LATIN CAPITAL LETTER PHARYNGEAL VOICED FRICATIVE
-	{0xA7D2, 0xA7D2, 1},                   // LATIN CAPITAL LETTER DOUBLE THORN
-	{0xA7D4, 0xA7D4, 1},                   // LATIN CAPITAL LETTER DOUBLE WYNN
-	{0xA7DA, 0xA7DA, 1},                   // LATIN CAPITAL LETTER LAMBDA
-	{0xA7DC, 0xA7DC, 0x019B - 0xA7DC},     // LATIN CAPITAL LETTER LAMBDA WITH STROKE
-	{0x10D50, 0x10D65, 0x20},              // GARAY CAPITAL LETTERS
-	{0x16EA0, 0x16EB8, 0x16EBB - 0x16EA0}, // BERIA ERFE CAPITAL LETTERS
+	{0x1C89, 0x1C89, 1},                   // → U+1C8A (Cyrillic)
+	{0xA7CB, 0xA7CB, 0x0264 - 0xA7CB},     // → U+0264 ɤ
+	{0xA7CC, 0xA7CC, 1},                   // → U+A7CD
+	{0xA7CE, 0xA7CE, 1},                   // → U+A7CF
+	{0xA7D2, 0xA7D2, 1},                   // → U+A7D3
+	{0xA7D4, 0xA7D4, 1},                   // → U+A7D5
+	{0xA7DA, 0xA7DA, 1},                   // → U+A7DB
+	{0xA7DC, 0xA7DC, 0x019B - 0xA7DC},     // → U+019B ƛ
+	{0x10D50, 0x10D65, 0x20},              // Garay
+	{0x16EA0, 0x16EB8, 0x16EBB - 0x16EA0}, // Beria Erfe
 }
 
 // casedDelta and ignorableDelta correct Go's Unicode 15.0.0 view of the two
 // properties Final_Sigma looks at, for code points whose status changed in
 // Unicode 16.0/17.0 (sorted by Lo; Is is the status in Unicode 17.0).
 var casedDelta = []propRange{
-	{0x0295, 0x0295, false}, // ʕ became Lo in Unicode 16.0
+	{0x0295, 0x0295, false}, // ʕ is no longer a cased letter
 	{0x1C89, 0x1C8A, true},
 	{0xA7CB, 0xA7CF, true},
 	{0xA7D2, 0xA7D2, true},
@@ -72,7 +72,7 @@ var ignorableDelta = []propRange{
 	{0x113D0, 0x113D0, true},
 	{0x113D2, 0x113D2, true},
 	{0x113E1, 0x113E2, true},
-	{0x1171E, 0x1171E, false}, // AHOM CONSONANT SIGN MEDIAL RA became Mc
+	{0x1171E, 0x1171E, false}, // AHOM CONSONANT SIGN MEDIAL RA, no longer Mn
 	{0x11B60, 0x11B60, true},
 	{0x11B62, 0x11B64, true},
 	{0x11B66, 0x11B66, true},
@@ -117,11 +117,11 @@ var wordBreakMid = []rune{
 // isCaseIgnorable reports the Unicode Case_Ignorable property: Mn, Me, Cf,
 // Lm, Sk, or Word_Break MidLetter/MidNumLet/Single_Quote.
 func isCaseIgnorable(r rune) bool {
-	if is, ok := lookupDelta(ignorableDelta, r); ok {
-		return is
-	}
 	if r < 0x80 {
 		return r == '\'' || r == '.' || r == ':' || r == '^' || r == '`'
+	}
+	if is, ok := lookupDelta(ignorableDelta, r); ok {
+		return is
 	}
 	for _, m := range wordBreakMid {
 		if r == m {
@@ -133,11 +133,11 @@ func isCaseIgnorable(r rune) bool {
 
 // isCased reports the Unicode Cased property: Lowercase, Uppercase or Lt.
 func isCased(r rune) bool {
-	if is, ok := lookupDelta(casedDelta, r); ok {
-		return is
-	}
 	if r < 0x80 {
 		return r|0x20 >= 'a' && r|0x20 <= 'z'
+	}
+	if is, ok := lookupDelta(casedDelta, r); ok {
+		return is
 	}
 	return unicode.In(r, unicode.Lu, unicode.Ll, unicode.Lt, unicode.Other_Lowercase, unicode.Other_Uppercase)
 }

@@ -189,9 +189,19 @@ func matchHex16(u []uint16, p int) int {
 	return -1
 }
 
-// idKeywords are the alternatives of pattern 4, lower case. None is a
-// prefix of another, so at most one can match at a position.
-var idKeywords = [...]string{"id", "user", "order", "session", "request", "msg", "message", "chat", "thread"}
+// idKeywords are the alternatives of pattern 4, lower case, by first
+// letter. None is a prefix of another, so at most one can match at a
+// position.
+var idKeywords = [26][]string{
+	'i' - 'a': {"id"},
+	'u' - 'a': {"user"},
+	'o' - 'a': {"order"},
+	's' - 'a': {"session"},
+	'r' - 'a': {"request"},
+	'm' - 'a': {"msg", "message"},
+	'c' - 'a': {"chat"},
+	't' - 'a': {"thread"},
+}
 
 // matchKeywordID: /\b(id|user|order|session|request|msg|message|chat|thread)[_-]?[a-z0-9]+\b/gi.
 //
@@ -202,8 +212,12 @@ var idKeywords = [...]string{"id", "user", "order", "session", "request", "msg",
 // end of the alphanumeric run after the keyword and the separator, if any,
 // and it fails when that run is empty or followed by '_'.
 func matchKeywordID(u []uint16, p int) int {
+	c := u[p] | 0x20 // u[p] is alphanumeric: a lower-case letter or a digit now
+	if c < 'a' || c > 'z' {
+		return -1
+	}
 	q := -1
-	for _, kw := range idKeywords {
+	for _, kw := range idKeywords[c-'a'] {
 		if hasFoldedPrefix(u, p, kw) {
 			q = p + len(kw)
 			break

@@ -18,6 +18,8 @@ import "unicode/utf8"
 //     (ED A0..BF 80..BF) is one lone surrogate code unit. JSON strings such as
 //     "\ud800" hold lone surrogates in JavaScript; Prompt and ToolSignature
 //     return them in this form so that Normalize and SimHash can read them back.
+//     Two encoded surrogates that form a pair read as that pair, as two lone
+//     halves concatenated do in JavaScript, and are written back in 4 bytes.
 
 const (
 	surrogateMin = 0xD800

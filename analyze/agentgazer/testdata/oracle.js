@@ -15,6 +15,7 @@
 //   node testdata/oracle.js hashtext    # hashTextVectors
 //   node testdata/oracle.js prompt      # promptVectors
 //   node testdata/oracle.js tools       # toolVectors
+//   node testdata/oracle.js captures    # captureVectors (reads ../../../shared/captures)
 //   node testdata/oracle.js unicode     # writes testdata/unicode/*.txt
 "use strict";
 
@@ -365,6 +366,19 @@ function run(mode) {
         let sig, skip = false;
         try { sig = toolSignature(body); } catch (e) { skip = true; sig = ""; }
         console.log(`\t{${JSON.stringify(name)}, ${goBytes(b)}, ${goStr(sig)}, ${skip}},`);
+      }
+      break;
+    case "captures":
+      // Each line of the OpenHands logs holds the request's messages and
+      // tools at the top level: treat the line as the request body, and the
+      // whole line as a raw text for HashText.
+      for (const f of ["claude-sonnet-4_fncall_session.jsonl", "deepseek-chat_nonfncall_session.jsonl"]) {
+        const path = require("path").join(__dirname, "../../../../shared/captures/jsonl-openhands-sdk-llm-logs", f);
+        const lines = require("fs").readFileSync(path).toString("utf-8").split("\n").filter(Boolean);
+        lines.forEach((l, i) => {
+          const body = JSON.parse(l);
+          console.log(`\t{${JSON.stringify(f)}, ${i + 1}, ${goHex(simhash(normalize(prompt(body))))}, ${goStr(toolSignature(body))}, ${goHex(simhash(normalize(l)))}},`);
+        });
       }
       break;
     case "unicode":
