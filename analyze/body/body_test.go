@@ -17,7 +17,7 @@ type archive struct {
 	files   map[string][]byte
 }
 
-func readArchive(t *testing.T, path string) archive {
+func readArchive(t testing.TB, path string) archive {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -47,7 +47,7 @@ func readArchive(t *testing.T, path string) archive {
 }
 
 // file returns the named file of the archive, failing the test when absent.
-func (a archive) file(t *testing.T, name string) []byte {
+func (a archive) file(t testing.TB, name string) []byte {
 	t.Helper()
 	f, ok := a.files[name]
 	if !ok {

@@ -41,6 +41,15 @@ func (p *Parser) ParseResponse(raw []byte) (Response, error) {
 	var r Response
 	var u usage
 	switch {
+	case v.Exists("choices", "0", "delta"), v.Exists("candidates") || v.Exists("usageMetadata") || v.Exists("promptFeedback"):
+		// A lone chat completion chunk, or a Gemini response (which has the
+		// same shape streamed or not): a stream of one chunk.
+		if err := p.chunk(v); err != nil {
+			return Response{}, err
+		}
+		r = p.finishStream()
+		r.Streamed = false
+		return r, nil
 	case v.Exists("choices"):
 		r.API = p.openAIBody(v, &u)
 	case v.Exists("output") || string(v.GetStringBytes("object")) == "response":
@@ -50,14 +59,6 @@ func (p *Parser) ParseResponse(raw []byte) (Response, error) {
 		(v.Exists("content") && string(v.GetStringBytes("role")) == "assistant"):
 		r.API = APIAnthropic
 		p.anthropicBody(v, &u)
-	case v.Exists("candidates") || v.Exists("usageMetadata") || v.Exists("promptFeedback"):
-		// One Gemini response is a stream of one chunk.
-		if err := p.chunk(v); err != nil {
-			return Response{}, err
-		}
-		r = p.finishStream()
-		r.Streamed = false
-		return r, nil
 	default:
 		return Response{}, fmt.Errorf("unknown response body shape: %s", describe(v))
 	}

@@ -377,8 +377,8 @@ func (p *Parser) openAIChunk(v *fastjson.Value) {
 		st.text = append(st.text, d.GetStringBytes("content")...)
 		st.refusal = append(st.refusal, d.GetStringBytes("refusal")...)
 		for i, tc := range d.GetArray("tool_calls") {
-			idx := i
-			if n := tc.Get("index"); n != nil {
+			idx := i // a delta without index: its position
+			if tc.Exists("index") {
 				idx = tc.GetInt("index")
 			}
 			p.callDelta(st.block(idx, 0, blockCall), tc.Get("function"))

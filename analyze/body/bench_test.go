@@ -1,0 +1,171 @@
+package body
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// reportCPU adds throughput per CPU second of the benchmark loop (see
+// cpuTime): "cpu-MB/s" and "cpu-ns/op". start is cpuTime() before the loop.
+func reportCPU(b *testing.B, start time.Duration, bytes int) {
+	end, ok := cpuTime()
+	if !ok || b.N == 0 {
+		return
+	}
+	perOp := float64(end-start) / float64(b.N)
+	b.ReportMetric(perOp, "cpu-ns/op")
+	b.ReportMetric(float64(bytes)/perOp*1e3, "cpu-MB/s")
+}
+
+// prose returns about n bytes of agent-like text: sentences with numbers,
+// paths, quotes and newlines (which JSON escapes), deterministic in seed.
+func prose(seed, n int) string {
+	words := strings.Fields(`the agent reads file config yaml and runs the test suite again because
+		the previous attempt failed with exit code status error "timeout" while waiting for
+		the database migration to finish; check /var/log/app.log line order id retry later`)
+	var sb strings.Builder
+	for i := 0; sb.Len() < n; i++ {
+		sb.WriteString(words[(seed*7+i*13)%len(words)])
+		switch {
+		case i%17 == 16:
+			fmt.Fprintf(&sb, " #%d.\n", seed*1000+i)
+		case i%5 == 4:
+			sb.WriteString(", ")
+		default:
+			sb.WriteByte(' ')
+		}
+	}
+	return sb.String()
+}
+
+// chatRequest20 builds a realistic OpenAI chat request of an agent in a
+// tool loop: a system prompt, then 19 messages of user text, assistant tool
+// calls and tool results, ~30 KB in all.
+func chatRequest20() []byte {
+	type fn struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+	type call struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function fn     `json:"function"`
+	}
+	type msg struct {
+		Role       string `json:"role"`
+		Content    any    `json:"content"`
+		ToolCalls  []call `json:"tool_calls,omitempty"`
+		ToolCallID string `json:"tool_call_id,omitempty"`
+	}
+	msgs := []msg{{Role: "system", Content: prose(0, 5000)}}
+	for i := 1; len(msgs) < 20; i++ {
+		switch i % 3 {
+		case 1:
+			msgs = append(msgs, msg{Role: "user", Content: []map[string]string{{"type": "text", "text": prose(i, 1500)}}})
+		case 2:
+			args, _ := json.Marshal(map[string]any{"command": "pytest -x tests/test_" + fmt.Sprint(i) + ".py", "timeout": 120, "cwd": "/workspace/repo"})
+			msgs = append(msgs, msg{Role: "assistant", Content: prose(i, 300), ToolCalls: []call{
+				{ID: fmt.Sprintf("call_%04d", i), Type: "function", Function: fn{Name: "execute_bash", Arguments: string(args)}},
+			}})
+		default:
+			msgs = append(msgs, msg{Role: "tool", ToolCallID: fmt.Sprintf("call_%04d", i-1), Content: prose(i, 1800)})
+		}
+	}
+	b, err := json.Marshal(map[string]any{"model": "gpt-4o", "stream": true, "temperature": 0, "messages": msgs})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// BenchmarkParseRequest measures the replay hot path on a realistic 20-message
+// chat request (~30 KB). "fastjson-only" is the floor: parsing the same body
+// with fastjson and nothing else.
+func BenchmarkParseRequest(b *testing.B) {
+	body := chatRequest20()
+	var p Parser
+	r, err := p.ParseRequest(body)
+	if err != nil || !r.HasPrompt || r.ToolSig == "" {
+		b.Fatalf("bad benchmark body: %v %+v", err, r)
+	}
+	b.Run("chat-20msg", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		cpu0, _ := cpuTime()
+		for b.Loop() {
+			if _, err := p.ParseRequest(body); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportCPU(b, cpu0, len(body))
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+	})
+	b.Run("fastjson-only", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		cpu0, _ := cpuTime()
+		for b.Loop() {
+			if _, err := p.doc.ParseBytes(body); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportCPU(b, cpu0, len(body))
+	})
+}
+
+// anthropicStream builds a streamed Anthropic answer of ~8 KB of text in
+// small deltas, plus a tool call, as real captures have them.
+func anthropicStream() []byte {
+	var sb strings.Builder
+	sb.WriteString("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"claude-sonnet-4\",\"usage\":{\"input_tokens\":900,\"output_tokens\":1}}}\n\n")
+	sb.WriteString("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n")
+	text := prose(3, 8000)
+	for i := 0; i < len(text); i += 24 {
+		piece, _ := json.Marshal(text[i:min(i+24, len(text))])
+		fmt.Fprintf(&sb, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":%s}}   \n\n", piece)
+	}
+	sb.WriteString("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"name\":\"bash\",\"input\":{}}}\n\n")
+	sb.WriteString("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"command\\\": \\\"ls -la\\\"}\"}}\n\n")
+	sb.WriteString("event: message_delta\ndata: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":2000}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+	return []byte(sb.String())
+}
+
+func BenchmarkParseResponse(b *testing.B) {
+	chat := []byte(`{"id":"chatcmpl-1","object":"chat.completion","model":"gpt-4o-2024-08-06","choices":[{"index":0,"message":{"role":"assistant","content":` +
+		mustJSON(prose(5, 2000)) + `,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"execute_bash","arguments":"{\"command\":\"pytest -x tests/test_7.py\",\"timeout\":120}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":9000,"completion_tokens":500}}`)
+	for _, bc := range []struct {
+		name string
+		body []byte
+	}{
+		{"chat-json", chat},
+		{"anthropic-sse", anthropicStream()},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var p Parser
+			if r, err := p.ParseResponse(bc.body); err != nil || len(r.Text) == 0 {
+				b.Fatalf("bad benchmark body: %v", err)
+			}
+			b.SetBytes(int64(len(bc.body)))
+			b.ReportAllocs()
+			cpu0, _ := cpuTime()
+			for b.Loop() {
+				if _, err := p.ParseResponse(bc.body); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, cpu0, len(bc.body))
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+		})
+	}
+}
+
+func mustJSON(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
