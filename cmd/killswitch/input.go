@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/ingest/har"
 )
 
 // inputOptions are the flags that shape how captures are read.
@@ -18,6 +19,37 @@ type inputOptions struct {
 	format      string // auto, jsonl, har, parquet
 	agent       string // explicit agent id for every record
 	agentHeader string
+	perFile     bool // qualify agent ids with the file's base name
+}
+
+// perFileReader qualifies each record's agent id with its file's base name
+// (agent@file), for captures whose agent ids are not unique across files.
+type perFileReader struct {
+	ingest.Reader
+	suffix string
+}
+
+func (p perFileReader) Record() *ingest.Record {
+	rec := p.Reader.Record()
+	if rec.Err == nil && rec.Skip == "" {
+		rec.Agent += p.suffix
+	}
+	return rec
+}
+
+// fileTag is a file's base name without its format and compression
+// extensions: "day1" for "logs/day1.jsonl.zst".
+func fileTag(path string) string {
+	base := filepath.Base(path)
+	for {
+		ext := filepath.Ext(base)
+		switch strings.ToLower(ext) {
+		case ".gz", ".zst", ".zstd", ".zlib", ".jsonl", ".ndjson", ".json", ".har", ".zhar", ".parquet", ".pq":
+			base = strings.TrimSuffix(base, ext)
+			continue
+		}
+		return base
+	}
 }
 
 // openedInput is one capture being read.
@@ -81,9 +113,14 @@ func openInput(e *env, path string, opt inputOptions, read *atomic.Int64) (*open
 	switch format {
 	case "jsonl":
 		in.reader = ingest.NewJSONL(r, name, ingest.JSONLOptions{Agent: opt.agent})
+	case "har":
+		in.reader = har.NewReader(r, name, har.Options{Agent: opt.agent, AgentHeader: opt.agentHeader})
 	default:
 		in.close()
-		return nil, fmt.Errorf("%s: input format %q is not supported (want jsonl)", name, format)
+		return nil, fmt.Errorf("%s: input format %q is not supported (want jsonl or har)", name, format)
+	}
+	if opt.perFile {
+		in.reader = perFileReader{in.reader, "@" + fileTag(name)}
 	}
 	return in, nil
 }

@@ -229,3 +229,32 @@ func TestFingerprint(t *testing.T) {
 	out, _, _ = runCLI(t, req, "fingerprint", "--profile", "agentgazer", "-")
 	golden(t, "fingerprint-request-agentgazer.stdout", out)
 }
+
+// TestSharedCaptures replays the real captures nobody here wrote: every
+// one must read without a malformed item, in every input format.
+func TestSharedCaptures(t *testing.T) {
+	har, _ := filepath.Glob("../shared/captures/har-openllmetry-js/*.har")
+	oh, _ := filepath.Glob("../shared/captures/jsonl-openhands-sdk-llm-logs/*.jsonl")
+	if len(har) == 0 || len(oh) == 0 {
+		t.Skip("shared captures not present (../shared/captures); skipping")
+	}
+	// HAR: 46 LLM calls and 8 other entries (5 Wikipedia GETs, 3 image
+	// generations), counted with a Python json walk over the files.
+	out, stderr, code := runCLI(t, "", append([]string{"replay", "-f", "json"}, har...)...)
+	if code != 0 || stderr != "" {
+		t.Fatalf("HAR: exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{`"requests": 46`, `"malformed": 0`, `"count": 5`, `"count": 3`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("HAR report lacks %s", want)
+		}
+	}
+	// OpenHands: both sessions tag their agent "Agent"; --agent-per-file
+	// tells them apart. Under spec neither is killed (the claude session's
+	// unchanged user message scores 1 per past request: at most 5.0).
+	out, _, code = runCLI(t, "", append([]string{"replay", "-f", "csv", "--agent-per-file"}, oh...)...)
+	if code != 0 || !strings.Contains(out, "Agent@claude-sonnet-4_fncall_session,6,false,") ||
+		!strings.Contains(out, "Agent@deepseek-chat_nonfncall_session,4,false,") {
+		t.Errorf("openhands spec:\n%s", out)
+	}
+}

@@ -40,6 +40,7 @@ func (f *replayFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.input.format, "input-format", "auto", "input format: auto, jsonl, har or parquet")
 	fs.StringVar(&f.input.agent, "agent", "", "agent id for every record (overrides what the capture says)")
 	fs.StringVar(&f.input.agentHeader, "agent-header", "X-Agent-Id", "HAR: request header holding the agent id")
+	fs.BoolVar(&f.input.perFile, "agent-per-file", false, "qualify agent ids with their file's name (agent@file), when ids repeat across unrelated captures")
 	fs.DurationVar(&f.reactivateAfter, "reactivate-after", 0, "simulate an operator re-activating killed agents after this delay (e.g. 10m)")
 	fs.DurationVar(&f.retryAfter, "retry-after", 60*time.Second, "block mode: the retry_after_seconds a refusal announces")
 	fs.IntVar(&f.workers, "workers", 0, "parallel feature extraction (0: one per CPU); output is identical at any value")

@@ -145,9 +145,11 @@ func (r *Reader) decode(b []byte, coding string) ([]byte, error) {
 	var err error
 	switch coding {
 	case "gzip", "x-gzip":
-		var g *gzip.Reader
-		if g, err = gzip.NewReader(bytes.NewReader(b)); err == nil {
-			zr = g
+		if r.gzip == nil {
+			r.gzip = new(gzip.Reader)
+		}
+		if err = r.gzip.Reset(bytes.NewReader(b)); err == nil {
+			zr = r.gzip
 		}
 	case "deflate":
 		// RFC 9110 deflate is zlib; some servers send raw deflate.
@@ -157,7 +159,7 @@ func (r *Reader) decode(b []byte, coding string) ([]byte, error) {
 			zr = flate.NewReader(bytes.NewReader(b))
 		}
 	case "br":
-		zr = brotli.NewReader(bytes.NewReader(b))
+		return decodeBrotli(b)
 	case "zstd":
 		if r.zstd == nil {
 			r.zstd, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1),
@@ -186,6 +188,24 @@ func (r *Reader) decode(b []byte, coding string) ([]byte, error) {
 	return out, nil
 }
 
+// decodeBrotli decodes a whole brotli stream. The brotli Reader reports a
+// stream cut at a read boundary as a clean io.EOF, so one byte is appended
+// after the input: a complete stream then ends with "excessive input" (its
+// only success), while a truncated one does not.
+func decodeBrotli(b []byte) ([]byte, error) {
+	zr := brotli.NewReader(io.MultiReader(bytes.NewReader(b), bytes.NewReader([]byte{0})))
+	out, err := io.ReadAll(io.LimitReader(zr, MaxBodyBytes+1))
+	switch {
+	case len(out) > MaxBodyBytes:
+		return nil, fmt.Errorf("br: decompressed body is larger than %d MiB", MaxBodyBytes>>20)
+	case err != nil && err.Error() == "brotli: excessive input":
+		return out, nil
+	case err == nil:
+		return nil, errors.New("br stream is truncated")
+	}
+	return nil, decodeErr("br", err)
+}
+
 // decodeErr words a decompression error; a stream that ends early is
 // "truncated".
 func decodeErr(coding string, err error) error {
@@ -194,6 +214,7 @@ func decodeErr(coding string, err error) error {
 	}
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, coding+": ")
+	msg = strings.TrimPrefix(msg, "brotli: ")
 	return fmt.Errorf("%s stream is corrupt: %s", coding, msg)
 }
 

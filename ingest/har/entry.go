@@ -72,6 +72,9 @@ func (r *Reader) entry(i int64, raw []byte) *ingest.Record {
 	if method == "" {
 		return bad("request.method is missing")
 	}
+	if !isToken(method) {
+		return bad("request.method is not an HTTP method")
+	}
 	if e.Request.URL == "" {
 		return bad("request.url is missing")
 	}
@@ -173,10 +176,23 @@ func (r *Reader) agent(route route, hs []header) string {
 	return "default"
 }
 
+// isToken reports whether s is an HTTP token (RFC 9110), as a method is.
+func isToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' ||
+			strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return len(s) > 0
+}
+
 // safeURL renders scheme://host/path for messages: no user info, query or
-// fragment, so no key= parameter can leak.
+// fragment, so no key= parameter can leak; the path stays escaped, so an
+// escaped '?' in it does not read as a query either.
 func safeURL(u *url.URL) string {
-	s := u.Path
+	s := u.EscapedPath()
 	if s == "" {
 		s = "/"
 	}
@@ -342,9 +358,6 @@ func unmarshalErr(err error) string {
 }
 
 func goKind(t reflect.Type) string {
-	if t == reflect.TypeFor[json.RawMessage]() {
-		return "a string"
-	}
 	switch t.Kind() {
 	case reflect.String:
 		return "a string"

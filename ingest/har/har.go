@@ -16,11 +16,25 @@
 //     ("not an LLM call: GET https://host/v1/models");
 //   - a malformed entry is a Record whose Err is an *ingest.SyntaxError.
 //
-// No header value (other than the agent header's), cookie, query string or
-// URL user info ever reaches a Record, a Skip reason or an error message.
+// Record fields: TS from startedDateTime (UTC); Status from
+// response.status (200 when absent; 0 as DevTools records a request that
+// got no answer); LatencyMS from the entry's time, rounded to milliseconds;
+// Request is the request body; Response is the body text as the client
+// received it (base64 and Polly.JS chunk arrays decoded, gzip, deflate, br
+// and zstd undone; an event stream kept verbatim); Endpoint is the URL path
+// without the query; Provider is openai, anthropic, together, gemini,
+// bedrock, the AgentGazer route's provider, or else the host name; Model is
+// the request body's "model", else the model named in a Gemini or Bedrock
+// path. The agent id is, in this order, Options.Agent, the AgentGazer route
+// /agents/{agent}/{provider}/…, the agent header, else "default".
+//
+// No header value other than the agent header's and Content-Encoding's, no
+// cookie, query string or URL user info ever reaches a Record, a Skip
+// reason or an error message.
 package har
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,6 +88,7 @@ type Reader struct {
 	rec   *ingest.Record
 	err   error
 	zstd  *zstd.Decoder // created on first use by a zstd body
+	gzip  *gzip.Reader  // reused by gzip bodies
 }
 
 // NewReader returns a Reader of the HAR document in r, whose records name
@@ -165,7 +180,7 @@ func (r *Reader) next() bool {
 		case err == io.ErrUnexpectedEOF:
 			return r.finish(r.docErr(entryPos(r.name, i), "HAR is truncated inside this entry"))
 		}
-		return r.finish(r.docErr(entryPos(r.name, i), "%s", jsonErr(err)))
+		return r.finish(r.docErr(entryPos(r.name, i), "%s", r.jsonErr(err)))
 	}
 	r.n++
 	r.rec = r.entry(i, raw)
@@ -184,35 +199,52 @@ func (r *Reader) lastEntry() string {
 // log.entries. Members before log and before entries are skipped.
 func (r *Reader) findEntries() *ingest.Record {
 	logPos := pathPos(r.name, "log")
-	if err := r.expectDelim('{'); err != nil {
-		return r.docErr(logPos, "not a HAR document: %s", err)
+	if tok, err := r.dec.Token(); err == io.EOF {
+		return r.docErr(logPos, "HAR is empty")
+	} else if err != nil {
+		return r.walkErr(logPos, err)
+	} else if tok != json.Delim('{') {
+		return r.walkErr(logPos, fmt.Errorf("the top level is %s, want an object", tokenKind(tok)))
 	}
-	if err := r.seekMember("log"); err != nil {
-		return r.docErr(logPos, "not a HAR document: %s", err)
+	if err := r.seekMember("log", "the top level"); err != nil {
+		return r.walkErr(logPos, err)
 	}
-	if err := r.expectDelim('{'); err != nil {
-		return r.docErr(logPos, "not a HAR document: log %s", err)
+	if err := r.expectDelim("log", '{'); err != nil {
+		return r.walkErr(logPos, err)
 	}
-	if err := r.seekMember("entries"); err != nil {
-		return r.docErr(logPos, "not a HAR document: %s", err)
+	if err := r.seekMember("entries", "log"); err != nil {
+		return r.walkErr(logPos, err)
 	}
-	if err := r.expectDelim('['); err != nil {
-		return r.docErr(pathPos(r.name, "log.entries"), "not a HAR document: entries %s", err)
+	if err := r.expectDelim("log.entries", '['); err != nil {
+		return r.walkErr(pathPos(r.name, "log.entries"), err)
 	}
 	return nil
 }
 
+// walkErr describes a failure to reach log.entries: a truncation, a JSON
+// syntax error, or a document that is not a HAR.
+func (r *Reader) walkErr(pos ingest.Pos, err error) *ingest.Record {
+	var se *json.SyntaxError
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return r.docErr(pos, "HAR is truncated before log.entries")
+	case errors.As(err, &se):
+		return r.docErr(pos, "%s", r.jsonErr(err))
+	}
+	return r.docErr(pos, "not a HAR document: %s", err)
+}
+
 // seekMember reads object members until the one named key, skipping the
-// values of the others; it fails at the end of the object.
-func (r *Reader) seekMember(key string) error {
+// values of the others; it fails at the end of the object, named in.
+func (r *Reader) seekMember(key, in string) error {
 	for {
 		tok, err := r.dec.Token()
 		if err != nil {
-			return tokenErr(err)
+			return err
 		}
 		k, ok := tok.(string)
 		if !ok { // the closing '}'
-			return fmt.Errorf("no %q member", key)
+			return fmt.Errorf("%s has no %q member", in, key)
 		}
 		if k == key {
 			return nil
@@ -229,7 +261,7 @@ func (r *Reader) skipValue() error {
 	for {
 		tok, err := r.dec.Token()
 		if err != nil {
-			return tokenErr(err)
+			return err
 		}
 		if d, ok := tok.(json.Delim); ok {
 			if d == '{' || d == '[' {
@@ -244,14 +276,15 @@ func (r *Reader) skipValue() error {
 	}
 }
 
-// expectDelim reads one token and checks it is the delimiter want.
-func (r *Reader) expectDelim(want json.Delim) error {
+// expectDelim reads one token, the value of what, and checks it is the
+// delimiter want.
+func (r *Reader) expectDelim(what string, want json.Delim) error {
 	tok, err := r.dec.Token()
 	if err != nil {
-		return tokenErr(err)
+		return err
 	}
 	if d, ok := tok.(json.Delim); !ok || d != want {
-		return fmt.Errorf("is %s, want %s", tokenKind(tok), kindOfDelim(want))
+		return fmt.Errorf("%s is %s, want %s", what, tokenKind(tok), kindOfDelim(want))
 	}
 	return nil
 }
@@ -259,27 +292,30 @@ func (r *Reader) expectDelim(want json.Delim) error {
 // skipRest reads the rest of the document after log.entries so that a
 // truncated or corrupt tail is reported too.
 func (r *Reader) skipRest() *ingest.Record {
+	pos := pathPos(r.name, "log")
 	for depth := 2; depth > 0; { // inside log and the top-level object
 		tok, err := r.dec.Token()
-		if err != nil {
-			return r.docErr(pathPos(r.name, "log"), "after log.entries: %s", tokenErr(err))
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return r.docErr(pos, "HAR is truncated after log.entries")
+		} else if err != nil {
+			return r.docErr(pos, "after log.entries: %s", r.jsonErr(err))
 		}
-		switch tok {
-		case json.Delim('}'):
-			depth--
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim(']'):
-			depth--
+		if d, ok := tok.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				depth++
+			} else {
+				depth--
+			}
 		}
 	}
-	if _, err := r.dec.Token(); err != io.EOF {
-		if err == nil {
-			err = errors.New("data after the end of the document")
-		}
-		return r.docErr(pathPos(r.name, "log"), "after the HAR document: %s", tokenErr(err))
+	switch _, err := r.dec.Token(); {
+	case err == io.EOF:
+		return nil
+	case err == nil:
+		return r.docErr(pos, "HAR has data after the end of the document")
+	default:
+		return r.docErr(pos, "after the end of the document: %s", r.jsonErr(err))
 	}
-	return nil
 }
 
 // entriesErr describes a failure to read the ']' closing log.entries.
@@ -287,7 +323,7 @@ func (r *Reader) entriesErr(err error) *ingest.Record {
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		return r.docErr(pathPos(r.name, "log.entries"), "HAR is truncated after %s", r.lastEntry())
 	}
-	return r.docErr(pathPos(r.name, "log.entries"), "after %s: %s", r.lastEntry(), jsonErr(err))
+	return r.docErr(pathPos(r.name, "log.entries"), "after %s: %s", r.lastEntry(), r.jsonErr(err))
 }
 
 func (r *Reader) docErr(pos ingest.Pos, format string, args ...any) *ingest.Record {
@@ -302,23 +338,27 @@ func pathPos(name, path string) ingest.Pos {
 	return ingest.Pos{File: name, Kind: ingest.PosPath, Path: path}
 }
 
-// tokenErr rewords a Decoder.Token error: the end of the input is a
-// truncation, a syntax error keeps its byte offset.
-func tokenErr(err error) error {
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return errors.New("HAR is truncated")
-	}
-	return errors.New(jsonErr(err))
-}
-
-// jsonErr renders a JSON syntax error with its byte offset in the
-// (decompressed) document. It never quotes more than one input character.
-func jsonErr(err error) string {
+// jsonErr renders a JSON syntax error of the document with the 1-based
+// byte position of the offending character in the (decompressed) document.
+// It never quotes more than one input character.
+//
+// The Decoder's own SyntaxError.Offset does not count the bytes consumed by
+// Token, so the position is recomputed: a value that failed to decode is
+// still buffered from its start and is scanned again on its own; an error
+// at a delimiter leaves InputOffset at the offending character.
+func (r *Reader) jsonErr(err error) string {
 	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("HAR is not valid JSON at byte %d: %s", se.Offset, se.Error())
+	if !errors.As(err, &se) {
+		return "HAR is not valid JSON: " + err.Error()
 	}
-	return "HAR is not valid JSON: " + err.Error()
+	at := r.dec.InputOffset() + 1
+	if rest, rerr := io.ReadAll(r.dec.Buffered()); rerr == nil {
+		var again *json.SyntaxError
+		if errors.As(json.Unmarshal(rest, new(json.RawMessage)), &again) && again.Error() == se.Error() {
+			at = r.dec.InputOffset() + again.Offset
+		}
+	}
+	return fmt.Sprintf("HAR is not valid JSON at byte %d: %s", at, se.Error())
 }
 
 func tokenKind(tok json.Token) string {
