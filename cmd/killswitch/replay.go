@@ -144,6 +144,8 @@ func cmdReplay(e *env, args []string) int {
 	format := fs.StringP("format", "f", "table", "output: table, json, jsonl (decision records), csv or markdown")
 	output := fs.StringP("output", "o", "", "write the report to this file (atomically) instead of standard output")
 	failOnKill := fs.Bool("fail-on-kill", false, "exit 1 when any agent would have been killed or blocked")
+	var sf stateFlags
+	sf.register(fs)
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -160,6 +162,10 @@ func cmdReplay(e *env, args []string) int {
 	if err != nil {
 		return errorf(e, "replay", "%v", err)
 	}
+	st, err := sf.open(cfg)
+	if err != nil {
+		return errorf(e, "replay", "%v", err)
+	}
 	var sum *analyze.Summary
 	err = writeOutput(e, *output, func(w io.Writer) error {
 		var h analyze.Hooks
@@ -168,6 +174,7 @@ func cmdReplay(e *env, args []string) int {
 			dw = report.NewDecisionWriter(w)
 			h.Decision = dw.Write
 		}
+		h = st.hooks(h)
 		var err error
 		if sum, err = rf.replayFiles(e, "replay", fs.Args(), cfg, h); err != nil {
 			return err
@@ -186,6 +193,7 @@ func cmdReplay(e *env, args []string) int {
 		}
 		return nil
 	})
+	err = st.finish(err)
 	if err != nil {
 		return errorf(e, "replay", "%v", err)
 	}
