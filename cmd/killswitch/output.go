@@ -39,6 +39,10 @@ func writeFileAtomic(path string, fn func(w io.Writer) error) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
+	// CreateTemp makes the file 0600; a report is an ordinary file.
+	if err = tmp.Chmod(0o644); err != nil {
+		return err
+	}
 	bw := bufio.NewWriterSize(tmp, 1<<16)
 	if err = fn(bw); err != nil {
 		return err
