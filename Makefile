@@ -16,8 +16,9 @@ run: build
 
 # Everything CI runs: formatting, vet, the unit/golden/fuzz-seed tests,
 # and the captured-loop regression check over fixtures/.
-test: fmt-check vet
+test: fmt-check vet build
 	$(GO) test ./...
+	./$(BIN) check fixtures/
 
 vet:
 	$(GO) vet ./...

@@ -1,10 +1,10 @@
 package simhash
 
 import (
-	"os"
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -63,6 +63,7 @@ var fUniBi featFn = func(n string, emit func(uint64)) {
 	fUni(n, emit)
 	fBi(n, emit)
 }
+
 func fChar(k int) featFn {
 	return func(n string, emit func(uint64)) {
 		if len(n) <= k {

@@ -7,12 +7,12 @@ import (
 
 // Byte classes of the scanner, one table lookup per input byte.
 const (
-	cPlain  = 1 << iota // ASCII byte copied as itself (lowercased); no rule starts here
-	cDigit              // 0-9: TS, UUID, hex ID or NUM may start here
-	cHex                // a-f, A-F: UUID or hex ID may start here at a word boundary
-	cAlnum              // 0-9, a-z, A-Z: not a word boundary
-	cSpace              // ASCII white space: \t \n \v \f \r and ' '
-	cMulti              // first byte of a multi-byte sequence, or an invalid byte
+	cPlain = 1 << iota // ASCII byte copied as itself (lowercased); no rule starts here
+	cDigit             // 0-9: TS, UUID, hex ID or NUM may start here
+	cHex               // a-f, A-F: UUID or hex ID may start here at a word boundary
+	cAlnum             // 0-9, a-z, A-Z: not a word boundary
+	cSpace             // ASCII white space: \t \n \v \f \r and ' '
+	cMulti             // first byte of a multi-byte sequence, or an invalid byte
 )
 
 // class holds the cXxx bits of every byte value; lower is the ASCII

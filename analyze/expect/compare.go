@@ -1,0 +1,132 @@
+package expect
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/killswitch/killswitch/analyze"
+)
+
+// Result is the outcome of one agent expectation or one total bound.
+type Result struct {
+	Agent  string // the agent id; "" for a total
+	Total  string // the total's key; "" for an agent
+	Line   int    // line of the agent's or total's key in the expectation file
+	Pass   bool
+	Got    string // what the replay did: "killed at request 6 (score 13.0 > 10)", "not killed (max score 7.0)", "agents_killed 1"
+	Want   string // what was expected: "killed at request 6–8", "not killed", "agents_killed ≤ 1"
+	Reason string // why it failed, what was expected included ("killed at request 4, expected 6–8"); "" when it passed
+}
+
+// Name is the agent id, or "totals.KEY" for a total.
+func (r Result) Name() string {
+	if r.Total != "" {
+		return "totals." + r.Total
+	}
+	return r.Agent
+}
+
+// Compare checks s, the summary of replaying the expectation's capture,
+// against e: one Result per agent (in e's order: by name), then one per
+// total (by key).
+func Compare(e *Expectation, s *analyze.Summary) []Result {
+	byName := agentsByName(s)
+	out := make([]Result, 0, len(e.Agents)+len(e.Totals))
+	for _, want := range e.Agents {
+		out = append(out, compareAgent(want, byName[want.Name], s.Profile))
+	}
+	for _, t := range e.Totals {
+		def, _ := totalDefOf(t.Key)
+		got := def.get(s)
+		r := Result{Total: t.Key, Line: t.Line, Pass: t.Range.Contains(got),
+			Got:  t.Key + " " + strconv.Itoa(got),
+			Want: t.Key + " " + t.Range.String()}
+		if !r.Pass {
+			r.Reason = fmt.Sprintf("%s %d, expected %s", t.Key, got, t.Range)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func agentsByName(s *analyze.Summary) map[string]*analyze.AgentSummary {
+	m := make(map[string]*analyze.AgentSummary, len(s.Agents))
+	for _, a := range s.Agents {
+		m[a.Agent] = a
+	}
+	return m
+}
+
+// compareAgent checks one agent; got is nil when the capture has no
+// request of it.
+func compareAgent(want Agent, got *analyze.AgentSummary, p analyze.Profile) Result {
+	r := Result{Agent: want.Name, Line: want.Line, Want: describeWant(want)}
+	if got == nil || got.Requests == 0 {
+		r.Got = "no requests in the capture"
+		r.Reason = "no requests from this agent in the capture"
+		return r
+	}
+	r.Got = Describe(got, p)
+	killed := len(got.Kills) > 0
+	var why []string
+	switch {
+	case want.Killed && !killed:
+		why = append(why, r.Got+", expected "+r.Want)
+	case !want.Killed && killed:
+		why = append(why, r.Got+", expected not killed")
+	case killed:
+		k := got.Kills[0]
+		if !want.AtRequest.Contains(k.AgentN) {
+			why = append(why, fmt.Sprintf("%s at request %d, expected %s", verb(k), k.AgentN, want.AtRequest))
+		}
+		if n := len(got.Kills); !want.Kills.Contains(n) {
+			why = append(why, fmt.Sprintf("kills: %d, expected %s", n, want.Kills))
+		}
+	}
+	r.Pass = len(why) == 0
+	r.Reason = strings.Join(why, "; ")
+	return r
+}
+
+// Describe says what the kill switch did to one agent in a replay under
+// profile p: "killed at request 6 (score 13.0 > 10)", with ", 2 kills"
+// when it fired more than once, or "not killed (max score 7.0)".
+func Describe(a *analyze.AgentSummary, p analyze.Profile) string {
+	if len(a.Kills) == 0 {
+		return "not killed (max score " + strconv.FormatFloat(a.MaxScore, 'f', 1, 64) + ")"
+	}
+	k := a.Kills[0]
+	op := ">"
+	if p == analyze.ProfileAgentGazer {
+		op = "≥"
+	}
+	s := fmt.Sprintf("%s at request %d (score %.1f %s %s)", verb(k), k.AgentN, k.Score, op,
+		strconv.FormatFloat(k.Threshold, 'f', -1, 64))
+	if n := len(a.Kills); n > 1 {
+		s += ", " + strconv.Itoa(n) + " kills"
+	}
+	return s
+}
+
+// verb names a firing: a kill (deactivate mode) or a 429 (block mode).
+func verb(k analyze.Kill) string {
+	if k.Action == analyze.ActionBlock {
+		return "blocked (429)"
+	}
+	return "killed"
+}
+
+func describeWant(a Agent) string {
+	if !a.Killed {
+		return "not killed"
+	}
+	s := "killed"
+	if a.AtRequest.IsSet() {
+		s += " at request " + a.AtRequest.String()
+	}
+	if a.Kills.IsSet() {
+		s += ", kills " + a.Kills.String()
+	}
+	return s
+}

@@ -1,0 +1,321 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/expect"
+	"github.com/killswitch/killswitch/report"
+)
+
+// Check report formats.
+const (
+	checkFormatText     = "text"
+	checkFormatMarkdown = "markdown"
+)
+
+// expectSuffix names expectation files: NAME.expect.json beside NAME.jsonl.
+const expectSuffix = ".expect.json"
+
+// captureExts are the capture names looked for beside NAME.expect.json:
+// NAME + format extension + optional compression extension.
+var (
+	captureExts     = []string{".jsonl", ".ndjson", ".har", ".parquet", ".pq"}
+	compressionExts = []string{"", ".gz", ".zst", ".zstd", ".zlib"}
+)
+
+// checkTarget is one expectation file to check and the capture beside it.
+type checkTarget struct {
+	expect  string // NAME.expect.json
+	capture string // the capture found beside it; "" when err is set
+	err     error  // the capture could not be resolved
+	create  bool   // --update for a capture that has no expectation file yet
+}
+
+func cmdCheck(e *env, args []string) int {
+	fs := newFlags(e, "check", "[flags] PATH...",
+		"Finds every NAME.expect.json under the paths (directories are searched recursively; a capture names\n"+
+			"the expectation beside it), replays the capture beside each (NAME.jsonl, .har or .parquet, compressed\n"+
+			"or not) and checks what the kill switch did against it. Settings given here override every file's.\n"+
+			"Exit status: 0 all expectations hold, 1 one failed, 2 bad usage or unusable input.")
+	profile := fs.String("profile", "spec", "override every file's profile: spec or agentgazer")
+	window := fs.Int("window", analyze.DefaultSettings.WindowSize, "override every file's window size N")
+	threshold := fs.Float64("threshold", analyze.DefaultSettings.Threshold, "override every file's threshold")
+	mode := fs.String("mode", "deactivate", "override every file's mode: deactivate or block")
+	junit := fs.String("junit", "", "also write a JUnit XML report to this file (atomically)")
+	format := fs.StringP("format", "f", checkFormatText, "report: text (one line per expectation) or markdown (a pull-request comment)")
+	output := fs.StringP("output", "o", "", "write the report to this file (atomically) instead of standard output")
+	update := fs.Bool("update", false, "rewrite the expectation files from the current behaviour (create one for a capture named\n"+
+		"on the command line that has none) and print what changed")
+	workers := fs.Int("workers", 0, "parallel feature extraction (0: one per CPU); results are identical at any value")
+	strict := fs.Bool("strict", false, "a capture with a malformed input item is unusable input")
+	verbose := fs.BoolP("verbose", "v", false, "also report each skipped (non-LLM) input item on standard error")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	if *format != checkFormatText && *format != checkFormatMarkdown {
+		return errorf(e, "check", "unknown --format %q (want text or markdown)", *format)
+	}
+	var over expect.Settings
+	var overNames []string
+	if fs.Changed("profile") {
+		p, err := analyze.ParseProfile(*profile)
+		if err != nil {
+			return errorf(e, "check", "%v", err)
+		}
+		over.Profile = &p
+		overNames = append(overNames, "--profile "+p.String())
+	}
+	if fs.Changed("mode") {
+		m, err := analyze.ParseMode(*mode)
+		if err != nil {
+			return errorf(e, "check", "%v", err)
+		}
+		over.Mode = &m
+		overNames = append(overNames, "--mode "+m.String())
+	}
+	if fs.Changed("window") {
+		over.Window = window
+		overNames = append(overNames, "--window "+strconv.Itoa(*window))
+	}
+	if fs.Changed("threshold") {
+		over.Threshold = threshold
+		overNames = append(overNames, "--threshold "+strconv.FormatFloat(*threshold, 'f', -1, 64))
+	}
+	if err := over.Apply(analyze.NewConfig()).Default.Validate(); err != nil {
+		return errorf(e, "check", "%v", err)
+	}
+	targets, err := findTargets(fs.Args(), *update)
+	if err != nil {
+		return errorf(e, "check", "%v", err)
+	}
+	rf := replayFlags{input: inputOptions{format: "auto", agentHeader: "X-Agent-Id"}, workers: *workers, strict: *strict, verbose: *verbose}
+	c := &report.Check{Overrides: overNames, Update: *update}
+	for _, t := range targets {
+		c.Files = append(c.Files, checkOne(e, &rf, t, over, *update))
+	}
+	err = writeOutput(e, *output, func(w io.Writer) error {
+		if *format == checkFormatMarkdown {
+			return report.CheckMarkdown(w, c)
+		}
+		return report.CheckText(w, c)
+	})
+	if err != nil {
+		return errorf(e, "check", "%v", err)
+	}
+	if *junit != "" {
+		if err := writeFileAtomic(*junit, func(w io.Writer) error { return report.JUnit(w, c) }); err != nil {
+			return errorf(e, "check", "--junit: %v", err)
+		}
+	}
+	if e.getenv != nil && e.getenv("GITHUB_ACTIONS") == "true" {
+		// The Actions runner reads workflow commands from standard error
+		// too, which keeps standard output for the report.
+		if err := report.CheckAnnotations(e.stderr, c); err != nil {
+			return errorf(e, "check", "%v", err)
+		}
+	}
+	n := c.Counts()
+	switch {
+	case n.Unusable > 0:
+		return exitUsage
+	case n.Failed > 0:
+		return exitFound
+	}
+	return exitOK
+}
+
+// checkOne checks (and with update, rewrites) one expectation file.
+// Problems that make the file unusable end up in the result's Err.
+func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, update bool) report.CheckFile {
+	f := report.CheckFile{Path: t.expect, Capture: t.capture}
+	var exp *expect.Expectation
+	if !t.create {
+		data, err := os.ReadFile(t.expect)
+		if err != nil {
+			f.Err = err
+			return f
+		}
+		if exp, err = expect.Parse(t.expect, data); err != nil {
+			f.Err = err
+			return f
+		}
+		f.About = exp.About
+	}
+	if t.err != nil {
+		f.Err = fmt.Errorf("%s: %w", t.expect, t.err)
+		return f
+	}
+	var settings expect.Settings
+	if exp != nil {
+		settings = exp.Settings
+	}
+	cfg := settings.Override(over).Apply(analyze.NewConfig())
+	sum, err := rf.replayFiles(e, "check", []string{t.capture}, cfg, analyze.Hooks{})
+	if err != nil {
+		f.Err = fmt.Errorf("%s: replaying %s: %w", t.expect, t.capture, err)
+		return f
+	}
+	for _, w := range sum.Warnings {
+		fmt.Fprintf(e.stderr, "%s: warning: %s\n", w.Pos, w.Msg)
+	}
+	f.Summary = sum
+	if update {
+		var next *expect.Expectation
+		var changes []string
+		if t.create {
+			next = expect.FromSummary(sum)
+			for _, a := range sum.Agents {
+				if a.Requests > 0 {
+					changes = append(changes, a.Agent+": "+expect.Describe(a, sum.Profile))
+				}
+			}
+			if len(changes) == 0 {
+				changes = []string{"no requests in the capture: expects totals.requests 0"}
+			}
+			f.Created = true
+		} else {
+			next, changes = expect.Update(exp, sum)
+		}
+		if len(changes) > 0 {
+			data, err := expect.Format(next)
+			if err == nil {
+				// Re-read what is written: the results then point at its lines.
+				next, err = expect.Parse(t.expect, data)
+			}
+			if err == nil {
+				err = writeFileAtomic(t.expect, func(w io.Writer) error { _, err := w.Write(data); return err })
+			}
+			if err != nil {
+				f.Err = fmt.Errorf("%s: --update: %w", t.expect, err)
+				return f
+			}
+			exp, f.Changes = next, changes
+		}
+	}
+	f.Results = expect.Compare(exp, sum)
+	return f
+}
+
+// findTargets resolves the command line's paths: a directory is searched
+// recursively for *.expect.json (hidden directories skipped), an
+// expectation file is taken as is, and a capture names the expectation
+// file beside it (which --update may create). The capture of every other
+// expectation is looked up beside it; one that cannot be found, or is not
+// alone, makes that file unusable, not the whole run. A path that does not exist, or holds no expectation, is an
+// error.
+func findTargets(paths []string, update bool) ([]checkTarget, error) {
+	var out []checkTarget
+	seen := map[string]bool{}
+	add := func(t checkTarget) {
+		key := filepath.Clean(t.expect)
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		if t.capture == "" && t.err == nil {
+			t.capture, t.err = findCapture(t.expect)
+		}
+		out = append(out, t)
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case st.IsDir():
+			found := 0
+			err := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if d.IsDir() {
+					if path != p && strings.HasPrefix(d.Name(), ".") {
+						return filepath.SkipDir
+					}
+					return nil
+				}
+				if strings.HasSuffix(d.Name(), expectSuffix) {
+					found++
+					add(checkTarget{expect: path})
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			if found == 0 {
+				return nil, fmt.Errorf("%s: no *%s file under it", p, expectSuffix)
+			}
+		case strings.HasSuffix(p, expectSuffix):
+			add(checkTarget{expect: p})
+		case isCaptureName(p):
+			exp := captureStem(p) + expectSuffix
+			if _, err := os.Stat(exp); err == nil {
+				add(checkTarget{expect: exp, capture: p}) // the capture named, even if another sits beside it
+				continue
+			}
+			if !update {
+				return nil, fmt.Errorf("%s: no expectation file %s beside it (--update writes one from the current behaviour)", p, filepath.Base(exp))
+			}
+			add(checkTarget{expect: exp, capture: p, create: true})
+		default:
+			return nil, fmt.Errorf("%s: neither a directory, an expectation file (*%s) nor a capture (%s, compressed or not)",
+				p, expectSuffix, strings.Join(captureExts, ", "))
+		}
+	}
+	return out, nil
+}
+
+// isCaptureName reports whether path ends in a capture extension,
+// optionally followed by a compression extension.
+func isCaptureName(path string) bool { return captureStem(path) != path }
+
+// captureStem strips the capture (and compression) extensions from path;
+// a path without them is returned unchanged.
+func captureStem(path string) string {
+	for _, ext := range captureExts {
+		for _, comp := range compressionExts {
+			if strings.HasSuffix(path, ext+comp) && len(path) > len(ext+comp) {
+				return strings.TrimSuffix(path, ext+comp)
+			}
+		}
+	}
+	return path
+}
+
+// findCapture returns the one capture beside the expectation file
+// NAME.expect.json.
+func findCapture(expectPath string) (string, error) {
+	stem := strings.TrimSuffix(expectPath, expectSuffix)
+	var found []string
+	for _, ext := range captureExts {
+		for _, comp := range compressionExts {
+			p := stem + ext + comp
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				found = append(found, p)
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		base := filepath.Base(stem)
+		return "", errors.New("no capture beside it (looked for " + base + ".jsonl, " + base + ".har and " + base +
+			".parquet, compressed or not)")
+	case 1:
+		return found[0], nil
+	}
+	return "", fmt.Errorf("several captures beside it (%s): keep one", strings.Join(found, ", "))
+}
