@@ -54,10 +54,11 @@ func fileTag(path string) string {
 
 // openedInput is one capture being read.
 type openedInput struct {
-	name   string
-	reader ingest.Reader
-	format string
-	close  func()
+	name        string
+	reader      ingest.Reader
+	format      string
+	compression string
+	close       func()
 }
 
 // countingReader counts the bytes read from a file, for progress.
@@ -101,7 +102,6 @@ func openInput(e *env, path string, opt inputOptions, read *atomic.Int64) (*open
 		closeFile()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	_ = comp
 	if _, ok := r.(peeker); !ok {
 		r = bufio.NewReaderSize(r, 1<<16)
 	}
@@ -109,7 +109,7 @@ func openInput(e *env, path string, opt inputOptions, read *atomic.Int64) (*open
 	if format == "" || format == "auto" {
 		format = sniffFormat(path, r)
 	}
-	in := &openedInput{name: name, format: format, close: func() { closeDec(); closeFile() }}
+	in := &openedInput{name: name, format: format, compression: comp.String(), close: func() { closeDec(); closeFile() }}
 	switch format {
 	case "jsonl":
 		in.reader = ingest.NewJSONL(r, name, ingest.JSONLOptions{Agent: opt.agent})

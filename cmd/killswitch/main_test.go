@@ -258,3 +258,15 @@ func TestSharedCaptures(t *testing.T) {
 		t.Errorf("openhands spec:\n%s", out)
 	}
 }
+
+func TestInspect(t *testing.T) {
+	out, stderr, code := runCLI(t, "", "inspect", "fixtures/scenarios/reactivation.jsonl", "cmd/killswitch/testdata/input/bad.jsonl")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden(t, "inspect.stdout", out)
+	out, _, code = runCLI(t, "", "inspect", "-f", "json", "fixtures/scenarios/reactivation.jsonl")
+	if code != 0 || !strings.Contains(out, `"requests": 18`) || !strings.Contains(out, `"control_records": 1`) {
+		t.Errorf("inspect json: exit %d\n%s", code, out)
+	}
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"io"
+
+	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/report"
+)
+
+func cmdInspect(e *env, args []string) int {
+	fs := newFlags(e, "inspect", "[flags] FILE...",
+		"Shows what each capture holds: the format and compression detected, requests, control records,\n"+
+			"malformed and skipped items (by reason), agents, time span, body dialects and models, so that you\n"+
+			"can see why a file replays the way it does.")
+	var in inputOptions
+	fs.StringVar(&in.format, "input-format", "auto", "input format: auto, jsonl, har or parquet")
+	fs.StringVar(&in.agent, "agent", "", "agent id for every record (overrides what the capture says)")
+	fs.StringVar(&in.agentHeader, "agent-header", "X-Agent-Id", "HAR: request header holding the agent id")
+	format := fs.StringP("format", "f", "text", "output: text or json")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	if *format != "text" && *format != "json" {
+		return errorf(e, "inspect", "unknown --format %q (want text or json)", *format)
+	}
+	var invs []*analyze.Inventory
+	for _, path := range fs.Args() {
+		opened, err := openInput(e, path, in, nil)
+		if err != nil {
+			return errorf(e, "inspect", "%v", err)
+		}
+		inv := analyze.NewInventory(opened.name, opened.format, opened.compression)
+		for opened.reader.Scan() {
+			inv.Add(opened.reader.Record())
+		}
+		err = opened.reader.Err()
+		opened.close()
+		if err != nil {
+			return errorf(e, "inspect", "%v", err)
+		}
+		inv.Finish()
+		invs = append(invs, inv)
+	}
+	err := writeOutput(e, "", func(w io.Writer) error {
+		if *format == "json" {
+			return report.InspectJSON(w, invs)
+		}
+		return report.InspectText(w, invs)
+	})
+	if err != nil {
+		return errorf(e, "inspect", "%v", err)
+	}
+	return exitOK
+}
