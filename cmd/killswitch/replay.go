@@ -141,7 +141,7 @@ func cmdReplay(e *env, args []string) int {
 			"(table, json, csv, markdown) or the per-request decision records (jsonl, SPEC §5).")
 	var rf replayFlags
 	rf.register(fs)
-	format := fs.StringP("format", "f", "table", "output: table, json, jsonl (decision records), csv or markdown")
+	format := fs.StringP("format", "f", "table", "output: table, json, jsonl (decision records), csv, markdown or html")
 	output := fs.StringP("output", "o", "", "write the report to this file (atomically) instead of standard output")
 	failOnKill := fs.Bool("fail-on-kill", false, "exit 1 when any agent would have been killed or blocked")
 	var sf stateFlags
@@ -154,9 +154,9 @@ func cmdReplay(e *env, args []string) int {
 		return exitUsage
 	}
 	switch *format {
-	case report.FormatTable, report.FormatJSON, report.FormatJSONL, report.FormatCSV, report.FormatMarkdown:
+	case report.FormatTable, report.FormatJSON, report.FormatJSONL, report.FormatCSV, report.FormatMarkdown, report.FormatHTML:
 	default:
-		return errorf(e, "replay", "unknown --format %q (want table, json, jsonl, csv or markdown)", *format)
+		return errorf(e, "replay", "unknown --format %q (want table, json, jsonl, csv, markdown or html)", *format)
 	}
 	cfg, err := rf.config()
 	if err != nil {
@@ -174,6 +174,10 @@ func cmdReplay(e *env, args []string) int {
 			dw = report.NewDecisionWriter(w)
 			h.Decision = dw.Write
 		}
+		var col *analyze.SeriesCollector
+		if *format == report.FormatHTML {
+			h, col = withSeries(h)
+		}
 		h = st.hooks(h)
 		var err error
 		if sum, err = rf.replayFiles(e, "replay", fs.Args(), cfg, h); err != nil {
@@ -190,6 +194,8 @@ func cmdReplay(e *env, args []string) int {
 			return report.TimelineCSV(w, sum)
 		case report.FormatMarkdown:
 			return report.TimelineMarkdown(w, sum)
+		case report.FormatHTML:
+			return report.TimelineHTML(w, sum, col.Series())
 		}
 		return nil
 	})

@@ -37,6 +37,7 @@ func init() {
 		{"fingerprint", "[flags] [TEXT | -] [TEXT2]", "show a prompt's extraction, normalized form and SimHash", cmdFingerprint},
 		{"inspect", "[flags] FILE...", "show what a capture holds: format, records, agents, time span, skipped entries by reason", cmdInspect},
 		{"check", "[flags] PATH...", "replay captured loops and check them against their NAME.expect.json (CI regression)", cmdCheck},
+		{"sweep", "[flags] FILE...", "evaluate a grid of windows × thresholds: catches, false positives, the recommended setting", cmdSweep},
 	}
 }
 

@@ -1,0 +1,331 @@
+package analyze
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"time"
+
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// A sweep evaluates a grid of kill-switch settings (window sizes ×
+// thresholds) over one capture. Its cost stays close to one replay:
+//
+//   - Collect reads the capture once and keeps, per agent, each request's
+//     fingerprint and cost (no bodies) and the control records. Feature
+//     extraction, the expensive part of a replay, runs once.
+//   - For every agent, one pass with a ring of the largest window scores
+//     each request at every window size at once: the score at a smaller
+//     window derives from the counts over the last k entries of the bigger
+//     ring (Window.Count's k), and one backward scan yields all k.
+//   - Before an agent's first kill, its window holds the same entries
+//     whatever the threshold, so its scores do not depend on the threshold:
+//     the first kill at threshold T is the first request whose running
+//     maximum score fires at T — a binary search over the record-setting
+//     scores. In deactivate mode the rest follows: every later request of
+//     the agent is refused until an operator activation, which empties the
+//     window for every setting alike.
+//   - Where the future after a kill does depend on the setting (block mode:
+//     the agent stays active and its window changes; --reactivate-after:
+//     it comes back at a time set by the kill), that agent alone is
+//     followed from its first kill on at that setting (simulate), from the
+//     window it had then. An agent whose config records change its
+//     settings mid-stream is replayed exactly through an Engine fed its
+//     collected fingerprints. Neither extracts anything again.
+//
+// TestSweepEqualsReplay holds every setting to a Replay at that setting.
+
+// SweepConfig is a grid of settings and how to judge them. The zero value
+// is not usable: Windows and Thresholds must not be empty.
+type SweepConfig struct {
+	Profile Profile // must be the profile the Traffic was collected with
+	Mode    Mode
+	// Windows and Thresholds span the grid; they are sorted and
+	// de-duplicated by Sweep. Every agent gets the grid's setting, enabled;
+	// config control records in the capture change it at their time, as in
+	// a replay.
+	Windows    []int
+	Thresholds []float64
+	// RetryAfter and ReactivateAfter are those of Config.
+	RetryAfter, ReactivateAfter time.Duration
+	// Labels is the optional labels file (ground truth after the capture's
+	// own label field).
+	Labels *Labels
+	// MaxFalsePositives is how many false-positive agents the recommended
+	// setting may have.
+	MaxFalsePositives int
+	// LateAfter: a loop caught more than this many requests after its first
+	// loop request is "caught late".
+	LateAfter int
+	// Series asks for score-over-time series of every agent killed at some
+	// threshold of the chart window (the recommended one, else the first),
+	// for charts.
+	Series bool
+}
+
+// DefaultLateAfter is the default SweepConfig.LateAfter, in requests.
+const DefaultLateAfter = 10
+
+// Traffic is a capture read once for sweeps: per agent, the fingerprint
+// and cost of every request and the control records, in replay order. It
+// keeps no request or response bodies (about 200 bytes per request).
+type Traffic struct {
+	Profile Profile
+	Input   SweepInput
+	agents  []*sweepTraffic // sorted by name
+	// liveKills: the capture holds deactivations by the live kill switch.
+	liveKills bool
+}
+
+// SweepInput describes what the input held; it is the same at every
+// setting.
+type SweepInput struct {
+	Agents, Requests int
+	Malformed        int         // input items that were not records
+	Skips            []SkipCount // input items that were not LLM calls, by reason
+	Controls         int         // control records applied
+	LiveKills        int         // deactivate records by "kill_switch": kills the live system made
+	Warnings         []Warning   // out-of-order records, unreadable responses, ignored config records
+}
+
+// sweepTraffic is one agent's collected traffic.
+type sweepTraffic struct {
+	name     string
+	reqs     []sweepReq
+	ctrls    []sweepCtrl // in order; each applies before reqs[at]
+	config   bool        // has config records: settings change mid-stream
+	liveKill bool        // has deactivate records by the live kill switch
+}
+
+// sweepReq is what a replay needs of one request, besides its agent.
+type sweepReq struct {
+	Entry                     // fingerprint (ToolSig interned), with the response hash
+	seq                 int64 // Decision.Seq: global, the same at every setting
+	ts                  time.Time
+	pos                 ingest.Pos
+	tokensIn, tokensOut int64
+	cost                float64
+	status              int32
+	hasTokens, hasCost  bool
+	skip                bool // not scorable (Features.Err)
+	label               ingest.Label
+}
+
+// sweepCtrl is one control record of an agent.
+type sweepCtrl struct {
+	at  int // how many of the agent's requests come before it
+	ts  time.Time
+	pos ingest.Pos
+	ctl ingest.Control
+}
+
+func (c *sweepCtrl) isLiveKill() bool {
+	return c.ctl.Event == ingest.ControlDeactivate && c.ctl.By == "kill_switch"
+}
+
+// errSweepSkip stands for the extraction error of a request that could not
+// be scored when a collected agent is replayed again.
+var errSweepSkip = errors.New("not scorable")
+
+// Collect reads src once and extracts every request's features, on
+// workers goroutines (≤ 0: GOMAXPROCS), the way Replay does. problem, if
+// not nil, sees every malformed or skipped item and every feature warning
+// in replay order, as Hooks.Problem does; an error it returns stops the
+// collection. The returned error is src's I/O error or problem's.
+func Collect(src ingest.Reader, p Profile, workers int, problem func(rec *ingest.Record, warn string) error) (*Traffic, error) {
+	// A baseline engine numbers the requests (Seq, AgentN), merges usage
+	// into tokens and counts what the input held; its threshold never fires.
+	cfg := NewConfig()
+	cfg.Profile = p
+	cfg.Default = Settings{Enabled: true, WindowSize: 1, Threshold: math.MaxFloat64}
+	eng, err := NewEngine(cfg)
+	if err != nil {
+		return nil, err
+	}
+	t := &Traffic{Profile: p}
+	byName := map[string]*sweepTraffic{}
+	intern := map[string]string{}
+	step := func(rec *ingest.Record, f *Features) error {
+		if rec.Err != nil || rec.Skip != "" {
+			if problem != nil {
+				if err := problem(rec, ""); err != nil {
+					return err
+				}
+			}
+		} else if f.Warn != "" {
+			eng.sum.Warnings = append(eng.sum.Warnings, Warning{rec.Pos, f.Warn})
+			if problem != nil {
+				if err := problem(rec, f.Warn); err != nil {
+					return err
+				}
+			}
+		}
+		d, ok, _ := eng.Step(rec, f)
+		if rec.Err != nil || rec.Skip != "" || (!ok && rec.Control == nil) {
+			return nil
+		}
+		a := byName[rec.Agent]
+		if a == nil {
+			a = &sweepTraffic{name: rec.Agent}
+			byName[rec.Agent] = a
+			t.agents = append(t.agents, a)
+		}
+		if rec.Control != nil {
+			c := sweepCtrl{at: len(a.reqs), ts: rec.TS, pos: rec.Pos, ctl: *rec.Control}
+			switch {
+			case c.ctl.Event == ingest.ControlConfig:
+				a.config = true
+			case c.isLiveKill():
+				a.liveKill = true
+				t.Input.LiveKills++
+			}
+			a.ctrls = append(a.ctrls, c)
+			return nil
+		}
+		e := f.Entry
+		if e.ToolSig != "" {
+			if s, ok := intern[e.ToolSig]; ok {
+				e.ToolSig = s
+			} else {
+				intern[e.ToolSig] = e.ToolSig
+			}
+		}
+		a.reqs = append(a.reqs, sweepReq{
+			Entry: e, seq: d.Seq, ts: d.TS, pos: d.Source,
+			tokensIn: d.TokensIn, tokensOut: d.TokensOut, cost: d.CostUSD, status: int32(d.Status),
+			hasTokens: d.HasTokens, hasCost: d.HasCost, skip: f.Err != nil, label: d.Label,
+		})
+		return nil
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var sum *Summary
+	if workers == 1 {
+		x := NewExtractor(p)
+		for src.Scan() {
+			rec := src.Record()
+			var f Features
+			if needsFeatures(rec) {
+				f = x.Extract(rec)
+			}
+			if err := step(rec, &f); err != nil {
+				return nil, err
+			}
+		}
+		if err := src.Err(); err != nil {
+			return nil, err
+		}
+		sum = eng.Finish()
+	} else if sum, err = replayParallel(src, p, workers, step, eng); err != nil {
+		return nil, err
+	}
+	sort.Slice(t.agents, func(i, j int) bool { return t.agents[i].name < t.agents[j].name })
+	t.liveKills = t.Input.LiveKills > 0
+	t.Input.Agents = len(t.agents)
+	t.Input.Requests = sum.Totals.Requests
+	t.Input.Malformed = sum.Malformed
+	t.Input.Skips = sum.Skips
+	t.Input.Controls = sum.Controls
+	t.Input.Warnings = sum.Warnings
+	return t, nil
+}
+
+// Sweep reads src once (see Collect) and evaluates the grid of cfg.
+func Sweep(src ingest.Reader, cfg SweepConfig, workers int, problem func(rec *ingest.Record, warn string) error) (*SweepResult, error) {
+	if _, err := cfg.normalize(); err != nil {
+		return nil, err
+	}
+	t, err := Collect(src, cfg.Profile, workers, problem)
+	if err != nil {
+		return nil, err
+	}
+	return t.Sweep(cfg)
+}
+
+// normalize sorts and de-duplicates the grid and checks every setting.
+func (c *SweepConfig) normalize() (*SweepConfig, error) {
+	if len(c.Windows) == 0 || len(c.Thresholds) == 0 {
+		return nil, errors.New("empty grid: give at least one window size and one threshold")
+	}
+	ws := append([]int(nil), c.Windows...)
+	sort.Ints(ws)
+	ts := append([]float64(nil), c.Thresholds...)
+	sort.Float64s(ts)
+	c.Windows, c.Thresholds = dedupe(ws), dedupe(ts)
+	for _, w := range c.Windows {
+		if err := (Settings{WindowSize: w}).Validate(); err != nil {
+			return nil, err
+		}
+	}
+	for _, th := range c.Thresholds {
+		if err := (Settings{WindowSize: 1, Threshold: th}).Validate(); err != nil {
+			return nil, err
+		}
+	}
+	if c.MaxFalsePositives < 0 || c.LateAfter < 0 {
+		return nil, errors.New("max false positives and late-after must not be negative")
+	}
+	if c.RetryAfter < 0 || c.ReactivateAfter < 0 {
+		return nil, errors.New("negative duration")
+	}
+	return c, nil
+}
+
+func dedupe[T comparable](s []T) []T {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != out[len(out)-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// settingConfig is the replay configuration of one grid setting.
+func (c *SweepConfig) settingConfig(w int, th float64) Config {
+	cfg := NewConfig()
+	cfg.Profile, cfg.Mode = c.Profile, c.Mode
+	cfg.Default = Settings{Enabled: true, WindowSize: w, Threshold: th}
+	cfg.RetryAfter, cfg.ReactivateAfter = c.RetryAfter, c.ReactivateAfter
+	return cfg
+}
+
+// SettingConfig returns the replay configuration equivalent to the grid
+// setting (w, th): a Replay with it gives the results Sweep reports there.
+func (c SweepConfig) SettingConfig(w int, th float64) Config { return c.settingConfig(w, th) }
+
+// replay replays one collected agent through a fresh Engine with cfg,
+// calling fn with each request's index and decision (Seq is the engine's
+// own count; the caller knows the global one).
+func (a *sweepTraffic) replay(cfg Config, fn func(i int, d *Decision)) error {
+	eng, err := NewEngine(cfg)
+	if err != nil {
+		return err
+	}
+	ci := 0
+	for i := range a.reqs {
+		for ; ci < len(a.ctrls) && a.ctrls[ci].at == i; ci++ {
+			c := &a.ctrls[ci]
+			ctl := c.ctl
+			eng.Step(&ingest.Record{Pos: c.pos, TS: c.ts, Agent: a.name, Control: &ctl}, &Features{})
+		}
+		r := &a.reqs[i]
+		rec := ingest.Record{Pos: r.pos, TS: r.ts, Agent: a.name, Status: int(r.status),
+			TokensIn: r.tokensIn, TokensOut: r.tokensOut, HasTokens: r.hasTokens,
+			CostUSD: r.cost, HasCost: r.hasCost, Label: r.label}
+		f := Features{Entry: r.Entry}
+		if r.skip {
+			f.Err = errSweepSkip
+		}
+		d, ok, _ := eng.Step(&rec, &f)
+		if !ok {
+			return fmt.Errorf("agent %q: request %d yielded no decision", a.name, i+1)
+		}
+		fn(i, &d)
+	}
+	return nil
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/report"
+)
+
+const sweepSummary = `Replays captures once per grid of settings (window sizes × thresholds) and reports, per setting,
+the agents killed, the loops caught, caught late or missed, the healthy agents killed (false
+positives, named), the requests, tokens and cost refused after kills (saved on loops, lost on
+healthy traffic) and the detection delay; then the recommended setting (the most loops caught
+with at most --max-false-positives false positives, ties to the higher threshold) and the
+precision/recall curve of each window with its area.
+
+Ground truth, in this order: the capture's "label" field ("loop" or "legit" per request); the
+--labels file (CSV with a header, or JSONL: agent, optional from/to times, label; the last
+matching entry wins); kills the live system made (deactivate records with "by": "kill_switch"),
+against which the replay is compared. Agents without any are judged by a heuristic: a kill is a
+likely false positive when more than half of the agent's next 10 requests after it (at least 3)
+are new: a prompt, tool call or answer unlike any in the window.`
+
+// sweepFlags are the sweep command's flags.
+type sweepFlags struct {
+	windows, thresholds, profile, mode, labels, format, output string
+	maxFP, late, workers                                       int
+	input                                                      inputOptions
+	reactivateAfter, retryAfter                                time.Duration
+	strict, verbose                                            bool
+}
+
+func cmdSweep(e *env, args []string) int {
+	fs := newFlags(e, "sweep", "[flags] FILE...", sweepSummary)
+	var f sweepFlags
+	fs.StringVar(&f.windows, "windows", "10,20,40", "window sizes: a list (10,20,40) or start:stop:step")
+	fs.StringVar(&f.thresholds, "thresholds", "4:16:0.5", "thresholds: start:stop:step (stop included) or a list (8,10,12)")
+	fs.StringVar(&f.profile, "profile", "spec", "detector profile: spec or agentgazer")
+	fs.StringVar(&f.mode, "mode", "deactivate", "enforcement: deactivate or block (HTTP 429)")
+	fs.StringVar(&f.labels, "labels", "", "ground-truth file: CSV or JSONL of agent, optional from/to times, label (loop or legit)")
+	fs.IntVar(&f.maxFP, "max-false-positives", 0, "the recommended setting kills at most this many agents outside a loop")
+	fs.IntVar(&f.late, "late", analyze.DefaultLateAfter, "a loop caught more than N requests after its start is caught late")
+	fs.StringVarP(&f.format, "format", "f", "table", "output: table, json, csv, markdown or html (one self-contained page with charts)")
+	fs.StringVarP(&f.output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
+	fs.StringVar(&f.input.format, "input-format", "auto", "input format: auto, jsonl, har or parquet")
+	fs.StringVar(&f.input.agent, "agent", "", "agent id for every record (overrides what the capture says)")
+	fs.StringVar(&f.input.agentHeader, "agent-header", "X-Agent-Id", "HAR: request header holding the agent id")
+	fs.DurationVar(&f.reactivateAfter, "reactivate-after", 0, "simulate an operator re-activating killed agents after this delay (e.g. 10m)")
+	fs.DurationVar(&f.retryAfter, "retry-after", 60*time.Second, "block mode: the retry_after_seconds a refusal announces")
+	fs.IntVar(&f.workers, "workers", 0, "parallel feature extraction (0: one per CPU); output is identical at any value")
+	fs.BoolVar(&f.strict, "strict", false, "stop at the first malformed input item")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "also report each skipped (non-LLM) input item on standard error")
+	if code, ok := parseFlags(e, fs, args); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	switch f.format {
+	case report.FormatTable, report.FormatJSON, report.FormatCSV, report.FormatMarkdown, report.FormatHTML:
+	default:
+		return errorf(e, "sweep", "unknown --format %q (want table, json, csv, markdown or html)", f.format)
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return errorf(e, "sweep", "%v", err)
+	}
+	tr, err := f.collect(e, fs.Args(), cfg.Profile)
+	if err != nil {
+		return errorf(e, "sweep", "%v", err)
+	}
+	res, err := tr.Sweep(cfg)
+	if err != nil {
+		return errorf(e, "sweep", "%v", err)
+	}
+	err = writeOutput(e, f.output, func(w io.Writer) error {
+		switch f.format {
+		case report.FormatJSON:
+			return report.SweepJSON(w, res)
+		case report.FormatCSV:
+			return report.SweepCSV(w, res)
+		case report.FormatMarkdown:
+			return report.SweepMarkdown(w, res)
+		case report.FormatHTML:
+			return report.SweepHTML(w, res)
+		}
+		return report.SweepTable(w, res)
+	})
+	if err != nil {
+		return errorf(e, "sweep", "%v", err)
+	}
+	for _, w := range res.Input.Warnings {
+		fmt.Fprintf(e.stderr, "%s: warning: %s\n", w.Pos, w.Msg)
+	}
+	if res.Input.Malformed > 0 {
+		fmt.Fprintf(e.stderr, "killswitch sweep: %d malformed input items skipped (reported above)\n", res.Input.Malformed)
+	}
+	return exitOK
+}
+
+// config builds the sweep configuration from the flags.
+func (f *sweepFlags) config() (analyze.SweepConfig, error) {
+	cfg := analyze.SweepConfig{MaxFalsePositives: f.maxFP, LateAfter: f.late, RetryAfter: f.retryAfter,
+		ReactivateAfter: f.reactivateAfter, Series: f.format == report.FormatHTML}
+	var err error
+	if cfg.Profile, err = analyze.ParseProfile(f.profile); err != nil {
+		return cfg, err
+	}
+	if cfg.Mode, err = analyze.ParseMode(f.mode); err != nil {
+		return cfg, err
+	}
+	if cfg.Windows, err = parseWindows(f.windows); err != nil {
+		return cfg, err
+	}
+	if cfg.Thresholds, err = parseThresholds(f.thresholds); err != nil {
+		return cfg, err
+	}
+	if len(cfg.Windows)*len(cfg.Thresholds) > maxGridValues {
+		return cfg, fmt.Errorf("%d settings in the grid, more than %d", len(cfg.Windows)*len(cfg.Thresholds), maxGridValues)
+	}
+	for _, w := range cfg.Windows {
+		if w > analyze.MaxWindow {
+			return cfg, fmt.Errorf("--windows: window size %d above %d", w, analyze.MaxWindow)
+		}
+	}
+	switch {
+	case f.maxFP < 0:
+		return cfg, fmt.Errorf("--max-false-positives must not be negative")
+	case f.late < 0:
+		return cfg, fmt.Errorf("--late must not be negative")
+	case f.reactivateAfter < 0 || f.retryAfter < 0:
+		return cfg, fmt.Errorf("durations must not be negative")
+	}
+	if f.labels != "" {
+		data, err := os.ReadFile(f.labels)
+		if err != nil {
+			return cfg, err
+		}
+		if cfg.Labels, err = analyze.ParseLabels(f.labels, data); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
+}
+
+// countingRecords counts the records read, for progress.
+type countingRecords struct {
+	ingest.Reader
+	n *atomic.Int64
+}
+
+func (c countingRecords) Scan() bool {
+	ok := c.Reader.Scan()
+	if ok {
+		c.n.Add(1)
+	}
+	return ok
+}
+
+// collect opens every path, merges them in time order and reads them once
+// for the sweep. Problems go to standard error as they are met.
+func (f *sweepFlags) collect(e *env, paths []string, p analyze.Profile) (*analyze.Traffic, error) {
+	var read, records atomic.Int64
+	var readers []ingest.Reader
+	var total int64
+	for _, path := range paths {
+		in, err := openInput(e, path, f.input, &read)
+		if err != nil {
+			return nil, err
+		}
+		defer in.close()
+		if st, err := os.Stat(path); err == nil && path != "-" {
+			total += st.Size()
+		}
+		readers = append(readers, in.reader)
+	}
+	stopProgress := startProgress(e, &read, &records, total)
+	defer stopProgress()
+	problem := func(rec *ingest.Record, warn string) error {
+		switch {
+		case rec.Err != nil:
+			fmt.Fprintf(e.stderr, "%v\n", rec.Err)
+			if f.strict {
+				return errStrict
+			}
+		case rec.Skip != "":
+			if f.verbose {
+				fmt.Fprintf(e.stderr, "%s: skipped: %s\n", rec.Pos, rec.Skip)
+			}
+		case warn != "":
+			fmt.Fprintf(e.stderr, "%s: warning: %s\n", rec.Pos, warn)
+		}
+		return nil
+	}
+	return analyze.Collect(countingRecords{ingest.Merge(readers...), &records}, p, f.workers, problem)
+}

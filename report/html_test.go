@@ -1,0 +1,269 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// htmlEl is one element of a parsed page, with the chart it sits in.
+type htmlEl struct {
+	name  string
+	attrs map[string]string
+	chart *htmlEl // the enclosing <svg>, if any
+}
+
+// parseHTML reads a page as XML (the HTML reports are well-formed XML by
+// design) and returns its elements in document order.
+func parseHTMLPage(t *testing.T, page []byte) []*htmlEl {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(page))
+	dec.Strict = true
+	var out []*htmlEl
+	var stack []*htmlEl
+	var svg *htmlEl
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("page is not well-formed: %v", err)
+		}
+		switch tk := tok.(type) {
+		case xml.StartElement:
+			e := &htmlEl{name: tk.Name.Local, attrs: map[string]string{}, chart: svg}
+			for _, a := range tk.Attr {
+				e.attrs[a.Name.Local] = a.Value
+			}
+			if e.name == "svg" {
+				svg = e
+			}
+			if e.name == "script" || e.name == "link" || e.name == "img" || e.name == "iframe" {
+				t.Errorf("page has a <%s>: it must be self-contained", e.name)
+			}
+			stack = append(stack, e)
+			out = append(out, e)
+		case xml.EndElement:
+			if stack[len(stack)-1].name == "svg" {
+				svg = nil
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+	for _, bad := range []string{"src=", "href=", "url(", "@import", "https://", "<script"} {
+		if bytes.Contains(page, []byte(bad)) {
+			t.Errorf("page contains %q: it must fetch nothing", bad)
+		}
+	}
+	return out
+}
+
+func htmlFind(els []*htmlEl, name, class string) []*htmlEl {
+	var out []*htmlEl
+	for _, e := range els {
+		if e.name == name && slices.Contains(strings.Fields(e.attrs["class"]), class) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// TestSweepHTML checks the charts of the sweep page of labelled.jsonl over
+// the default grid against values derived by hand (analyze/sweep_test.go
+// derives every kill point). With no false positive allowed the
+// recommended setting is window 10, threshold 14.5, so the charts are at
+// window 10 with a threshold line at 14.5, for the agents some threshold
+// of window 10 kills: all but healthy. Scores as if never killed, window
+// 10 (spec: the 10 entries before the request):
+//   - loop-identical: 3 unrelated requests, then identical ones; the k-th
+//     identical scores 3m−2 with m = min(k−1, 10): 0 0 0 0 1 4 7 10 13 16
+//     19 22 25 28, then 28 (the window is full); killed at request 10
+//     (16 > 14.5).
+//   - loop-tools: 1.5·min(k−1, 10) for request k; killed at 11 (15).
+//   - loop-prompt, fixed-prompt: min(k−1, 10); never above 14.5.
+//   - burst: 0 ×6, then the polls 0 1 4 7, then 6, then 0 ×5.
+func TestSweepHTML(t *testing.T) {
+	cfg := smallGrid()
+	cfg.Windows = []int{10, 20, 40}
+	cfg.Thresholds = nil
+	for th := 4.0; th <= 16; th += 0.5 {
+		cfg.Thresholds = append(cfg.Thresholds, th)
+	}
+	cfg.Series = true
+	var b bytes.Buffer
+	if err := SweepHTML(&b, sweepFixture(t, "labelled.jsonl", cfg)); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("KILLSWITCH_HTML_OUT") != "" {
+		os.WriteFile(os.Getenv("KILLSWITCH_HTML_OUT"), b.Bytes(), 0o644)
+	}
+	els := parseHTMLPage(t, b.Bytes())
+
+	ramp := func(n, cap int, f func(m int) string) string {
+		var s []string
+		for k := 1; k <= n; k++ {
+			s = append(s, f(min(k-1, cap)))
+		}
+		return strings.Join(s, " ")
+	}
+	want := map[string]struct {
+		scores string
+		kills  string
+	}{
+		"loop-identical": {"0 0 0 0 1 4 7 10 13 16 19 22 25 28 28 28 28", "10:16"},
+		"loop-tools":     {ramp(16, 10, func(m int) string { return sweepNum(1.5 * float64(m)) }), "11:15"},
+		"loop-prompt":    {ramp(20, 10, strconv.Itoa), ""},
+		"fixed-prompt":   {ramp(20, 10, strconv.Itoa), ""},
+		"burst":          {"0 0 0 0 0 0 0 1 4 7 6 0 0 0 0 0", ""},
+	}
+	charts := htmlFind(els, "svg", "score-chart")
+	var agents []string
+	for _, c := range charts {
+		agents = append(agents, c.attrs["data-agent"])
+		if c.attrs["data-window"] != "10" {
+			t.Errorf("%s: window %s, want 10", c.attrs["data-agent"], c.attrs["data-window"])
+		}
+	}
+	if !slices.Equal(agents, []string{"burst", "fixed-prompt", "loop-identical", "loop-prompt", "loop-tools"}) {
+		t.Fatalf("charts for %v", agents)
+	}
+	for _, c := range charts {
+		name := c.attrs["data-agent"]
+		var scores, kills, thresholds []string
+		for _, e := range els {
+			if e.chart != c {
+				continue
+			}
+			switch {
+			case e.name == "path" && e.attrs["class"] == "score":
+				scores = strings.Fields(e.attrs["data-score"])
+			case e.name == "circle" && e.attrs["class"] == "kill":
+				kills = append(kills, e.attrs["data-n"]+":"+e.attrs["data-score"])
+			case e.name == "line" && e.attrs["class"] == "threshold":
+				thresholds = append(thresholds, e.attrs["data-value"])
+			}
+		}
+		if got := strings.Join(scores, " "); got != want[name].scores {
+			t.Errorf("%s: scores\n got %s\nwant %s", name, got, want[name].scores)
+		}
+		if got := strings.Join(kills, " "); got != want[name].kills {
+			t.Errorf("%s: kills %q, want %q", name, got, want[name].kills)
+		}
+		if !slices.Equal(thresholds, []string{"14.5"}) {
+			t.Errorf("%s: threshold lines %v, want [14.5]", name, thresholds)
+		}
+	}
+
+	// Heat maps: loops caught (late included) and false positives, by
+	// hand from the kill points (see analyze/sweep_test.go).
+	cells := map[string]string{}
+	for _, e := range htmlFind(els, "rect", "cell") {
+		cells[e.chart.attrs["data-metric"]+" "+e.attrs["data-window"]+" "+e.attrs["data-threshold"]] = e.attrs["data-value"]
+	}
+	if len(cells) != 2*75 {
+		t.Errorf("%d heat-map cells, want 150", len(cells))
+	}
+	for key, v := range map[string]string{
+		"caught 10 4": "3", "caught 10 14.5": "2", "caught 10 15": "1", "caught 20 16": "3",
+		"false_positives 10 4": "2", "false_positives 10 9.5": "1", "false_positives 10 10": "0", "false_positives 40 16": "1",
+	} {
+		if cells[key] != v {
+			t.Errorf("heat map %s: %q, want %s", key, cells[key], v)
+		}
+	}
+	if n := len(htmlFind(els, "rect", "recommended")); n != 2 {
+		t.Errorf("%d recommended frames, want one per heat map", n)
+	}
+
+	// Precision/recall of window 10 (by hand, analyze/sweep_test.go): 3
+	// caught with 2 false positives for t < 7, with 1 for t < 10; then 2
+	// caught without any up to 14.5, then 1.
+	for _, e := range htmlFind(els, "polyline", "pr") {
+		if e.attrs["data-window"] != "10" {
+			continue
+		}
+		var wantP, wantR []string
+		for th := 4.0; th <= 16; th += 0.5 {
+			switch {
+			case th < 7:
+				wantP, wantR = append(wantP, "0.6000"), append(wantR, "1.0000")
+			case th < 10:
+				wantP, wantR = append(wantP, "0.7500"), append(wantR, "1.0000")
+			case th < 15:
+				wantP, wantR = append(wantP, "1.0000"), append(wantR, "0.6667")
+			default:
+				wantP, wantR = append(wantP, "1.0000"), append(wantR, "0.3333")
+			}
+		}
+		if !slices.Equal(strings.Fields(e.attrs["data-precision"]), wantP) || !slices.Equal(strings.Fields(e.attrs["data-recall"]), wantR) || e.attrs["data-area"] != "0.9167" {
+			t.Errorf("window 10 curve: precision %s recall %s area %s", e.attrs["data-precision"], e.attrs["data-recall"], e.attrs["data-area"])
+		}
+	}
+	if n := len(htmlFind(els, "polyline", "pr")); n != 3 {
+		t.Errorf("%d curves, want 3", n)
+	}
+}
+
+// TestTimelineHTML: the replay page of labelled.jsonl at the defaults
+// (window 20, threshold 10). loop-identical scores 0 0 0 0 1 4 7 10 13 and
+// is killed at request 9 (13 > 10); requests 10–17 are refused. healthy's
+// 10th request is not JSON: skipped, so it has no point on the line.
+func TestTimelineHTML(t *testing.T) {
+	data, err := os.ReadFile("../fixtures/sweep/labelled.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := analyze.NewSeriesCollector()
+	sum, err := analyze.Replay(ingest.NewJSONL(bytes.NewReader(data), "labelled.jsonl", ingest.JSONLOptions{}), analyze.NewConfig(), 1,
+		analyze.Hooks{Decision: col.Decision})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := TimelineHTML(&b, sum, col.Series()); err != nil {
+		t.Fatal(err)
+	}
+	els := parseHTMLPage(t, b.Bytes())
+	var order []string
+	got := map[string]map[string]string{}
+	for _, c := range htmlFind(els, "svg", "score-chart") {
+		name := c.attrs["data-agent"]
+		order = append(order, name)
+		got[name] = map[string]string{}
+		for _, e := range els {
+			if e.chart != c {
+				continue
+			}
+			switch {
+			case e.name == "path" && e.attrs["class"] == "score":
+				got[name]["n"], got[name]["score"] = e.attrs["data-n"], e.attrs["data-score"]
+			case e.name == "circle" && e.attrs["class"] == "kill":
+				got[name]["kill"] = e.attrs["data-n"] + ":" + e.attrs["data-score"]
+			case e.name == "rect" && e.attrs["class"] == "refused":
+				got[name]["refused"] = e.attrs["data-start"] + "-" + e.attrs["data-end"]
+			case e.name == "line" && e.attrs["class"] == "threshold":
+				got[name]["threshold"] = e.attrs["data-value"]
+			}
+		}
+	}
+	// Killed agents first (by name), then the others by highest score.
+	if want := []string{"fixed-prompt", "loop-identical", "loop-prompt", "loop-tools", "burst", "healthy"}; !slices.Equal(order, want) {
+		t.Errorf("chart order %v, want %v", order, want)
+	}
+	li := got["loop-identical"]
+	if li["n"] != "1 2 3 4 5 6 7 8 9" || li["score"] != "0 0 0 0 1 4 7 10 13" || li["kill"] != "9:13" || li["refused"] != "10-17" || li["threshold"] != "10" {
+		t.Errorf("loop-identical chart %v", li)
+	}
+	if h := got["healthy"]; h["n"] != "1 2 3 4 5 6 7 8 9 11 12 13 14 15 16 17 18 19 20" || h["kill"] != "" {
+		t.Errorf("healthy chart %v", h)
+	}
+}
