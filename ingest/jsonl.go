@@ -133,6 +133,7 @@ type members struct {
 	session, latencyMS, tokensIn, tokensOut, costUSD, label       []byte
 	messages, tools, timestamp, latencySec, cost, kwargs, metaRaw []byte
 	prompt, input                                                 []byte
+	eventType, agentID                                            []byte
 }
 
 func (r *JSONLReader) parse(line []byte) *Record {
@@ -203,11 +204,18 @@ func (r *JSONLReader) parse(line []byte) *Record {
 			m.prompt = val
 		case "input":
 			m.input = val
+		case "event_type":
+			m.eventType = val
+		case "agent_id":
+			m.agentID = val
 		}
 		return nil
 	})
 	if err != nil {
 		return r.bad("not a JSON object: %v", err)
+	}
+	if m.eventType != nil && m.request == nil && m.event == nil {
+		return r.agentEvent(&m)
 	}
 	if m.request == nil && m.event == nil && (m.messages != nil || m.prompt != nil || m.input != nil) {
 		return r.completionLog(&m)
@@ -244,8 +252,11 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 			return r.bad(`"event": %v`, err)
 		}
 		c := &Control{By: "manual"}
-		if c.Event, err = ParseControlEvent(ev); err != nil {
-			return r.bad(`"event": %v`, err)
+		if ev == "kill_switch" {
+			// A kill the live system made: a deactivation by the kill switch.
+			c.Event, c.By = ControlDeactivate, "kill_switch"
+		} else if c.Event, err = ParseControlEvent(ev); err != nil {
+			return r.bad(`"event": %v (or "kill_switch", a kill the live system made)`, err)
 		}
 		if m.by != nil {
 			if c.By, err = stringValue(m.by); err != nil {
@@ -535,4 +546,38 @@ func (r *JSONLReader) completionAgent(m *members) string {
 		}
 	}
 	return "default"
+}
+
+// agentEvent reads a row of the live system's agent_events table (SPEC
+// §4.2: agent_id, event_type, timestamp, …) exported as JSON: a
+// "kill_switch" event is a kill the live system made, read as a
+// deactivation by the kill switch (ground truth for sweeps); other event
+// types are not requests and are skipped with their type as the reason.
+func (r *JSONLReader) agentEvent(m *members) *Record {
+	typ, err := stringValue(m.eventType)
+	if err != nil {
+		return r.bad(`"event_type": %v`, err)
+	}
+	if typ != "kill_switch" {
+		return &Record{Pos: r.pos(), Skip: fmt.Sprintf("agent event %q is not a request", typ)}
+	}
+	rec := &Record{Pos: r.pos(), Control: &Control{Event: ControlDeactivate, By: "kill_switch"}}
+	raw := m.timestamp
+	if raw == nil {
+		raw = m.ts
+	}
+	if raw == nil {
+		return r.bad(`kill_switch event without "timestamp"`)
+	}
+	if rec.TS, err = timeValue(raw); err != nil {
+		return r.bad(`"timestamp": %v`, err)
+	}
+	agent := m.agentID
+	if agent == nil {
+		agent = m.agent
+	}
+	if rec.Agent, err = r.agentValue(agent); err != nil {
+		return r.bad(`"agent_id": %v`, err)
+	}
+	return rec
 }

@@ -92,6 +92,31 @@ func TestJSONLControlRecords(t *testing.T) {
 	}
 }
 
+// Kills the live system made, as a control event or as an exported
+// agent_events row, are deactivations by the kill switch; other agent
+// events are skipped, not malformed.
+func TestJSONLLiveKillEvents(t *testing.T) {
+	in := `{"ts":"2026-01-02T00:00:00Z","agent":"a","event":"kill_switch"}
+{"id":"e1","agent_id":"b","event_type":"kill_switch","status_code":200,"source":"proxy","timestamp":"2026-01-02T00:00:01.000Z","tags":"{\"loop_score\":13}"}
+{"id":"e2","agent_id":"b","event_type":"blocked","status_code":403,"source":"proxy","timestamp":"2026-01-02T00:00:02.000Z"}
+{"agent_id":"b","event_type":"kill_switch"}
+`
+	recs := readAll(t, jsonl(in))
+	if c := recs[0].Control; c == nil || c.Event != ControlDeactivate || c.By != "kill_switch" || recs[0].Agent != "a" {
+		t.Errorf("event kill_switch: %+v", recs[0])
+	}
+	if c := recs[1].Control; c == nil || c.Event != ControlDeactivate || c.By != "kill_switch" || recs[1].Agent != "b" ||
+		!recs[1].TS.Equal(time.Date(2026, 1, 2, 0, 0, 1, 0, time.UTC)) {
+		t.Errorf("agent_events row: %+v", recs[1])
+	}
+	if recs[2].Skip != `agent event "blocked" is not a request` {
+		t.Errorf("blocked row: %+v", recs[2])
+	}
+	if recs[3].Err == nil || recs[3].Err.Error() != `c.jsonl:4: kill_switch event without "timestamp"` {
+		t.Errorf("row without time: %v", recs[3].Err)
+	}
+}
+
 func TestJSONLMalformed(t *testing.T) {
 	tests := []struct{ line, want string }{
 		{`not json`, `c.jsonl:1: not a JSON object: line is not a JSON object (starts with "not json")`},
