@@ -256,7 +256,7 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 			// A kill the live system made: a deactivation by the kill switch.
 			c.Event, c.By = ControlDeactivate, "kill_switch"
 		} else if c.Event, err = ParseControlEvent(ev); err != nil {
-			return r.bad(`"event": %v (or "kill_switch", a kill the live system made)`, err)
+			return r.bad(`"event": %v`, err)
 		}
 		if m.by != nil {
 			if c.By, err = stringValue(m.by); err != nil {

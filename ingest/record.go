@@ -144,7 +144,7 @@ func ParseControlEvent(s string) (ControlEvent, error) {
 	case "config":
 		return ControlConfig, nil
 	}
-	return ControlNone, fmt.Errorf("event %q is not one of activate, deactivate, config", s)
+	return ControlNone, fmt.Errorf("event %q is not one of activate, deactivate, config, kill_switch", s)
 }
 
 // KillSwitchPatch is a partial kill-switch configuration: nil fields are left
