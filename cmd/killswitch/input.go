@@ -10,8 +10,11 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/valyala/fastjson"
+
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/ingest/har"
+	"github.com/killswitch/killswitch/ingest/logs"
 )
 
 // inputOptions are the flags that shape how captures are read.
@@ -19,7 +22,17 @@ type inputOptions struct {
 	format      string // auto, jsonl, har, parquet
 	agent       string // explicit agent id for every record
 	agentHeader string
-	perFile     bool // qualify agent ids with the file's base name
+	perFile     bool   // qualify agent ids with the file's base name
+	batchOutput string // a Batch API output file to join with the input on custom_id
+}
+
+// formatNames lists what --input-format accepts.
+func formatNames() string {
+	names := []string{"auto", "jsonl", "har"}
+	for _, f := range logs.Formats {
+		names = append(names, string(f))
+	}
+	return strings.Join(names, ", ")
 }
 
 // perFileReader qualifies each record's agent id with its file's base name
@@ -111,13 +124,50 @@ func openInput(e *env, path string, opt inputOptions, read *atomic.Int64) (*open
 	}
 	in := &openedInput{name: name, format: format, compression: comp.String(), close: func() { closeDec(); closeFile() }}
 	switch format {
-	case "jsonl":
+	case "jsonl", string(logs.FormatCapture), string(logs.FormatCompletionLog):
 		in.reader = ingest.NewJSONL(r, name, ingest.JSONLOptions{Agent: opt.agent})
 	case "har":
 		in.reader = har.NewReader(r, name, har.Options{Agent: opt.agent, AgentHeader: opt.agentHeader})
-	default:
+	case string(logs.FormatOpenAIBatch), string(logs.FormatAnthropicBatch):
+		var out io.Reader
+		outName := ""
+		if opt.batchOutput != "" {
+			fh, err := os.Open(opt.batchOutput)
+			if err != nil {
+				in.close()
+				return nil, err
+			}
+			dec, _, closeOut, err := ingest.Decompress(fh)
+			if err != nil {
+				fh.Close()
+				in.close()
+				return nil, fmt.Errorf("%s: %w", opt.batchOutput, err)
+			}
+			prev := in.close
+			in.close = func() { closeOut(); fh.Close(); prev() }
+			out, outName = dec, opt.batchOutput
+		}
+		br, err := logs.NewBatchReader(r, name, out, outName, logs.Options{Agent: opt.agent})
+		if err != nil {
+			in.close()
+			return nil, err
+		}
+		in.reader = br
+	case "unknown":
 		in.close()
-		return nil, fmt.Errorf("%s: input format %q is not supported (want jsonl or har)", name, format)
+		return nil, fmt.Errorf("%s: not a capture format killswitch reads: a JSON document that is neither HAR, a Langfuse trace, LiteLLM, OTLP nor a Batch file (JSONL needs one record per line); --input-format forces one of %s", name, formatNames())
+	default:
+		f, err := logs.ParseFormat(format)
+		if err != nil {
+			in.close()
+			return nil, fmt.Errorf("%s: input format %q is not supported (want %s)", name, format, formatNames())
+		}
+		lr, err := logs.NewReader(r, name, f, logs.Options{Agent: opt.agent})
+		if err != nil {
+			in.close()
+			return nil, err
+		}
+		in.reader = lr
 	}
 	if opt.perFile {
 		in.reader = perFileReader{in.reader, "@" + fileTag(name)}
@@ -140,23 +190,42 @@ func sniffFormat(path string, r io.Reader) string {
 		return "har"
 	case ".parquet", ".pq":
 		return "parquet"
-	case ".jsonl", ".ndjson":
-		return "jsonl"
 	}
 	p, ok := r.(peeker)
 	if !ok {
 		return "jsonl"
 	}
-	head, _ := p.Peek(4096)
+	// 64 KiB: a large value before the deciding key (a Langfuse trace's
+	// input before its observations) must not hide it.
+	head, _ := p.Peek(1 << 16)
 	if bytes.HasPrefix(head, []byte("PAR1")) {
 		return "parquet"
 	}
 	t := bytes.TrimLeft(head, " \t\r\n")
 	if bytes.HasPrefix(t, []byte("{")) {
-		t = bytes.TrimLeft(t[1:], " \t\r\n")
-		if bytes.HasPrefix(t, []byte(`"log"`)) {
+		t2 := bytes.TrimLeft(t[1:], " \t\r\n")
+		if bytes.HasPrefix(t2, []byte(`"log"`)) {
 			return "har"
 		}
+	}
+	if f, ok := logs.Detect(head); ok {
+		switch f {
+		case logs.FormatCapture, logs.FormatCompletionLog:
+			return "jsonl"
+		}
+		return string(f)
+	}
+	// Undetected: JSONL when its first line is a whole JSON value (bad
+	// lines are then reported one by one); a JSON document spread over
+	// lines is none of the formats we read.
+	first := t
+	if i := bytes.IndexByte(first, '\n'); i >= 0 {
+		first = first[:i]
+	} else if len(head) == 1<<16 {
+		return "jsonl" // a first line longer than the peek: JSONL with a big record
+	}
+	if len(bytes.TrimSpace(first)) > 0 && fastjson.ValidateBytes(first) != nil {
+		return "unknown"
 	}
 	return "jsonl"
 }

@@ -249,6 +249,31 @@ func TestSharedCaptures(t *testing.T) {
 			t.Errorf("HAR report lacks %s", want)
 		}
 	}
+	// Every other file replays on its own, auto-detected, without a
+	// malformed item; the two OpenHands message lists (JSON arrays of chat
+	// messages, not calls) are refused as a whole with exit 2.
+	var all []string
+	filepath.Walk("../shared/captures", func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() && (strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".har")) {
+			all = append(all, p)
+		}
+		return nil
+	})
+	if len(all) < 70 {
+		t.Errorf("found %d capture files; the shared captures hold 74", len(all))
+	}
+	for _, p := range all {
+		out, stderr, code := runCLI(t, "", "replay", "-f", "json", p)
+		if strings.HasSuffix(p, "llm-message.json") {
+			if code != 2 || !strings.Contains(stderr, "not a capture format killswitch reads") {
+				t.Errorf("%s: exit %d, stderr %q", p, code, stderr)
+			}
+			continue
+		}
+		if code != 0 || !strings.Contains(out, `"malformed": 0`) {
+			t.Errorf("%s: exit %d\n%s", p, code, stderr)
+		}
+	}
 	// OpenHands: both sessions tag their agent "Agent"; --agent-per-file
 	// tells them apart. Under spec neither is killed (the claude session's
 	// unchanged user message scores 1 per past request: at most 5.0).

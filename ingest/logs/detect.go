@@ -1,0 +1,145 @@
+package logs
+
+import "bytes"
+
+// Detect sniffs the format from the first bytes of a (decompressed) input:
+// the names of the top-level members of its first JSON object (the first
+// element when the input is a JSON array), read as far as head goes. Give
+// it at least the first 64 KiB when the input has them: a member is seen
+// only when its name is inside head, and a large value before the
+// deciding member hides it. The rules, in order:
+//
+//   - "resourceSpans" (or "resource_spans"): otel;
+//   - "observations", or a "trace" object: langfuse;
+//   - "custom_id" with "params" or "result": anthropic-batch; with
+//     anything else: openai-batch;
+//   - "request" or "event", or "ts" with "agent": capture;
+//   - "call_type", "response_cost" or "spend", or "startTime" with
+//     "messages" or "model": litellm;
+//   - "messages", "prompt" or "input", or "timestamp" with "response":
+//     completion-log.
+//
+// ok is false when none applies (HAR, Parquet, a message list, not JSON).
+// Detect never fails on any input and reads nothing past head.
+func Detect(head []byte) (Format, bool) {
+	k := topKeys(head)
+	has := func(names ...string) bool {
+		for _, n := range names {
+			if _, ok := k[n]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("resourceSpans", "resource_spans"):
+		return FormatOTel, true
+	case has("observations"), k["trace"] == '{':
+		return FormatLangfuse, true
+	case has("custom_id") && has("params", "result"):
+		return FormatAnthropicBatch, true
+	case has("custom_id"):
+		return FormatOpenAIBatch, true
+	case has("request", "event"), has("ts") && has("agent"):
+		return FormatCapture, true
+	case has("call_type", "response_cost", "spend"), has("startTime") && has("messages", "model"):
+		return FormatLiteLLM, true
+	case has("messages", "prompt", "input"), has("timestamp") && has("response"):
+		return FormatCompletionLog, true
+	}
+	return "", false
+}
+
+// topKeys returns the member names of the first JSON object in b (or of
+// the first element of a top-level array), each with the first byte of its
+// value. It stops quietly where b ends or stops being JSON. Names are
+// compared raw (escapes are not decoded: no format's names need them).
+func topKeys(b []byte) map[string]byte {
+	keys := map[string]byte{}
+	b = bytes.TrimPrefix(b, bom)
+	i := skipSpace(b, 0)
+	if i < len(b) && b[i] == '[' {
+		i = skipSpace(b, i+1)
+	}
+	if i >= len(b) || b[i] != '{' {
+		return keys
+	}
+	i++
+	for {
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] != '"' {
+			return keys
+		}
+		end, ok := scanString(b, i)
+		if !ok {
+			return keys
+		}
+		name := string(b[i+1 : end-1])
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return keys
+		}
+		i = skipSpace(b, i+1)
+		if i >= len(b) {
+			keys[name] = 0
+			return keys
+		}
+		keys[name] = b[i]
+		end, ok = scanValue(b, i)
+		if !ok {
+			return keys
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ',' {
+			return keys
+		}
+		i++
+	}
+}
+
+// scanString returns the index just past the JSON string at b[i] == '"'.
+func scanString(b []byte, i int) (int, bool) {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
+		}
+	}
+	return 0, false
+}
+
+// scanValue returns the index just past the JSON value at b[i]; nested
+// values are only matched for brackets and strings.
+func scanValue(b []byte, i int) (int, bool) {
+	switch b[i] {
+	case '"':
+		return scanString(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, ok := scanString(b, j)
+				if !ok {
+					return 0, false
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1, true
+				}
+			}
+		}
+		return 0, false
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\n' && b[j] != '\t' && b[j] != '\r' {
+		j++
+	}
+	return j, j > i && j < len(b)
+}

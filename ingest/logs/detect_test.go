@@ -1,0 +1,71 @@
+package logs
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDetect(t *testing.T) {
+	huge := `"` + strings.Repeat("x", 5000) + `"`
+	for _, tt := range []struct {
+		name, head string
+		want       Format // "" for not detected
+	}{
+		{"capture", `{"ts":"2026-01-02T03:04:05Z","agent":"a","request":{}}`, FormatCapture},
+		{"capture-request-first", `{"request":{"messages":[]},"ts":1}`, FormatCapture},
+		{"control", `{"ts":1,"agent":"a","event":"deactivate"}`, FormatCapture},
+		{"completion-log", `{"messages":[],"tools":[],"kwargs":{},"response":{},"timestamp":1.5}`, FormatCompletionLog},
+		{"completion-log-cut-in-messages", `{"messages":[{"role":"user","content":"` + strings.Repeat("y", 100), FormatCompletionLog},
+		{"completion-log-prompt", `{"prompt":"hi","timestamp":1}`, FormatCompletionLog},
+		{"completion-log-timestamp-response", `{"timestamp":1,"response":{}}`, FormatCompletionLog},
+		{"litellm-payload", `{"id":"x","trace_id":null,"call_type":"acompletion","startTime":1.0}`, FormatLiteLLM},
+		{"litellm-spend", `{"request_id":"x","session_id":"s","spend":0.1}`, FormatLiteLLM},
+		{"litellm-starttime-messages", `{"startTime":"2025-01-24 09:20:46","messages":[]}`, FormatLiteLLM},
+		{"litellm-pretty", "{\n    \"id\": \"chatcmpl\",\n    \"call_type\": \"acompletion\",\n", FormatLiteLLM},
+		{"langfuse-export", `{"trace":{"id":"t","sessionId":` + huge + `},"observations":[]}`, FormatLangfuse},
+		{"langfuse-export-cut-in-trace", `{"trace":{"id":"t","input":` + huge[:100], FormatLangfuse},
+		{"langfuse-api", `{"id":"t","observations":[]}`, FormatLangfuse},
+		{"otel", `{"resourceSpans":[{"resource":{}}]}`, FormatOTel},
+		{"otel-snake", `{"resource_spans":[]}`, FormatOTel},
+		{"openai-batch-input", `{"custom_id":"a","method":"POST","url":"/v1/chat/completions","body":{}}`, FormatOpenAIBatch},
+		{"openai-batch-output", `{"id":"batch_req_1","custom_id":"a","response":{"status_code":200,"body":{}},"error":null}`, FormatOpenAIBatch},
+		{"anthropic-batch-requests", `{"custom_id":"a","params":{"model":"claude"}}`, FormatAnthropicBatch},
+		{"anthropic-batch-results", `{"custom_id":"a","result":{"type":"succeeded"}}`, FormatAnthropicBatch},
+		{"array-of-payloads", `[{"call_type":"completion","startTime":1}]`, FormatLiteLLM},
+		{"array-of-traces-pretty", "[\n  {\n    \"trace\": {", FormatLangfuse},
+		{"bom", "\xef\xbb\xbf{\"custom_id\":\"a\",\"body\":{}}", FormatOpenAIBatch},
+		{"leading-space", "\n\n  \t{\"resourceSpans\":[]}", FormatOTel},
+		{"escaped-quote-in-value", `{"note":"a \" b","custom_id":"x","params":{}}`, FormatAnthropicBatch},
+		{"har", `{"log":{"version":"1.2","entries":[]}}`, ""},
+		{"message-list", `[{"content":"You are","role":"system"}]`, ""},
+		{"empty", ``, ""},
+		{"not-json", `hello`, ""},
+		{"parquet", "PAR1\x00\x00", ""},
+		{"number", `42`, ""},
+		{"key-without-colon", `{"custom_id" "a"}`, ""},
+		{"trace-not-object", `{"trace":"t"}`, ""},
+		{"cut-in-name", `{"cust`, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := Detect([]byte(tt.head))
+			if got != tt.want || ok != (tt.want != "") {
+				t.Errorf("Detect(%.60q) = %q, %v; want %q", tt.head, got, ok, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for _, f := range Formats {
+		if got, err := ParseFormat(string(f)); got != f || err != nil {
+			t.Errorf("ParseFormat(%q) = %q, %v", f, got, err)
+		}
+	}
+	_, err := ParseFormat("jsonl")
+	if err == nil || !strings.Contains(err.Error(), `unknown input format "jsonl" (want one of capture, completion-log, litellm`) {
+		t.Errorf("err %v", err)
+	}
+	if _, err := NewReader(strings.NewReader(""), "x", "nope", Options{}); err == nil {
+		t.Error("NewReader accepted an unknown format")
+	}
+}

@@ -1,0 +1,172 @@
+package logs
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// Named regression seeds live in malformedCases (every broken shape) and
+// below (every well-formed shape); the fuzz targets also start from the
+// shared captures when present.
+
+var detectSeeds = []string{
+	`{"ts":1,"agent":"a","request":{}}`,
+	`{"messages":[],"timestamp":1}`,
+	`{"call_type":"acompletion","startTime":1}`,
+	"{\n  \"trace\": {\"id\": \"t\"},\n  \"observations\": []\n}",
+	`{"resourceSpans":[]}`,
+	`{"custom_id":"a","body":{}}`,
+	`{"custom_id":"a","params":{}}`,
+	`[{"custom_id":"a","result":{}}]`,
+	`{"log":{"entries":[]}}`,
+	"\xef\xbb\xbf{\"a\\\"b\":1,\"spend\":1}",
+	`{"a":[{"b":"}"}],"custom_id":`,
+	`{"a":tru`,
+	`[[[[`,
+	``,
+}
+
+func FuzzDetect(f *testing.F) {
+	for _, s := range detectSeeds {
+		f.Add([]byte(s))
+	}
+	for _, c := range malformedCases {
+		f.Add([]byte(c.in))
+	}
+	f.Fuzz(func(t *testing.T, head []byte) {
+		got, ok := Detect(head)
+		if ok != (got != "") || (ok && !slices.Contains(Formats, got)) {
+			t.Fatalf("Detect = %q, %v", got, ok)
+		}
+		if again, _ := Detect(head); again != got {
+			t.Fatalf("not deterministic: %q then %q", got, again)
+		}
+		// Leading white space never changes the verdict.
+		if !bytes.HasPrefix(head, bom) {
+			if spaced, _ := Detect(append([]byte(" \n\t"), head...)); spaced != got {
+				t.Fatalf("with leading space %q, without %q", spaced, got)
+			}
+		}
+	})
+}
+
+// fuzzReader checks what every reader promises on any input: no panic, no
+// I/O error from an in-memory input, every malformed item a *SyntaxError
+// at a position in the file, every call with an agent and a JSON request.
+func fuzzReader(t *testing.T, f Format, data []byte) {
+	r, err := NewReader(bytes.NewReader(data), "fuzz.in", f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := collect(r, "fuzz.in"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Err(); err != nil {
+		t.Fatalf("I/O error from memory: %v", err)
+	}
+}
+
+// addSeeds adds the malformed cases of format f, the given well-formed
+// inputs and the named capture files (when present).
+func addSeeds(f *testing.F, format Format, good []string, files ...string) {
+	for _, c := range malformedCases {
+		if c.format == format {
+			f.Add([]byte(c.in))
+		}
+	}
+	for _, g := range good {
+		f.Add([]byte(g))
+	}
+	for _, name := range files {
+		if b, err := os.ReadFile(filepath.Join(captures, name)); err == nil {
+			f.Add(b)
+		}
+	}
+}
+
+func FuzzLiteLLM(f *testing.F) {
+	addSeeds(f, FormatLiteLLM, []string{
+		payload(`"agent_id":"a","status":"failure","error_information":{"error_code":"429"}`),
+		`{"startTime":"2025-01-24 09:20:46.847371","messages":"[{\"role\":\"user\",\"content\":\"q\"}]","response":"{\"choices\":[]}","metadata":"{}"}`,
+		`[` + payload("") + `,` + payload("") + `]`,
+	}, "json-litellm-logging-samples/standard_logging_payload.json", "json-litellm-logging-samples/spend_logs_payload.json")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatLiteLLM, data) })
+}
+
+func FuzzLangfuse(f *testing.F) {
+	addSeeds(f, FormatLangfuse, []string{
+		trace(`,"sessionId":"s"`, gen("1", `{"messages":["role='user' content='q'"]}`, `"None"`),
+			gen("2", `{"contents":[{"role":"user","parts":[{"text":"hi"},{"function_response":{}}]}]}`, `{"content":{"parts":[{"function_call":{"name":"f","args":{}}}]}}`),
+			gen("3", `"user: a\nassistant: b"`, `[{"toolCallId":"c","toolName":"f","input":"{}"}]`),
+			gen("4", `[{"lc":1,"id":["HumanMessage"],"kwargs":{"content":[{"type":"text","text":"x"}]}}]`, `{"index":0,"message":{"role":"assistant","parts":[{"type":"tool_call","name":"g"}]}}`)),
+	}, "json-langfuse-trace-exports/crewai-2025-07-11.trace.json", "json-langfuse-trace-exports/vercel-aisdk-2025-11-17.trace.json")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatLangfuse, data) })
+}
+
+func FuzzOTel(f *testing.F) {
+	addSeeds(f, FormatOTel, []string{
+		otlpDoc([]string{sa("service.name", "s")},
+			otlpSpan("p", "", "agent", "00", []string{sa("gen_ai.agent.id", "a")}, ""),
+			otlpSpan("c", "p", "chat", "01", []string{sa("gen_ai.operation.name", "chat"),
+				sa("gen_ai.input.messages", `[{"role":"user","parts":[{"type":"text","content":"q"}]}]`),
+				sa("gen_ai.prompt.0.content", "x"), sa("gen_ai.completion.0.tool_calls.0.name", "f"),
+				`{"key":"k","value":{"kvlistValue":{"values":[{"key":"a","value":{"arrayValue":{"values":[{"intValue":"1"},{"doubleValue":2.5}]}}}]}}}`},
+				`"events":[{"name":"gen_ai.choice","attributes":[`+sa("message", `{"role":"assistant","content":"a"}`)+`]}],"status":{"code":2}`)),
+	})
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatOTel, data) })
+}
+
+func FuzzCaptureDocuments(f *testing.F) {
+	addSeeds(f, FormatCapture, []string{
+		"{\n\"ts\": 1, \"agent\": \"a\", \"request\": {}\n}",
+		"[\n{\"ts\":1,\"agent\":\"a\",\"request\":{}}\n]",
+		"{\n\"messages\": [], \"timestamp\": 1\n}",
+	})
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatCapture, data) })
+}
+
+// FuzzBatch splits its input at the first NUL into a request file and an
+// output file.
+func FuzzBatch(f *testing.F) {
+	for _, c := range malformedCases {
+		f.Add([]byte(c.in))
+	}
+	f.Add([]byte(oaReq("a", `,"user":"u"`) + "\n" + oaReq("b", "") + "\x00" + oaOut("a", 1711652795, 200, "") + "\n" +
+		`{"custom_id":"b","response":null,"error":{"code":"x"}}` + "\n" + oaOut("c", 1, 500, "")))
+	f.Add([]byte(`{"custom_id":"r","params":{"model":"m","messages":[]}}` + "\n" + `{"custom_id":"r","params":{}}` + "\x00" +
+		`{"custom_id":"r","result":{"type":"errored","error":{"type":"error","error":{"type":"overloaded_error"}}}}` + "\n" +
+		`{"custom_id":"q","result":{"type":"succeeded","message":"x"}}`))
+	f.Add([]byte(`{"custom_id":"a","body":{}}` + "\x00" + `{"custom_id":"a","result":{}}`))
+	in, _ := os.ReadFile(filepath.Join(captures, "jsonl-batch-api-instructor/anthropic_batch_requests.jsonl"))
+	out, _ := os.ReadFile(filepath.Join(captures, "jsonl-batch-api-instructor/anthropic_batch_results.jsonl"))
+	f.Add(append(append(in, 0), out...))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in, out, hasOut := bytes.Cut(data, []byte{0})
+		var output io.Reader // nil unless given: an untyped nil, as callers pass it
+		if hasOut {
+			output = bytes.NewReader(out)
+		}
+		r, err := NewBatchReader(bytes.NewReader(in), "in", output, "out", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := collect(r, "in", "out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Err(); err != nil {
+			t.Fatalf("I/O error from memory: %v", err)
+		}
+		// The calls come in input order, 1 ms apart or more.
+		cs := calls(recs)
+		for i := 1; i < len(cs); i++ {
+			if !cs[i].TS.After(cs[i-1].TS) {
+				t.Fatalf("%s then %s: not in time order", cs[i-1].Pos, cs[i].Pos)
+			}
+		}
+	})
+}

@@ -1,0 +1,58 @@
+package logs
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// newJSONL reads capture records and per-call completion logs. JSONL input
+// goes straight to ingest.NewJSONL (which streams it and tells the two
+// shapes apart line by line); JSON documents (pretty-printed completion
+// logs, or a top-level array of records) are compacted one by one into a
+// line for ingest.NewJSONL, and the record takes the document's position.
+func newJSONL(r io.Reader, name string, opt Options) ingest.Reader {
+	s := newSource(r, name)
+	s.decide()
+	jopt := ingest.JSONLOptions{Agent: opt.Agent}
+	if s.mode == modeLines && !s.done {
+		if head, _ := s.br.Peek(len(bom)); bytes.Equal(head, bom) {
+			s.br.Discard(len(bom))
+		}
+		return ingest.NewJSONL(s.br, name, jopt)
+	}
+	c := &docJSONL{src: s, opt: jopt}
+	return &reader{src: s, conv: c.convert}
+}
+
+type docJSONL struct {
+	src *source
+	opt ingest.JSONLOptions
+	buf bytes.Buffer
+}
+
+func (c *docJSONL) convert(u unit) []*ingest.Record {
+	pos := c.src.pos(u, "")
+	c.buf.Reset()
+	if err := json.Compact(&c.buf, u.raw); err != nil {
+		return []*ingest.Record{bad(pos, "%v", jsonError(err))}
+	}
+	jr := ingest.NewJSONL(&c.buf, c.src.name, c.opt)
+	if !jr.Scan() {
+		if err := jr.Err(); err != nil {
+			return []*ingest.Record{bad(pos, "%v", err)}
+		}
+		return []*ingest.Record{bad(pos, "empty document")}
+	}
+	rec := *jr.Record()
+	rec.CopyInto(nil)
+	rec.Pos = pos
+	if se, ok := rec.Err.(*ingest.SyntaxError); ok {
+		e := *se
+		e.Pos = pos
+		rec.Err = &e
+	}
+	return []*ingest.Record{&rec}
+}

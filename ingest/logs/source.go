@@ -1,0 +1,325 @@
+package logs
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// peekSize is how much of an input is looked at to choose between JSONL and
+// documents: a first line longer than this is taken for a JSONL record (a
+// pretty-printed document's first line is short).
+const peekSize = 64 << 10
+
+// unit is one item of an input: a JSONL line, a whole document, or an
+// element of a top-level array.
+type unit struct {
+	line  int64  // 1-based line where the item starts
+	index int    // element index in a top-level array; -1 when not an element
+	raw   []byte // the item's JSON bytes; the unit owns them
+	err   *ingest.SyntaxError
+}
+
+type sourceMode uint8
+
+const (
+	modeUndecided sourceMode = iota
+	modeLines
+	modeDocs
+)
+
+// source splits an input into units (see the package doc, "Inputs").
+type source struct {
+	br    *bufio.Reader
+	name  string
+	mode  sourceMode
+	line  int64 // lines read so far (JSONL mode)
+	multi bool  // documents mode: the input holds more than one document
+	// single is true in JSONL mode when the first non-blank line is the
+	// only one: the input is one document, and paths need no line.
+	single bool
+	first  bool // the first non-blank line has been read
+	pend   []unit
+	done   bool
+	err    error // the I/O error that ended the input
+}
+
+func newSource(r io.Reader, name string) *source {
+	return &source{br: bufio.NewReaderSize(r, peekSize), name: name}
+}
+
+// decide chooses JSONL or documents. In documents mode it reads the whole
+// input and queues its units.
+func (s *source) decide() {
+	head, err := s.br.Peek(peekSize)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		if len(head) == 0 {
+			s.err, s.done = err, true
+			return
+		}
+	}
+	full := len(head) < peekSize // head is the whole input
+	h := bytes.TrimPrefix(head, bom)
+	i := skipSpace(h, 0)
+	if i == len(h) {
+		if full {
+			s.done = true // empty or blank input
+		}
+		s.mode = modeLines
+		return
+	}
+	nl := bytes.IndexByte(h[i:], '\n')
+	if nl < 0 && !full {
+		s.mode = modeLines // a first line longer than the window
+		return
+	}
+	first := h[i:]
+	if nl >= 0 {
+		first = h[i : i+nl]
+	}
+	if json.Valid(bytes.TrimSpace(first)) {
+		s.mode = modeLines
+		return
+	}
+	all, err := io.ReadAll(s.br)
+	if err != nil {
+		s.err, s.done = err, true
+		return
+	}
+	all = bytes.TrimPrefix(all, bom)
+	units, ndocs, derr := splitDocs(s.name, all)
+	if derr != nil && looksLikeJSONL(all) {
+		// A JSONL file with a broken line: read it line by line.
+		s.br = bufio.NewReaderSize(bytes.NewReader(all), peekSize)
+		s.mode = modeLines
+		return
+	}
+	if derr != nil {
+		units = append(units, unit{index: -1, err: derr})
+	}
+	s.mode = modeDocs
+	s.pend = units
+	s.multi = ndocs > 1
+	s.done = true
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
+// looksLikeJSONL reports whether the first and the last non-blank line of b
+// both begin with '{' (a pretty-printed document ends with a line "}").
+func looksLikeJSONL(b []byte) bool {
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	last := t[bytes.LastIndexByte(t, '\n')+1:]
+	last = bytes.TrimSpace(last)
+	return len(last) > 0 && last[0] == '{'
+}
+
+// next returns the next unit; false at the end or on an I/O error (s.err).
+func (s *source) next() (unit, bool) {
+	for {
+		if len(s.pend) > 0 {
+			u := s.pend[0]
+			s.pend[0] = unit{}
+			s.pend = s.pend[1:]
+			return u, true
+		}
+		if s.done {
+			return unit{}, false
+		}
+		switch s.mode {
+		case modeUndecided:
+			s.decide()
+		case modeLines:
+			line, err := s.br.ReadBytes('\n')
+			if len(line) == 0 && err != nil {
+				if err != io.EOF {
+					s.err = err
+				}
+				s.done = true
+				continue
+			}
+			if err != nil && err != io.EOF {
+				s.err, s.done = err, true
+				continue
+			}
+			s.line++
+			if s.line == 1 {
+				line = bytes.TrimPrefix(line, bom)
+			}
+			line = bytes.TrimSpace(line)
+			if len(line) == 0 {
+				continue
+			}
+			if !s.first {
+				s.first = true
+				s.single = s.restIsBlank()
+			}
+			s.pend = s.expand(line, s.line)
+		default:
+			s.done = true
+		}
+	}
+}
+
+// restIsBlank reports whether nothing but white space is left to read
+// (looking at most peekSize bytes ahead).
+func (s *source) restIsBlank() bool {
+	for n := 1; ; n *= 2 {
+		n = min(n, peekSize)
+		b, err := s.br.Peek(n)
+		if skipSpace(b, 0) < len(b) {
+			return false
+		}
+		if err != nil {
+			return err == io.EOF
+		}
+		if n == peekSize {
+			return false
+		}
+	}
+}
+
+// expand returns the units of one JSONL line: the line itself, or the
+// elements of a top-level array.
+func (s *source) expand(line []byte, n int64) []unit {
+	if !utf8.Valid(line) {
+		pos := ingest.Pos{File: s.name, Kind: ingest.PosLine, N: n}
+		return []unit{{line: n, index: -1, err: ingest.Errorf(pos, "invalid UTF-8 at byte %d", invalidUTF8(line)+1)}}
+	}
+	if line[0] != '[' {
+		return []unit{{line: n, index: -1, raw: line}}
+	}
+	var units []unit
+	err := eachElement(line, func(i int, el []byte) {
+		units = append(units, unit{line: n, index: i, raw: el})
+	})
+	if err != nil {
+		pos := ingest.Pos{File: s.name, Kind: ingest.PosLine, N: n}
+		units = append(units, unit{line: n, index: -1, err: ingest.Errorf(pos, "%v", jsonError(err))})
+	}
+	return units
+}
+
+// splitDocs splits an input read whole into its documents (a top-level
+// array gives one unit per element) and counts the documents. The error, if
+// any, is where the JSON stops making sense; the units before it are
+// returned.
+func splitDocs(name string, all []byte) (units []unit, ndocs int, _ *ingest.SyntaxError) {
+	if off := invalidUTF8(all); off >= 0 {
+		line, col := lineCol(all, off)
+		return nil, 0, ingest.Errorf(ingest.Pos{File: name, Kind: ingest.PosLine, N: line},
+			"invalid UTF-8 at column %d", col)
+	}
+	dec := json.NewDecoder(bytes.NewReader(all))
+	line, counted := int64(1), 0 // line of offset counted
+	for ; ; ndocs++ {
+		start := skipSpace(all, int(dec.InputOffset()))
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err == io.EOF {
+			return units, ndocs, nil
+		}
+		if err != nil {
+			// A syntax error's offset counts the bytes read up to and
+			// including the bad one.
+			off, msg := len(all), "truncated JSON: unexpected end of input"
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				off, msg = int(se.Offset)-1, se.Error()
+			} else if !errors.Is(err, io.ErrUnexpectedEOF) {
+				msg = err.Error()
+			}
+			line, col := lineCol(all, off)
+			return units, ndocs + 1, ingest.Errorf(ingest.Pos{File: name, Kind: ingest.PosLine, N: line},
+				"invalid JSON at column %d: %s", col, msg)
+		}
+		line += int64(bytes.Count(all[counted:start], []byte{'\n'}))
+		counted = start
+		if len(raw) > 0 && raw[0] == '[' {
+			_ = eachElement(raw, func(i int, el []byte) {
+				units = append(units, unit{line: line, index: i, raw: el})
+			})
+			continue
+		}
+		units = append(units, unit{line: line, index: -1, raw: raw})
+	}
+}
+
+// eachElement calls fn with the bytes of each element of the JSON array b.
+func eachElement(b []byte, fn func(i int, el []byte)) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	for i := 0; dec.More(); i++ {
+		var el json.RawMessage
+		if err := dec.Decode(&el); err != nil {
+			return err
+		}
+		fn(i, el)
+	}
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	if rest := skipSpace(b, int(dec.InputOffset())); rest < len(b) {
+		return errors.New("unexpected data after the JSON array at byte " + strconv.Itoa(rest+1))
+	}
+	return nil
+}
+
+// lineCol returns the 1-based line and column (in bytes) of offset off.
+func lineCol(b []byte, off int) (int64, int) {
+	off = min(max(off, 0), len(b))
+	line := int64(bytes.Count(b[:off], []byte{'\n'})) + 1
+	return line, off - (bytes.LastIndexByte(b[:off], '\n') + 1) + 1
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// invalidUTF8 returns the offset of the first invalid UTF-8 byte, or -1.
+func invalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		c, size := utf8.DecodeRune(b[i:])
+		if c == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// pos returns the position of a unit, or of the item at path sub inside it
+// (see the package doc, "Positions").
+func (s *source) pos(u unit, sub string) ingest.Pos {
+	path := ""
+	if u.index >= 0 {
+		path = "[" + strconv.Itoa(u.index) + "]"
+	}
+	if sub != "" {
+		if path != "" {
+			path += "."
+		}
+		path += sub
+	}
+	if path == "" {
+		return ingest.Pos{File: s.name, Kind: ingest.PosLine, N: u.line}
+	}
+	if s.mode == modeLines && !s.single || s.multi {
+		path = strconv.FormatInt(u.line, 10) + ":" + path
+	}
+	return ingest.Pos{File: s.name, Kind: ingest.PosPath, N: u.line, Path: path}
+}
