@@ -15,6 +15,7 @@ import (
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/ingest/har"
 	"github.com/killswitch/killswitch/ingest/logs"
+	"github.com/killswitch/killswitch/ingest/pq"
 )
 
 // inputOptions are the flags that shape how captures are read.
@@ -22,13 +23,30 @@ type inputOptions struct {
 	format      string // auto, jsonl, har, parquet
 	agent       string // explicit agent id for every record
 	agentHeader string
-	perFile     bool   // qualify agent ids with the file's base name
-	batchOutput string // a Batch API output file to join with the input on custom_id
+	perFile     bool     // qualify agent ids with the file's base name
+	batchOutput string   // a Batch API output file to join with the input on custom_id
+	mapping     []string // Parquet: field=column renames (--map)
+}
+
+// columnMap parses --map field=column flags.
+func (o inputOptions) columnMap() (map[string]string, error) {
+	if len(o.mapping) == 0 {
+		return nil, nil
+	}
+	m := map[string]string{}
+	for _, kv := range o.mapping {
+		field, col, ok := strings.Cut(kv, "=")
+		if !ok || field == "" || col == "" {
+			return nil, fmt.Errorf("--map %q: want field=column", kv)
+		}
+		m[field] = col
+	}
+	return m, nil
 }
 
 // formatNames lists what --input-format accepts.
 func formatNames() string {
-	names := []string{"auto", "jsonl", "har"}
+	names := []string{"auto", "jsonl", "har", "parquet"}
 	for _, f := range logs.Formats {
 		names = append(names, string(f))
 	}
@@ -153,6 +171,13 @@ func openInput(e *env, path string, opt inputOptions, read *atomic.Int64) (*open
 			return nil, err
 		}
 		in.reader = br
+	case "parquet":
+		pr, cleanup, err := openParquet(path, name, r, comp, opt)
+		in.close()
+		if err != nil {
+			return nil, err
+		}
+		in.reader, in.close = pr, cleanup
 	case "unknown":
 		in.close()
 		return nil, fmt.Errorf("%s: not a capture format killswitch reads: a JSON document that is neither HAR, a Langfuse trace, LiteLLM, OTLP nor a Batch file (JSONL needs one record per line); --input-format forces one of %s", name, formatNames())
@@ -228,4 +253,42 @@ func sniffFormat(path string, r io.Reader) string {
 		return "unknown"
 	}
 	return "jsonl"
+}
+
+// openParquet opens a Parquet capture, which needs random access: a plain
+// file is read in place; standard input or a compressed file is first
+// spooled to a temporary file, removed when the input is closed.
+func openParquet(path, name string, r io.Reader, comp ingest.Compression, opt inputOptions) (*pq.Reader, func(), error) {
+	m, err := opt.columnMap()
+	if err != nil {
+		return nil, nil, err
+	}
+	var f *os.File
+	cleanup := func() {}
+	if path != "-" && comp == ingest.CompressionNone {
+		if f, err = os.Open(path); err != nil {
+			return nil, nil, err
+		}
+		cleanup = func() { f.Close() }
+	} else {
+		if f, err = os.CreateTemp("", "killswitch-*.parquet"); err != nil {
+			return nil, nil, err
+		}
+		cleanup = func() { f.Close(); os.Remove(f.Name()) }
+		if _, err := io.Copy(f, r); err != nil {
+			cleanup()
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	st, err := f.Stat()
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	pr, err := pq.NewReader(f, st.Size(), name, pq.Options{Map: m, Agent: opt.agent})
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return pr, func() { pr.Close(); cleanup() }, nil
 }

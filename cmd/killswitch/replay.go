@@ -38,6 +38,7 @@ func (f *replayFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.settings, "settings", "", "per-agent kill-switch settings file (JSON: {\"default\": {…}, \"agents\": {ID: {…}}})")
 	fs.BoolVar(&f.disabled, "disabled", false, "start every agent with the kill switch disabled (the live default); settings and config records enable it")
 	fs.StringVar(&f.input.format, "input-format", "auto", "input format: "+formatNames()+" (auto: by extension and content)")
+	fs.StringArrayVar(&f.input.mapping, "map", nil, "Parquet: read logical field from a differently named column (field=column; repeatable)")
 	fs.StringVar(&f.input.batchOutput, "batch-output", "", "OpenAI/Anthropic Batch API: the output (results) file to join with the input on custom_id")
 	fs.StringVar(&f.input.agent, "agent", "", "agent id for every record (overrides what the capture says)")
 	fs.StringVar(&f.input.agentHeader, "agent-header", "X-Agent-Id", "HAR: request header holding the agent id")

@@ -21,8 +21,9 @@ var errChunkEnd = errors.New("column chunk ends before the row group's last row"
 // point into the page and stay valid only until the cursor moves past the
 // page, so callers copy what they keep before the next call.
 type cursor struct {
-	col  *parquet.Column
-	path string // dotted column path, for messages
+	col      *parquet.Column
+	path     string // dotted column path, for messages
+	prefetch bool   // read pages ahead in a goroutine (big text columns)
 
 	pages   parquet.Pages
 	page    parquet.Page
@@ -46,6 +47,9 @@ func (c *cursor) open(rg parquet.RowGroup) error {
 		return fmt.Errorf("column %q: row group has %d column chunks, no chunk %d", c.path, len(chunks), i)
 	}
 	c.pages = chunks[i].Pages()
+	if c.prefetch {
+		c.pages = newPrefetcher(c.pages)
+	}
 	return nil
 }
 

@@ -4,8 +4,9 @@
 // A Reader yields one ingest.Record per row, in file order, positioned as
 // "file:row N" (N counted from 1 across the whole file). Only the columns of
 // the capture record (SPEC §3) are read, row group by row group and page by
-// page: unused columns are never decoded and memory holds one page per
-// column read, not the file.
+// page: unused columns are never decoded, and memory holds a few pages per
+// column read, never the file. The pages of the request and response
+// columns are decompressed ahead in a goroutine each.
 //
 // Columns carry the logical field names (ts, agent, request, response,
 // status, …), nested in groups or flattened with dots ("kill_switch.threshold"
@@ -17,10 +18,12 @@ package pq
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -50,6 +53,8 @@ type Options struct {
 // ingest.Reader. A Reader is not safe for concurrent use.
 type Reader struct {
 	name string
+	ra   io.ReaderAt
+	size int64
 	file *parquet.File
 	opt  Options
 
@@ -66,12 +71,11 @@ type Reader struct {
 	row    int64 // rows read so far
 	rec    *ingest.Record
 	err    error
+	closed bool
 }
 
 // scalar is a field read from one leaf column, one value per row.
 type scalar struct {
-	f     field
-	cls   class
 	typ   leafType
 	cur   *cursor
 	label string // how messages name it: `ts` or `ts (column "created_at")`
@@ -85,7 +89,6 @@ type scalar struct {
 // body is the request or the response: a text column (text) or a group
 // serialized to JSON (tree).
 type body struct {
-	f     field
 	label string
 	text  *scalar
 	tree  *jnode
@@ -98,6 +101,10 @@ type body struct {
 // errors carry. Every error names the file; a missing required column (ts,
 // request, and agent unless opt.Agent is set) is an error listing the
 // columns present.
+//
+// The Reader calls r.ReadAt from more than one goroutine, as io.ReaderAt
+// allows; the caller keeps r open until the Reader is done (read to the
+// end, or closed).
 func NewReader(r io.ReaderAt, size int64, name string, opt Options) (rd *Reader, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -107,6 +114,9 @@ func NewReader(r io.ReaderAt, size int64, name string, opt Options) (rd *Reader,
 	if size < 12 {
 		return nil, fmt.Errorf("%s: not a Parquet file: only %d bytes", name, size)
 	}
+	if err := checkTrailer(r, size); err != nil {
+		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
+	}
 	f, err := parquet.OpenFile(r, size,
 		parquet.SkipPageIndex(true),
 		parquet.SkipBloomFilters(true),
@@ -115,11 +125,33 @@ func NewReader(r io.ReaderAt, size int64, name string, opt Options) (rd *Reader,
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
 	}
-	rd = &Reader{name: name, file: f, opt: opt, groups: f.RowGroups()}
+	rd = &Reader{name: name, ra: r, size: size, file: f, opt: opt, groups: f.RowGroups()}
 	if err := rd.resolve(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	// A Reader dropped before its end stops its page goroutines when
+	// collected (the cursors do not refer back to the Reader).
+	runtime.AddCleanup(rd, closeCursors, rd.cursors)
 	return rd, nil
+}
+
+// checkTrailer checks the file's last 8 bytes (footer length, magic)
+// before parquet.OpenFile trusts the length enough to allocate it.
+func checkTrailer(r io.ReaderAt, size int64) error {
+	var tail [8]byte
+	if _, err := r.ReadAt(tail[:], size-8); err != nil {
+		return fmt.Errorf("reading the footer: %w", err)
+	}
+	if string(tail[4:]) == "PARE" {
+		return errors.New("encrypted Parquet files are not supported")
+	}
+	if string(tail[4:]) != "PAR1" {
+		return fmt.Errorf("no Parquet magic at the end (%q): truncated, or not Parquet", tail[4:])
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return fmt.Errorf("footer of %d bytes does not fit in a file of %d: truncated or corrupt", n, size)
+	}
+	return nil
 }
 
 // NumRows returns the number of rows the file declares (for progress).
@@ -208,13 +240,18 @@ func (r *Reader) plan(f field, label string, col *parquet.Column, flat []flatMem
 			cls = clsText // JSON text, parsed per row
 		}
 		if !typ.accepts(cls) {
-			return fmt.Errorf("column %q has type %s; %s needs %s", pathOf(col), typ, f, cls.want())
+			want := cls.want()
+			if f == fKillSwitch {
+				want = "a string holding the settings as a JSON object, or a group"
+			}
+			return fmt.Errorf("column %q has type %s; %s needs %s", pathOf(col), typ, f, want)
 		}
-		s := &scalar{f: f, cls: cls, typ: typ, cur: newCursor(col), label: label}
+		s := &scalar{typ: typ, cur: newCursor(col), label: label}
 		r.scalars = append(r.scalars, s)
 		r.byField[f] = s
 		if cls == clsBody {
-			r.body[f] = &body{f: f, label: label, text: s}
+			r.body[f] = &body{label: label, text: s}
+			s.cur.prefetch = true
 		}
 		return nil
 	}
@@ -252,7 +289,7 @@ func (r *Reader) plan(f field, label string, col *parquet.Column, flat []flatMem
 	if f == fRequest && tree.kind != jObject && tree.kind != jMap {
 		return fmt.Errorf("column %q is a list; request needs a JSON object (a string column or a struct)", tree.path)
 	}
-	b := &body{f: f, label: label, tree: tree}
+	b := &body{label: label, tree: tree}
 	for _, c := range p.leaves {
 		b.asm.cur = append(b.asm.cur, newCursor(c))
 	}
@@ -273,12 +310,12 @@ func sortedKeys(m map[string]string) []string {
 // Scan advances to the next row. It returns false at the end of the file
 // or when the file turns out to be corrupt (see Err).
 func (r *Reader) Scan() (ok bool) {
-	if r.err != nil {
+	if r.err != nil || r.closed {
 		return false
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			r.fail(fmt.Errorf("corrupt Parquet data (decoder panic: %v)", p))
+			r.fail(max(r.row, 1), fmt.Errorf("decoder panic: %v", p))
 			ok = false
 		}
 	}()
@@ -294,9 +331,14 @@ func (r *Reader) Scan() (ok bool) {
 		if r.left <= 0 {
 			continue
 		}
+		meta := r.file.Metadata().RowGroups[r.g-1].Columns
 		for _, c := range r.cursors {
-			if err := c.open(rg); err != nil {
-				r.fail(fmt.Errorf("row group %d: %w", r.g, err))
+			err := checkChunk(r.ra, r.size, &meta[c.col.Index()], c.path)
+			if err == nil {
+				err = c.open(rg)
+			}
+			if err != nil {
+				r.fail(r.row+1, fmt.Errorf("row group %d: %w", r.g, err))
 				return false
 			}
 		}
@@ -304,25 +346,37 @@ func (r *Reader) Scan() (ok bool) {
 	r.left--
 	r.row++
 	if err := r.readRow(); err != nil {
-		r.fail(err)
+		r.fail(r.row, err)
 		return false
 	}
 	r.rec = r.convert()
 	return true
 }
 
-// fail ends the stream with an error naming the file and the row.
-func (r *Reader) fail(err error) {
+// fail ends the stream with an error naming the file and the row being
+// read.
+func (r *Reader) fail(row int64, err error) {
 	r.closeCursors()
 	r.rec = nil
-	pos := ingest.Pos{File: r.name, Kind: ingest.PosRow, N: max(r.row, 1)}
+	pos := ingest.Pos{File: r.name, Kind: ingest.PosRow, N: row}
 	r.err = fmt.Errorf("%s: corrupt Parquet file: %w", pos, err)
 }
 
-func (r *Reader) closeCursors() {
-	for _, c := range r.cursors {
+func (r *Reader) closeCursors() { closeCursors(r.cursors) }
+
+func closeCursors(cs []*cursor) {
+	for _, c := range cs {
 		c.close()
 	}
+}
+
+// Close stops reading: it releases the pages held and stops the goroutines
+// reading pages ahead. A Reader read to its end needs no Close; after
+// Close, Scan returns false.
+func (r *Reader) Close() error {
+	r.closeCursors()
+	r.closed, r.rec = true, nil
+	return nil
 }
 
 // Record returns the current record; each Scan makes a new one.
@@ -613,7 +667,11 @@ func requestText(b []byte) ([]byte, error) {
 func (r *Reader) control(ev string) (*ingest.Control, *rowError) {
 	var err error
 	c := &ingest.Control{By: "manual"}
-	if c.Event, err = ingest.ParseControlEvent(ev); err != nil {
+	if ev == "kill_switch" {
+		// A kill the live system made, as the JSONL reader reads it: a
+		// deactivation by the kill switch (ground truth for sweeps).
+		c.Event, c.By = ingest.ControlDeactivate, "kill_switch"
+	} else if c.Event, err = ingest.ParseControlEvent(ev); err != nil {
 		return nil, r.bad(r.byField[fEvent].label, err)
 	}
 	if by, e := r.text(fBy); e != nil {

@@ -57,11 +57,18 @@ const (
 // no place for it. Strings left empty, and numbers whose Has* flag is
 // false, are written as nulls; a Status of 0 too (it reads back as 200).
 func WriteRecords(w io.Writer, recs []ingest.Record) error {
-	pw := parquet.NewGenericWriter[canonicalRow](w,
+	return writeRecords(w, recs)
+}
+
+// writeRecords is WriteRecords with writer options added (tests vary page
+// versions, codecs and sizes).
+func writeRecords(w io.Writer, recs []ingest.Record, extra ...parquet.WriterOption) error {
+	opts := append([]parquet.WriterOption{
 		parquet.Compression(&parquet.Snappy),
 		parquet.MaxRowsPerRowGroup(rowGroupRows),
 		parquet.CreatedBy("killswitch", "", ""),
-	)
+	}, extra...)
+	pw := parquet.NewGenericWriter[canonicalRow](w, opts...)
 	batch := make([]canonicalRow, 0, writeBatch)
 	flush := func() error {
 		if _, err := pw.Write(batch); err != nil {
