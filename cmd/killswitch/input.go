@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/spf13/pflag"
 	"github.com/valyala/fastjson"
 
 	"github.com/killswitch/killswitch/ingest"
@@ -210,11 +211,14 @@ func sniffFormat(path string, r io.Reader) string {
 	for _, ext := range []string{".gz", ".zst", ".zstd", ".zlib"} {
 		base = strings.TrimSuffix(base, ext)
 	}
+	named := "" // what the extension says, when content does not decide
 	switch filepath.Ext(base) {
 	case ".har", ".zhar":
 		return "har"
 	case ".parquet", ".pq":
 		return "parquet"
+	case ".jsonl", ".ndjson":
+		named = "jsonl"
 	}
 	p, ok := r.(peeker)
 	if !ok {
@@ -240,16 +244,19 @@ func sniffFormat(path string, r io.Reader) string {
 		}
 		return string(f)
 	}
-	// Undetected: JSONL when its first line is a whole JSON value (bad
-	// lines are then reported one by one); a JSON document spread over
-	// lines is none of the formats we read.
+	// Undetected: JSONL (bad lines are then reported one by one), unless
+	// the file is not named .jsonl and is a JSON document spread over
+	// lines, which is none of the formats we read.
+	if named != "" || (!bytes.HasPrefix(t, []byte("{")) && !bytes.HasPrefix(t, []byte("["))) {
+		return "jsonl"
+	}
 	first := t
 	if i := bytes.IndexByte(first, '\n'); i >= 0 {
 		first = first[:i]
 	} else if len(head) == 1<<16 {
 		return "jsonl" // a first line longer than the peek: JSONL with a big record
 	}
-	if len(bytes.TrimSpace(first)) > 0 && fastjson.ValidateBytes(first) != nil {
+	if fastjson.ValidateBytes(first) != nil {
 		return "unknown"
 	}
 	return "jsonl"
@@ -291,4 +298,76 @@ func openParquet(path, name string, r io.Reader, comp ingest.Compression, opt in
 		return nil, nil, err
 	}
 	return pr, func() { pr.Close(); cleanup() }, nil
+}
+
+// register adds the flags that shape how captures are read.
+func (o *inputOptions) register(fs *pflag.FlagSet) {
+	fs.StringVar(&o.format, "input-format", "auto", "input format: "+formatNames()+" (auto: by extension and content)")
+	fs.StringVar(&o.agent, "agent", "", "agent id for every record (overrides what the capture says)")
+	fs.StringVar(&o.agentHeader, "agent-header", "X-Agent-Id", "HAR: request header holding the agent id")
+	fs.BoolVar(&o.perFile, "agent-per-file", false, "qualify agent ids with their file's name (agent@file), when ids repeat across unrelated captures")
+	fs.StringArrayVar(&o.mapping, "map", nil, "Parquet: read logical field from a differently named column (field=column; repeatable)")
+	fs.StringVar(&o.batchOutput, "batch-output", "", "OpenAI/Anthropic Batch API: the output (results) file to join with the input on custom_id")
+}
+
+// inputSet is several captures opened and merged in time order, with the
+// counters a progress line shows.
+type inputSet struct {
+	src     ingest.Reader
+	read    atomic.Int64 // bytes read from the files
+	records atomic.Int64 // requests replayed (the caller counts)
+	total   int64        // bytes in all regular files
+	closers []func()
+}
+
+// openAll opens every path ("-" is standard input) and merges them.
+func openAll(e *env, paths []string, opt inputOptions) (*inputSet, error) {
+	set := &inputSet{}
+	var readers []ingest.Reader
+	for _, p := range paths {
+		in, err := openInput(e, p, opt, &set.read)
+		if err != nil {
+			set.close()
+			return nil, err
+		}
+		set.closers = append(set.closers, in.close)
+		if st, err := os.Stat(p); err == nil && p != "-" {
+			set.total += st.Size()
+		}
+		readers = append(readers, in.reader)
+	}
+	set.src = ingest.Merge(readers...)
+	return set, nil
+}
+
+func (s *inputSet) close() {
+	for _, c := range s.closers {
+		c()
+	}
+}
+
+// progress starts the progress line (only on a terminal); call the result to stop it.
+func (s *inputSet) progress(e *env) func() { return startProgress(e, &s.read, &s.records, s.total) }
+
+// reportProblem returns the Hooks.Problem every replaying command uses:
+// malformed items and warnings go to standard error with their positions
+// as they are met (skipped items only when verbose); strict stops at the
+// first malformed item.
+func reportProblem(e *env, strict, verbose bool) func(rec *ingest.Record, warn string) error {
+	return func(rec *ingest.Record, warn string) error {
+		switch {
+		case rec.Err != nil:
+			fmt.Fprintf(e.stderr, "%v\n", rec.Err)
+			if strict {
+				return errStrict
+			}
+		case rec.Skip != "":
+			if verbose {
+				fmt.Fprintf(e.stderr, "%s: skipped: %s\n", rec.Pos, rec.Skip)
+			}
+		case warn != "":
+			fmt.Fprintf(e.stderr, "%s: warning: %s\n", rec.Pos, warn)
+		}
+		return nil
+	}
 }

@@ -13,9 +13,7 @@ func cmdInspect(e *env, args []string) int {
 			"malformed and skipped items (by reason), agents, time span, body dialects and models, so that you\n"+
 			"can see why a file replays the way it does.")
 	var in inputOptions
-	fs.StringVar(&in.format, "input-format", "auto", "input format: auto, jsonl, har or parquet")
-	fs.StringVar(&in.agent, "agent", "", "agent id for every record (overrides what the capture says)")
-	fs.StringVar(&in.agentHeader, "agent-header", "X-Agent-Id", "HAR: request header holding the agent id")
+	in.register(fs)
 	format := fs.StringP("format", "f", "text", "output: text or json")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code

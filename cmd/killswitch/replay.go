@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -37,12 +35,7 @@ func (f *replayFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.mode, "mode", "deactivate", "enforcement: deactivate (kill the agent) or block (HTTP 429, agent stays active)")
 	fs.StringVar(&f.settings, "settings", "", "per-agent kill-switch settings file (JSON: {\"default\": {…}, \"agents\": {ID: {…}}})")
 	fs.BoolVar(&f.disabled, "disabled", false, "start every agent with the kill switch disabled (the live default); settings and config records enable it")
-	fs.StringVar(&f.input.format, "input-format", "auto", "input format: "+formatNames()+" (auto: by extension and content)")
-	fs.StringArrayVar(&f.input.mapping, "map", nil, "Parquet: read logical field from a differently named column (field=column; repeatable)")
-	fs.StringVar(&f.input.batchOutput, "batch-output", "", "OpenAI/Anthropic Batch API: the output (results) file to join with the input on custom_id")
-	fs.StringVar(&f.input.agent, "agent", "", "agent id for every record (overrides what the capture says)")
-	fs.StringVar(&f.input.agentHeader, "agent-header", "X-Agent-Id", "HAR: request header holding the agent id")
-	fs.BoolVar(&f.input.perFile, "agent-per-file", false, "qualify agent ids with their file's name (agent@file), when ids repeat across unrelated captures")
+	f.input.register(fs)
 	fs.DurationVar(&f.reactivateAfter, "reactivate-after", 0, "simulate an operator re-activating killed agents after this delay (e.g. 10m)")
 	fs.DurationVar(&f.retryAfter, "retry-after", 60*time.Second, "block mode: the retry_after_seconds a refusal announces")
 	fs.IntVar(&f.workers, "workers", 0, "parallel feature extraction (0: one per CPU); output is identical at any value")
@@ -92,48 +85,22 @@ var errStrict = errors.New("stopped at the first malformed input item (--strict)
 // replayFiles opens every path, merges them in time order and replays them.
 // Problems go to standard error as they are met.
 func (f *replayFlags) replayFiles(e *env, cmd string, paths []string, cfg analyze.Config, h analyze.Hooks) (*analyze.Summary, error) {
-	var read atomic.Int64
-	var readers []ingest.Reader
-	var total int64
-	for _, p := range paths {
-		in, err := openInput(e, p, f.input, &read)
-		if err != nil {
-			return nil, err
-		}
-		defer in.close()
-		if st, err := os.Stat(p); err == nil && p != "-" {
-			total += st.Size()
-		}
-		readers = append(readers, in.reader)
+	set, err := openAll(e, paths, f.input)
+	if err != nil {
+		return nil, err
 	}
-	var records atomic.Int64
-	stopProgress := startProgress(e, &read, &records, total)
-	defer stopProgress()
-	h.Problem = func(rec *ingest.Record, warn string) error {
-		switch {
-		case rec.Err != nil:
-			fmt.Fprintf(e.stderr, "%v\n", rec.Err)
-			if f.strict {
-				return errStrict
-			}
-		case rec.Skip != "":
-			if f.verbose {
-				fmt.Fprintf(e.stderr, "%s: skipped: %s\n", rec.Pos, rec.Skip)
-			}
-		case warn != "":
-			fmt.Fprintf(e.stderr, "%s: warning: %s\n", rec.Pos, warn)
-		}
-		return nil
-	}
+	defer set.close()
+	defer set.progress(e)()
+	h.Problem = reportProblem(e, f.strict, f.verbose)
 	inner := h.Decision
 	h.Decision = func(d *analyze.Decision) error {
-		records.Add(1)
+		set.records.Add(1)
 		if inner != nil {
 			return inner(d)
 		}
 		return nil
 	}
-	return analyze.Replay(ingest.Merge(readers...), cfg, f.workers, h)
+	return analyze.Replay(set.src, cfg, f.workers, h)
 }
 
 func cmdReplay(e *env, args []string) int {

@@ -47,9 +47,7 @@ func cmdSweep(e *env, args []string) int {
 	fs.IntVar(&f.late, "late", analyze.DefaultLateAfter, "a loop caught more than N requests after its start is caught late")
 	fs.StringVarP(&f.format, "format", "f", "table", "output: table, json, csv, markdown or html (one self-contained page with charts)")
 	fs.StringVarP(&f.output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
-	fs.StringVar(&f.input.format, "input-format", "auto", "input format: auto, jsonl, har or parquet")
-	fs.StringVar(&f.input.agent, "agent", "", "agent id for every record (overrides what the capture says)")
-	fs.StringVar(&f.input.agentHeader, "agent-header", "X-Agent-Id", "HAR: request header holding the agent id")
+	f.input.register(fs)
 	fs.DurationVar(&f.reactivateAfter, "reactivate-after", 0, "simulate an operator re-activating killed agents after this delay (e.g. 10m)")
 	fs.DurationVar(&f.retryAfter, "retry-after", 60*time.Second, "block mode: the retry_after_seconds a refusal announces")
 	fs.IntVar(&f.workers, "workers", 0, "parallel feature extraction (0: one per CPU); output is identical at any value")
@@ -166,37 +164,11 @@ func (c countingRecords) Scan() bool {
 // collect opens every path, merges them in time order and reads them once
 // for the sweep. Problems go to standard error as they are met.
 func (f *sweepFlags) collect(e *env, paths []string, p analyze.Profile) (*analyze.Traffic, error) {
-	var read, records atomic.Int64
-	var readers []ingest.Reader
-	var total int64
-	for _, path := range paths {
-		in, err := openInput(e, path, f.input, &read)
-		if err != nil {
-			return nil, err
-		}
-		defer in.close()
-		if st, err := os.Stat(path); err == nil && path != "-" {
-			total += st.Size()
-		}
-		readers = append(readers, in.reader)
+	set, err := openAll(e, paths, f.input)
+	if err != nil {
+		return nil, err
 	}
-	stopProgress := startProgress(e, &read, &records, total)
-	defer stopProgress()
-	problem := func(rec *ingest.Record, warn string) error {
-		switch {
-		case rec.Err != nil:
-			fmt.Fprintf(e.stderr, "%v\n", rec.Err)
-			if f.strict {
-				return errStrict
-			}
-		case rec.Skip != "":
-			if f.verbose {
-				fmt.Fprintf(e.stderr, "%s: skipped: %s\n", rec.Pos, rec.Skip)
-			}
-		case warn != "":
-			fmt.Fprintf(e.stderr, "%s: warning: %s\n", rec.Pos, warn)
-		}
-		return nil
-	}
-	return analyze.Collect(countingRecords{ingest.Merge(readers...), &records}, p, f.workers, problem)
+	defer set.close()
+	defer set.progress(e)()
+	return analyze.Collect(countingRecords{set.src, &set.records}, p, f.workers, reportProblem(e, f.strict, f.verbose))
 }
