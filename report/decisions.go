@@ -7,7 +7,6 @@ import (
 	"bufio"
 	"io"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/ingest"
@@ -91,53 +90,7 @@ func appendHash(b []byte, h uint64, ok bool) []byte {
 	return append(b, '"')
 }
 
-// AppendString appends s as a JSON string: control characters, quotes,
-// backslashes, U+2028 and U+2029 escaped; invalid UTF-8 becomes U+FFFD.
-func AppendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// AppendString appends s as a JSON string (ingest.AppendJSONString:
+// control characters, quotes, backslashes, U+2028 and U+2029 escaped;
+// invalid UTF-8 becomes U+FFFD).
+func AppendString(b []byte, s string) []byte { return ingest.AppendJSONString(b, s) }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/killswitch/killswitch/analyze/simhash"
+	"github.com/killswitch/killswitch/ingest"
 	"github.com/valyala/fastjson"
 )
 
@@ -52,7 +53,7 @@ func (c *canonicalizer) value(dst []byte, v *fastjson.Value) []byte {
 // str appends the quoted, escaped, normalized form of the string s.
 func (c *canonicalizer) str(dst, s []byte) []byte {
 	c.norm = simhash.Normalize(c.norm[:0], s)
-	return appendQuoted(dst, c.norm)
+	return ingest.AppendJSONString(dst, c.norm)
 }
 
 // object appends v's members as "key":value, sorted bytewise. Sorting the
@@ -65,7 +66,7 @@ func (c *canonicalizer) object(dst []byte, v *fastjson.Value) []byte {
 	base := len(c.spans)
 	o.Visit(func(k []byte, mv *fastjson.Value) {
 		m := len(dst)
-		dst = appendQuoted(dst, k)
+		dst = ingest.AppendJSONString(dst, k)
 		dst = append(dst, ':')
 		dst = c.value(dst, mv)
 		c.spans = append(c.spans, span{m - start, len(dst) - start})
@@ -90,42 +91,6 @@ func (c *canonicalizer) object(dst []byte, v *fastjson.Value) []byte {
 	}
 	c.spans = c.spans[:base]
 	return append(dst, '}')
-}
-
-// appendQuoted appends s as a JSON string literal. Control characters are
-// escaped, so the result holds no newline; other bytes (including invalid
-// UTF-8) are copied as they are.
-func appendQuoted(dst, s []byte) []byte {
-	dst = append(dst, '"')
-	dst = appendEscaped(dst, s)
-	return append(dst, '"')
-}
-
-// appendEscaped appends s with '"', '\\' and control characters escaped.
-func appendEscaped(dst, s []byte) []byte {
-	const hex = "0123456789abcdef"
-	last := 0
-	for i := 0; i < len(s); i++ {
-		b := s[i]
-		if b >= 0x20 && b != '"' && b != '\\' {
-			continue
-		}
-		dst = append(dst, s[last:i]...)
-		switch b {
-		case '"', '\\':
-			dst = append(dst, '\\', b)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xf])
-		}
-		last = i + 1
-	}
-	return append(dst, s[last:]...)
 }
 
 // callSet collects the canonical forms of tool calls.
@@ -178,7 +143,7 @@ func (p *Parser) addCall(name []byte, args *fastjson.Value) {
 		return
 	}
 	start := len(p.calls.buf)
-	b := appendEscaped(p.calls.buf, name)
+	b := ingest.AppendJSONEscaped(p.calls.buf, name)
 	b = append(b, '(')
 	b = p.canon.value(b, args)
 	p.calls.buf = append(b, ')')
@@ -190,7 +155,7 @@ func (p *Parser) addCall(name []byte, args *fastjson.Value) {
 // quoted normalized string.
 func (p *Parser) addCallJSON(name, text []byte) {
 	start := len(p.calls.buf)
-	b := appendEscaped(p.calls.buf, name)
+	b := ingest.AppendJSONEscaped(p.calls.buf, name)
 	b = append(b, '(')
 	switch t := bytes.TrimSpace(text); {
 	case len(t) == 0:

@@ -14,6 +14,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 	"github.com/valyala/fastjson"
+
+	"github.com/killswitch/killswitch/ingest"
 )
 
 // A request or response stored as a nested group (a struct column, lists of
@@ -52,7 +54,7 @@ type planner struct {
 }
 
 func jsonKey(name string) []byte {
-	b := appendJSONString(nil, name)
+	b := ingest.AppendJSONString(nil, name)
 	return append(b, ':')
 }
 
@@ -379,7 +381,7 @@ func (a *assembler) element(n *jnode) error {
 			if err != nil {
 				a.fail(k, err)
 			}
-			a.out = appendJSONString(a.out, s)
+			a.out = ingest.AppendJSONString(a.out, s)
 			a.out = append(a.out, ':')
 		}
 		return a.nullable(n.kids[1])
@@ -453,7 +455,7 @@ func (a *assembler) leaf(n *jnode, v parquet.Value) {
 		case t.logical == lDecimal:
 			a.out = appendDecimal(a.out, twosComplement(b), t.scale)
 		case t.logical == lUUID && len(b) == 16:
-			a.out = appendJSONString(a.out, formatUUID(b))
+			a.out = ingest.AppendJSONString(a.out, formatUUID(b))
 		case !utf8.Valid(b):
 			a.fail(n, errNotUTF8)
 			a.out = append(a.out, "null"...)
@@ -465,7 +467,7 @@ func (a *assembler) leaf(n *jnode, v parquet.Value) {
 			}
 			a.out = append(a.out, b...)
 		default:
-			a.out = appendJSONString(a.out, unsafeString(b))
+			a.out = ingest.AppendJSONString(a.out, unsafeString(b))
 		}
 	default:
 		a.fail(n, fmt.Errorf("cannot write %s as JSON", t))
@@ -516,37 +518,6 @@ func appendJSONFloat(b []byte, f float64, bits int) []byte {
 		}
 	}
 	return b
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString writes s as a JSON string literal. s must be valid
-// UTF-8; it is kept as is apart from the escapes JSON requires.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		start = i + 1
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // unsafeString views b as a string for the length of a call that copies it.

@@ -1,0 +1,70 @@
+package ingest
+
+import "unicode/utf8"
+
+// AppendJSONString appends s as a JSON string literal (see AppendJSONEscaped).
+func AppendJSONString[T string | []byte](b []byte, s T) []byte {
+	b = append(b, '"')
+	b = AppendJSONEscaped(b, s)
+	return append(b, '"')
+}
+
+// AppendJSONEscaped appends s escaped for the inside of a JSON string:
+// '"', '\\' and control characters escaped (\n, \r, \t, else \u00XX),
+// U+2028 and U+2029 escaped (JavaScript line terminators), and invalid
+// UTF-8 replaced by \ufffd; everything else is copied as is. Every package
+// that writes JSON by hand uses it, so they all escape alike.
+func AppendJSONEscaped[T string | []byte](b []byte, s T) []byte {
+	const hex = "0123456789abcdef"
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := decodeRune(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(b, s[start:]...)
+}
+
+func decodeRune[T string | []byte](s T) (rune, int) {
+	switch v := any(s).(type) {
+	case string:
+		return utf8.DecodeRuneInString(v)
+	case []byte:
+		return utf8.DecodeRune(v)
+	}
+	return utf8.RuneError, 1
+}
