@@ -18,6 +18,7 @@ run: build
 # and the captured-loop regression check over fixtures/.
 test: fmt-check vet build
 	$(GO) test ./...
+	$(GO) test -race -run 'Deterministic|Metamorphic|Formats|Apply' ./analyze/ ./cmd/killswitch/
 	./$(BIN) check fixtures/
 
 vet:
