@@ -18,7 +18,7 @@ run: build
 # and the captured-loop regression check over fixtures/.
 test: fmt-check vet build
 	$(GO) test ./...
-	$(GO) test -race -run 'Deterministic|Metamorphic|Formats|Apply' ./analyze/ ./cmd/killswitch/
+	$(GO) test -race -run 'Deterministic|SweepEqualsReplay|SweepParallel|Formats|Apply|Example' ./analyze/ ./cmd/killswitch/
 	./$(BIN) check fixtures/
 
 vet:

@@ -1,6 +1,10 @@
 package simhash
 
 import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 )
@@ -56,39 +60,111 @@ const (
 // Normalize appends the spec-profile normalized form of src to dst and
 // returns the extended slice; the rules are in the package documentation.
 // src is only read; the caller owns both slices. Normalize allocates only when
-// dst lacks capacity: the normalized form is at most 3×len(src) bytes long
-// (an invalid byte becomes the 3-byte U+FFFD).
+// dst lacks capacity. The normalized form is usually no longer than src and
+// at most 4×len(src)+1 bytes (a digit becomes the 5-byte <NUM>, an invalid
+// byte the 3-byte U+FFFD).
 func Normalize(dst, src []byte) []byte {
-	base := len(dst)
-	// prevAlnum reports whether the lowercased rune before src[i] is an
-	// ASCII letter or digit: the word-boundary test of UUIDs and hex IDs.
-	prevAlnum := false
-	i := 0
-	for i < len(src) {
+	var s scanner
+	return s.run(slices.Grow(dst, len(src)), src, math.MaxInt)
+}
+
+// maxEmit is the most bytes one step of scanner.run appends: a placeholder
+// (5 bytes) or a lowercased rune (at most 4).
+const maxEmit = 5
+
+// scanner is the state of a normalization that may stop and resume at any
+// token boundary, so that Hash can stream the normalized text through a
+// small buffer. The zero value starts at the beginning of the text.
+type scanner struct {
+	i         int  // next unread byte of src
+	prevAlnum bool // the lowercased rune before src[i] is an ASCII letter or digit
+	started   bool // some non-space output has been produced
+}
+
+// run appends the normalized form of src[s.i:] to dst until src is exhausted
+// or len(dst) reaches limit; it overshoots limit by at most maxEmit-1 bytes.
+// Every stop falls on a token boundary, so successive runs produce exactly
+// the bytes of one run over the whole of src.
+func (s *scanner) run(dst, src []byte, limit int) []byte {
+	i, prevAlnum, started := s.i, s.prevAlnum, s.started
+	for i < len(src) && len(dst) < limit {
 		c := src[i]
 		k := class[c]
-		if k&cPlain != 0 || (k&cHex != 0 && prevAlnum) {
-			dst = append(dst, lower[c])
-			prevAlnum = k&cAlnum != 0
-			i++
+		if k&cPlain != 0 || (k&cHex != 0 && (prevAlnum || !hexStart(src, i))) {
+			// The hot loop: a run of ASCII text copied lowercased, single
+			// white-space bytes between words included. Inside the run the
+			// byte before src[j] is ASCII, so word boundaries are a table
+			// lookup away.
+			end := len(src)
+			if room := limit - len(dst); room < end-i {
+				end = i + room
+			}
+			seg := src[i:end]
+			n := len(dst)
+			dst = slices.Grow(dst, len(seg))[:n+len(seg)]
+			out := dst[n:]
+			out = out[:len(seg)]
+			out[0] = lower[c]
+			j := 1
+			for {
+				// Eight bytes at a time while they are plain text.
+				for j+16 <= len(seg) {
+					y, ok := swarText(binary.LittleEndian.Uint64(seg[j:]),
+						binary.LittleEndian.Uint64(seg[j+8:]), class[seg[j-1]]&cAlnum != 0)
+					if !ok {
+						break
+					}
+					binary.LittleEndian.PutUint64(out[j:], y)
+					j += 8
+				}
+				// Then up to eight bytes one at a time.
+				for stop := min(j+8, len(seg)); j < stop; j++ {
+					c := seg[j]
+					k := class[c]
+					switch {
+					case k&cPlain != 0:
+					case k&cHex != 0:
+						if class[seg[j-1]]&cAlnum == 0 && hexStart(src, i+j) {
+							goto stop
+						}
+					case k&cSpace != 0:
+						// A lone white-space byte before more ASCII text
+						// (not white space) is a complete run: one space.
+						if j+1 == len(seg) || class[seg[j+1]]&(cPlain|cHex|cDigit) == 0 {
+							goto stop
+						}
+						c = ' '
+					default:
+						goto stop
+					}
+					out[j] = lower[c]
+				}
+				if j == len(seg) {
+					break
+				}
+			}
+		stop:
+			dst = dst[:n+j]
+			prevAlnum = class[seg[j-1]]&cAlnum != 0
+			i += j
+			started = true
 			continue
 		}
 		switch {
 		case k&cSpace != 0:
 			i = skipSpace(src, i+1)
-			if i < len(src) && len(dst) > base {
+			if i < len(src) && started {
 				dst = append(dst, ' ')
 			}
 			prevAlnum = false
 			continue
 		case k&cDigit != 0:
+			started = true
 			if j := matchTS(src, i); j > 0 {
 				dst = append(dst, phTS...)
 				i, prevAlnum = j, true
 				continue
 			}
-			fallthrough
-		case k&cHex != 0:
 			if !prevAlnum {
 				if j := matchID(src, i); j > 0 {
 					dst = append(dst, phID...)
@@ -96,9 +172,14 @@ func Normalize(dst, src []byte) []byte {
 					continue
 				}
 			}
-			if k&cDigit != 0 {
-				dst = append(dst, phNum...)
-				i, prevAlnum = matchNum(src, i), true
+			dst = append(dst, phNum...)
+			i, prevAlnum = matchNum(src, i), true
+			continue
+		case k&cHex != 0: // a hex letter at a word boundary
+			started = true
+			if j := matchID(src, i); j > 0 {
+				dst = append(dst, phID...)
+				i, prevAlnum = j, true
 				continue
 			}
 			dst = append(dst, lower[c])
@@ -109,7 +190,7 @@ func Normalize(dst, src []byte) []byte {
 		r, size := utf8.DecodeRune(src[i:])
 		if unicode.IsSpace(r) {
 			i = skipSpace(src, i+size)
-			if i < len(src) && len(dst) > base {
+			if i < len(src) && started {
 				dst = append(dst, ' ')
 			}
 			prevAlnum = false
@@ -120,8 +201,89 @@ func Normalize(dst, src []byte) []byte {
 		// U+0130 and U+212A lowercase to the ASCII letters i and k.
 		prevAlnum = r < utf8.RuneSelf && class[r]&cAlnum != 0
 		i += size
+		started = true
 	}
+	s.i, s.prevAlnum, s.started = i, prevAlnum, started
 	return dst
+}
+
+// SWAR constants: a one, the low seven bits and the top bit of every byte.
+const (
+	ones8 = 0x0101010101010101
+	low7  = 0x7f7f7f7f7f7f7f7f
+	high8 = 0x8080808080808080
+)
+
+// inRange returns the top bit of every byte of x within [a, b], all bytes of
+// x being ASCII (no carry crosses a byte).
+func inRange(x uint64, a, b byte) uint64 {
+	return (x + ones8*uint64(0x80-a)) &^ (x + ones8*uint64(0x7f-b)) & high8
+}
+
+// swarText is the hot loop eight bytes at a time. For the little-endian
+// bytes x of the source, followed by next, it returns their normalized form
+// when the byte-at-a-time loop would copy all eight: printable ASCII but
+// digits, white space followed by more text, and no UUID or hex identifier
+// starting at a word boundary (prevAlnum tells whether the byte before x is
+// a letter or digit). Otherwise it returns false, and the byte-at-a-time
+// loop takes over.
+func swarText(x, next uint64, prevAlnum bool) (uint64, bool) {
+	// Bytes above 0x7f, and digits.
+	if x&high8|inRange(x, '0', '9') != 0 {
+		return 0, false
+	}
+	y := x | inRange(x, 'A', 'Z')>>2 // lowercase
+	// White space becomes ' ' and must be followed by text: not by white
+	// space, nor, after the last byte, by anything but text. Other control
+	// characters are left to the byte-at-a-time loop.
+	t := x ^ ones8*' '
+	ws := ^(t&low7 + low7 | t) & high8              // spaces
+	if ctl := ^(x + ones8*0x60) & high8; ctl != 0 { // bytes below 0x20
+		other := inRange(x, '\t', '\r')
+		if ctl&^other != 0 {
+			return 0, false
+		}
+		ws |= other
+		b := (other >> 7) * 0xff
+		y = y&^b | b&(ones8*' ')
+	}
+	if ws&(ws>>8) != 0 || ws>>63 != 0 && class[byte(next)]&(cPlain|cHex|cDigit) == 0 {
+		return 0, false
+	}
+	// Hex letters at a word start: a UUID or hex ID may start there if the
+	// 8 bytes from it are hex digits. Most fail on the second byte.
+	hex := inRange(y, 'a', 'f')
+	prev := (high8 &^ inRange(y, 'a', 'z')) << 8 // x has no digits
+	if !prevAlnum {
+		prev |= 0x80
+	}
+	next0 := uint64(class[byte(next)] & (cHex | cDigit)) // nonzero if hex
+	if cand := hex & prev & (hex>>8 | nonzero(next0)<<63); cand != 0 {
+		nx := next &^ high8
+		ny := nx | inRange(nx, 'A', 'Z')>>2
+		nextHex := (inRange(ny, 'a', 'f') | inRange(nx, '0', '9')) &^ (next & high8)
+		for ; cand != 0; cand &= cand - 1 {
+			p := uint(bits.TrailingZeros64(cand)) &^ 7
+			if hex>>p|nextHex<<(64-p) == high8 {
+				return 0, false
+			}
+		}
+	}
+	return y, true
+}
+
+// hexStart reports whether the 8 bytes at src[i:] are hex digits, as the
+// first group of a UUID and every hex identifier start with 8 of them.
+func hexStart(src []byte, i int) bool {
+	if len(src)-i < 8 || class[src[i+1]]&(cDigit|cHex) == 0 {
+		return false
+	}
+	for _, c := range src[i+2 : i+8] {
+		if class[c]&(cDigit|cHex) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // skipSpace returns the index of the first non-space rune at or after i.
