@@ -165,7 +165,7 @@ func harStreamed(t *testing.T, resp []byte) (map[string]any, []map[string]string
 	var sse strings.Builder
 	event := func(delta map[string]any, finish any, usage any) {
 		chunk := map[string]any{"id": string(v.GetStringBytes("id")), "object": "chat.completion.chunk",
-			"model": string(v.GetStringBytes("model")),
+			"model":   string(v.GetStringBytes("model")),
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
 		if usage != nil {
 			chunk["choices"] = []any{}
