@@ -372,6 +372,7 @@ func TestCapturesCompletionLogs(t *testing.T) {
 	// Every raw per-call log is one call at the time its file name gives
 	// (Unix seconds to milliseconds; the name and the timestamp member are
 	// not rounded alike, so they agree within 1 ms).
+	capturePath(t, filepath.Join(dir, "raw")) // skips without ../shared/captures
 	raws, _ := filepath.Glob(filepath.Join(captures, dir, "raw", "*-llm-logs__*.json"))
 	raws2, _ := filepath.Glob(filepath.Join(captures, dir, "raw", "llm-logs__*.json"))
 	if n := len(raws) + len(raws2); n != 10 {
