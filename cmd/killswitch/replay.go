@@ -105,9 +105,11 @@ func (f *replayFlags) replayFiles(e *env, cmd string, paths []string, cfg analyz
 
 func cmdReplay(e *env, args []string) int {
 	fs := newFlags(e, "replay", "[flags] FILE...",
-		"Replays captures (JSONL, HAR or Parquet; gzip/zstd compressed or not; - for standard input) in time\n"+
-			"order through the kill switch and prints what it would have done: per-agent deactivation timelines\n"+
-			"(table, json, csv, markdown) or the per-request decision records (jsonl, SPEC §5).")
+		"Replays captures (JSONL, HAR, Parquet, LiteLLM, Langfuse, OTLP or Batch files; gzip/zstd compressed\n"+
+			"or not; - for standard input) in time order through the kill switch and prints what it would have\n"+
+			"done: per-agent deactivation timelines (table, json, csv, markdown, html) or the per-request\n"+
+			"decision records (jsonl, SPEC §5). --writes/--apply add the state writes the live system would\n"+
+			"have made.")
 	var rf replayFlags
 	rf.register(fs)
 	format := fs.StringP("format", "f", "table", "output: table, json, jsonl (decision records), csv, markdown or html")

@@ -34,10 +34,10 @@ var commands []command
 func init() {
 	commands = []command{
 		{"replay", "[flags] FILE...", "replay captures and print per-agent deactivation timelines", cmdReplay},
-		{"fingerprint", "[flags] [TEXT | -] [TEXT2]", "show a prompt's extraction, normalized form and SimHash", cmdFingerprint},
-		{"inspect", "[flags] FILE...", "show what a capture holds: format, records, agents, time span, skipped entries by reason", cmdInspect},
-		{"check", "[flags] PATH...", "replay captured loops and check them against their NAME.expect.json (CI regression)", cmdCheck},
 		{"sweep", "[flags] FILE...", "evaluate a grid of windows × thresholds: catches, false positives, the recommended setting", cmdSweep},
+		{"check", "[flags] PATH...", "replay captured loops and check them against their NAME.expect.json (CI regression)", cmdCheck},
+		{"inspect", "[flags] FILE...", "show what a capture holds: format, records, agents, time span, skipped entries by reason", cmdInspect},
+		{"fingerprint", "[flags] [TEXT | -] [TEXT2]", "show a prompt's extraction, normalized form and SimHash", cmdFingerprint},
 	}
 }
 
