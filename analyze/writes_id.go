@@ -2,7 +2,8 @@ package analyze
 
 import (
 	"crypto/sha1"
-	"encoding/hex"
+
+	"github.com/killswitch/killswitch/ingest"
 )
 
 // NameUUID returns the name-based UUID (version 5: SHA-1) of name in
@@ -11,17 +12,7 @@ import (
 // capture always yields the same ids.
 func NameUUID(ns [16]byte, name string) string {
 	u := nameUUID(ns, name)
-	var b [36]byte
-	hex.Encode(b[0:8], u[0:4])
-	b[8] = '-'
-	hex.Encode(b[9:13], u[4:6])
-	b[13] = '-'
-	hex.Encode(b[14:18], u[6:8])
-	b[18] = '-'
-	hex.Encode(b[19:23], u[8:10])
-	b[23] = '-'
-	hex.Encode(b[24:36], u[10:16])
-	return string(b[:])
+	return ingest.FormatUUID(u[:])
 }
 
 func nameUUID(ns [16]byte, name string) [16]byte {

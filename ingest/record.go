@@ -15,6 +15,8 @@
 package ingest
 
 import (
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -70,14 +72,7 @@ func (e *SyntaxError) Unwrap() error { return e.Err }
 // Errorf builds a *SyntaxError at pos.
 func Errorf(pos Pos, format string, args ...any) *SyntaxError {
 	err := fmt.Errorf(format, args...)
-	return &SyntaxError{Pos: pos, Msg: err.Error(), Err: errUnwrap(err)}
-}
-
-func errUnwrap(err error) error {
-	if u, ok := err.(interface{ Unwrap() error }); ok {
-		return u.Unwrap()
-	}
-	return nil
+	return &SyntaxError{Pos: pos, Msg: err.Error(), Err: errors.Unwrap(err)}
 }
 
 // Label is the ground truth a capture may carry for a request.
@@ -238,4 +233,20 @@ func (r *Record) setBodies(b []byte) {
 	if hasResp {
 		r.Response = b[n:]
 	}
+}
+
+// FormatUUID writes 16 bytes in the 8-4-4-4-12 lower-case hex form of RFC
+// 9562. b must hold at least 16 bytes.
+func FormatUUID(b []byte) string {
+	var s [36]byte
+	hex.Encode(s[0:8], b[0:4])
+	s[8] = '-'
+	hex.Encode(s[9:13], b[4:6])
+	s[13] = '-'
+	hex.Encode(s[14:18], b[6:8])
+	s[18] = '-'
+	hex.Encode(s[19:23], b[8:10])
+	s[23] = '-'
+	hex.Encode(s[24:36], b[10:16])
+	return string(s[:])
 }

@@ -124,12 +124,13 @@ func seriesCaption(d *htmlDoc, r *analyze.SweepResult, s *analyze.AgentSeries, c
 	}
 	d.f("<figcaption><b>%s</b>", htmlEsc(s.Agent))
 	if a != nil {
-		tag := a.Class.String()
-		if a.Class == analyze.ClassLoop {
+		var tag string
+		switch a.Class {
+		case analyze.ClassLoop:
 			tag = fmt.Sprintf("loop, requests %d–%d (%s)", a.Start, a.End, a.Source)
-		} else if a.Class == analyze.ClassLegit {
+		case analyze.ClassLegit:
 			tag = "healthy (" + a.Source.String() + ")"
-		} else {
+		default:
 			tag = "no ground truth"
 		}
 		d.f(`<span class="tag %s">%s</span>`, a.Class, htmlEsc(tag))

@@ -149,7 +149,6 @@ type Parser struct {
 	prompt []byte // joined prompt parts
 	sig    []byte // joined signature
 	out    []byte // response text
-	cat    []byte // concatenated text parts (Gemini)
 
 	st streamState
 

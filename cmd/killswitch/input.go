@@ -271,7 +271,7 @@ func openParquet(path, name string, r io.Reader, comp ingest.Compression, opt in
 		return nil, nil, err
 	}
 	var f *os.File
-	cleanup := func() {}
+	var cleanup func()
 	if path != "-" && comp == ingest.CompressionNone {
 		if f, err = os.Open(path); err != nil {
 			return nil, nil, err

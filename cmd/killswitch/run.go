@@ -11,10 +11,9 @@ import (
 
 // Exit statuses (SPEC §6).
 const (
-	exitOK     = 0
-	exitFound  = 1 // a check found a regression, or --fail-on-kill saw a kill
-	exitUsage  = 2 // bad usage or unreadable input
-	exitFailed = 2
+	exitOK    = 0
+	exitFound = 1 // a check found a regression, or --fail-on-kill saw a kill
+	exitUsage = 2 // bad usage or unreadable input
 )
 
 // env is the command's environment: standard streams and variables.

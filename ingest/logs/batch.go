@@ -92,11 +92,7 @@ func (b *batch) Scan() bool {
 		b.cur = nil
 		return false
 	}
-	for {
-		u, ok := b.src.next()
-		if !ok {
-			break
-		}
+	if u, ok := b.src.next(); ok {
 		b.k++
 		if u.err != nil {
 			b.cur = &ingest.Record{Pos: u.err.Pos, Err: u.err}

@@ -455,7 +455,7 @@ func (a *assembler) leaf(n *jnode, v parquet.Value) {
 		case t.logical == lDecimal:
 			a.out = appendDecimal(a.out, twosComplement(b), t.scale)
 		case t.logical == lUUID && len(b) == 16:
-			a.out = ingest.AppendJSONString(a.out, formatUUID(b))
+			a.out = ingest.AppendJSONString(a.out, ingest.FormatUUID(b))
 		case !utf8.Valid(b):
 			a.fail(n, errNotUTF8)
 			a.out = append(a.out, "null"...)

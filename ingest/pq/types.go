@@ -1,7 +1,6 @@
 package pq
 
 import (
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -185,7 +184,7 @@ func (t leafType) text(v parquet.Value) (string, error) {
 	case parquet.ByteArray, parquet.FixedLenByteArray:
 		b := v.ByteArray()
 		if t.logical == lUUID && len(b) == 16 {
-			return formatUUID(b), nil
+			return ingest.FormatUUID(b), nil
 		}
 		if !utf8.Valid(b) {
 			return "", errNotUTF8
@@ -203,20 +202,6 @@ func (t leafType) text(v parquet.Value) (string, error) {
 		return strconv.FormatInt(v.Int64(), 10), nil
 	}
 	return "", fmt.Errorf("cannot read %s as text", t)
-}
-
-func formatUUID(b []byte) string {
-	var s [36]byte
-	hex.Encode(s[0:8], b[0:4])
-	s[8] = '-'
-	hex.Encode(s[9:13], b[4:6])
-	s[13] = '-'
-	hex.Encode(s[14:18], b[6:8])
-	s[18] = '-'
-	hex.Encode(s[19:23], b[8:10])
-	s[23] = '-'
-	hex.Encode(s[24:], b[10:16])
-	return string(s[:])
 }
 
 // number converts v to a float64: integers, decimals (scaled), floats, and
