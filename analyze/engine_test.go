@@ -83,7 +83,7 @@ func firstKill(ds []Decision, agent string) int {
 	return 0
 }
 
-func cfgFor(p Profile) Config {
+func cfgFor(p *Profile) Config {
 	c := NewConfig()
 	c.Profile = p
 	return c
@@ -93,7 +93,7 @@ func TestScenarios(t *testing.T) {
 	const sig = "lookup{path:/tmp}"
 	tests := []struct {
 		name    string
-		profile Profile
+		profile *Profile
 		build   func(b *builder)
 		want    int // agent request of the first kill; 0 = never
 	}{

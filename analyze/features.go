@@ -1,13 +1,9 @@
 package analyze
 
 import (
-	"errors"
-
 	"github.com/valyala/fastjson"
 
-	"github.com/killswitch/killswitch/analyze/agentgazer"
 	"github.com/killswitch/killswitch/analyze/body"
-	"github.com/killswitch/killswitch/analyze/simhash"
 	"github.com/killswitch/killswitch/ingest"
 )
 
@@ -20,6 +16,10 @@ type Features struct {
 	TokensIn, TokensOut int64 // from the response's usage, when HasUsage
 	HasUsage            bool
 
+	// Ext holds what a profile with its own Detector keeps of the request
+	// beyond Entry (nil for the windowed profiles).
+	Ext any
+
 	Err  error  // the request cannot be scored (the decision is "skip")
 	Warn string // a problem that does not stop scoring (e.g. an unreadable response)
 }
@@ -27,64 +27,34 @@ type Features struct {
 // Extractor computes Features for one profile. It holds parser state: use
 // one per goroutine.
 type Extractor struct {
-	profile Profile
-	body    body.Parser     // spec-profile extraction, and usage for both
-	json    fastjson.Parser // agentgazer: the request document
+	profile *Profile
+	body    body.Parser     // request and response bodies, and usage
+	json    fastjson.Parser // a profile's own JSON parsing (agentgazer)
+	// Ext is a profile's own per-goroutine state, created by the profile
+	// on first use.
+	Ext any
 }
 
 // NewExtractor returns an Extractor for profile p.
-func NewExtractor(p Profile) *Extractor { return &Extractor{profile: p} }
+func NewExtractor(p *Profile) *Extractor { return &Extractor{profile: p.or()} }
 
 // Extract computes the features of a request record. rec must not be a
 // control record, a malformed item or a skipped one.
-func (x *Extractor) Extract(rec *ingest.Record) Features {
-	if x.profile == ProfileAgentGazer {
-		return x.agentgazer(rec)
-	}
-	return x.spec(rec)
+func (x *Extractor) Extract(rec *ingest.Record) Features { return x.profile.Extract(x, rec) }
+
+// Fingerprint shows how the profile sees one input (see Profile.Fingerprint).
+func (x *Extractor) Fingerprint(in []byte, asResponse bool) (Fingerprint, error) {
+	return x.profile.Fingerprint(x, in, asResponse)
 }
 
-// spec implements SPEC §4.1: the prompt is the last user message, the
-// response text is the assistant text plus its tool calls, and the tool
-// signature comes from the tool calls of the agent's most recent turn.
-func (x *Extractor) spec(rec *ingest.Record) Features {
-	var f Features
-	req, err := x.body.ParseRequest(rec.Request)
-	if err != nil {
-		f.Err = err
-		return f
-	}
-	if req.HasPrompt {
-		f.Prompt, f.HasPrompt = simhash.Hash(req.Prompt)
-	}
-	f.ToolSig = req.ToolSig
-	x.response(rec, &f, true)
-	return f
-}
+// Body returns the extractor's body parser, for profiles defined outside
+// this package.
+func (x *Extractor) Body() *body.Parser { return &x.body }
 
-// agentgazer implements SPEC §4.2: prompt and tool signature as AgentGazer
-// takes them, and the response hash over the raw response body text.
-func (x *Extractor) agentgazer(rec *ingest.Record) Features {
-	var f Features
-	v, err := x.json.ParseBytes(rec.Request)
-	if err != nil {
-		f.Err = errNotJSON
-		return f
-	}
-	if err := agentgazer.Check(v); err != nil {
-		f.Err = err // AgentGazer's extractors would throw: not recorded, not scored
-		return f
-	}
-	f.Prompt, f.HasPrompt = agentgazer.SimHash(agentgazer.Normalize(agentgazer.Prompt(v))), true
-	f.ToolSig = agentgazer.ToolSignature(v)
-	if rec.Response != nil {
-		f.Response, f.HasResp = agentgazer.HashText(string(rec.Response)), true
-	}
-	x.response(rec, &f, false)
-	return f
-}
-
-var errNotJSON = errors.New("request body is not JSON: not scored (AgentGazer forwards it unscored)")
+// Usage reads the response body of rec for its usage, when the capture has
+// one, into f. It is what every profile does with the response besides
+// hashing it.
+func (x *Extractor) Usage(rec *ingest.Record, f *Features) { x.response(rec, f, false) }
 
 // response reads the response body for its usage and, when hash is set,
 // hashes its canonical text.
@@ -100,7 +70,7 @@ func (x *Extractor) response(rec *ingest.Record, f *Features, hash bool) {
 		return
 	}
 	if hash && len(resp.Text) > 0 {
-		f.Response, f.HasResp = simhash.Hash(resp.Text)
+		f.Response, f.HasResp = hashText(resp.Text)
 	}
 	if resp.HasUsage {
 		f.TokensIn, f.TokensOut, f.HasUsage = resp.TokensIn, resp.TokensOut, true

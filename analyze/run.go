@@ -103,7 +103,7 @@ type batch struct {
 	done  chan struct{}
 }
 
-func replayParallel(src ingest.Reader, p Profile, workers int, step func(*ingest.Record, *Features) error, eng *Engine) (*Summary, error) {
+func replayParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error, eng *Engine) (*Summary, error) {
 	work := make(chan *batch, workers*2)
 	ordered := make(chan *batch, workers*4)
 	stop := make(chan struct{})

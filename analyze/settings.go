@@ -12,34 +12,6 @@ import (
 	"github.com/killswitch/killswitch/ingest"
 )
 
-// Profile fixes every choice SPEC §1 leaves open (SPEC §4).
-type Profile uint8
-
-const (
-	// ProfileSpec is faithful to SPEC §1 with documented choices (§4.1).
-	ProfileSpec Profile = iota
-	// ProfileAgentGazer is bit-exact with the AgentGazer proxy (§4.2).
-	ProfileAgentGazer
-)
-
-func (p Profile) String() string {
-	if p == ProfileAgentGazer {
-		return "agentgazer"
-	}
-	return "spec"
-}
-
-// ParseProfile parses "spec" or "agentgazer".
-func ParseProfile(s string) (Profile, error) {
-	switch s {
-	case "spec", "":
-		return ProfileSpec, nil
-	case "agentgazer":
-		return ProfileAgentGazer, nil
-	}
-	return 0, fmt.Errorf("unknown profile %q (want spec or agentgazer)", s)
-}
-
 // Mode is the enforcement variant of SPEC §1.6.
 type Mode uint8
 
@@ -111,7 +83,8 @@ const MaxWindow = 100000
 // Config is everything a replay needs besides the records. The zero value
 // is not usable: start from NewConfig.
 type Config struct {
-	Profile Profile
+	// Profile is the loop detector (nil: ProfileSpec).
+	Profile *Profile
 	Mode    Mode
 	// Default applies to every agent without an entry in Agents.
 	Default Settings
@@ -123,11 +96,14 @@ type Config struct {
 	// ReactivateAfter, when > 0, simulates an operator re-activating an
 	// agent killed by the kill switch that long after the kill.
 	ReactivateAfter time.Duration
+	// Policies, when non-empty, are the policies a replay runs, in order;
+	// when empty, the loop kill switch configured by the fields above.
+	Policies []Policy
 }
 
 // NewConfig returns the defaults: profile spec, deactivate, DefaultSettings.
 func NewConfig() Config {
-	return Config{Default: DefaultSettings, RetryAfter: 60 * time.Second}
+	return Config{Profile: ProfileSpec, Default: DefaultSettings, RetryAfter: 60 * time.Second}
 }
 
 // settingsFor returns the configured settings of agent.

@@ -100,7 +100,7 @@ type SkipCount struct {
 // Summary is the result of a replay: timelines per agent and totals, with
 // the problems met in the input.
 type Summary struct {
-	Profile   Profile
+	Profile   *Profile
 	Mode      Mode
 	Default   Settings
 	Agents    []*AgentSummary // sorted by agent id after Finish

@@ -41,7 +41,7 @@ import (
 // SweepConfig is a grid of settings and how to judge them. The zero value
 // is not usable: Windows and Thresholds must not be empty.
 type SweepConfig struct {
-	Profile Profile // must be the profile the Traffic was collected with
+	Profile *Profile // must be the profile the Traffic was collected with
 	Mode    Mode
 	// Windows and Thresholds span the grid; they are sorted and
 	// de-duplicated by Sweep. Every agent gets the grid's setting, enabled;
@@ -73,7 +73,7 @@ const DefaultLateAfter = 10
 // and cost of every request and the control records, in replay order. It
 // keeps no request or response bodies (about 200 bytes per request).
 type Traffic struct {
-	Profile Profile
+	Profile *Profile
 	Input   SweepInput
 	agents  []*sweepTraffic // sorted by name
 	// liveKills: the capture holds deactivations by the live kill switch.
@@ -135,7 +135,7 @@ var errSweepSkip = errors.New("not scorable")
 // not nil, sees every malformed or skipped item and every feature warning
 // in replay order, as Hooks.Problem does; an error it returns stops the
 // collection. The returned error is src's I/O error or problem's.
-func Collect(src ingest.Reader, p Profile, workers int, problem func(rec *ingest.Record, warn string) error) (*Traffic, error) {
+func Collect(src ingest.Reader, p *Profile, workers int, problem func(rec *ingest.Record, warn string) error) (*Traffic, error) {
 	// A baseline engine numbers the requests (Seq, AgentN), merges usage
 	// into tokens and counts what the input held; its threshold never fires.
 	cfg := NewConfig()

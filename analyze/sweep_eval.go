@@ -103,12 +103,12 @@ func countAll(w *Window, cur *Entry, pasts []int, out []Counts, seen []bool) {
 
 // shared scores the agent's requests as if the kill switch never fired,
 // at every window (ascending) in one pass over a ring of the largest.
-func (a *sweepTraffic) shared(p Profile, windows []int) *sweepShared {
+func (a *sweepTraffic) shared(p *Profile, windows []int) *sweepShared {
 	nw := len(windows)
 	pasts := make([]int, nw)
 	ring := 1
 	for i, w := range windows {
-		pasts[i] = pastLen(p, w)
+		pasts[i] = p.past(w)
 		ring = max(ring, pasts[i])
 	}
 	sh := &sweepShared{segs: a.segments(), max: make([][][]sweepMax, nw), novel: make([][]int8, nw)}
@@ -150,15 +150,6 @@ func (a *sweepTraffic) shared(p Profile, windows []int) *sweepShared {
 		}
 	}
 	return sh
-}
-
-// fires applies the profile's comparison (SPEC §4: spec fires on score >
-// threshold, agentgazer on ≥).
-func fires(p Profile, score, threshold float64) bool {
-	if p == ProfileAgentGazer {
-		return score >= threshold
-	}
-	return score > threshold
 }
 
 // Sweep evaluates the grid of cfg over the collected traffic.
@@ -247,7 +238,7 @@ func (a *sweepTraffic) fastPath(cfg *SweepConfig, sh *sweepShared, wi, w int, th
 	anyKill := false
 	for s := range sh.segs {
 		list := sh.max[wi][s]
-		j := sort.Search(len(list), func(j int) bool { return fires(cfg.Profile, list[j].s, th) })
+		j := sort.Search(len(list), func(j int) bool { return cfg.Profile.Fires(list[j].s, th) })
 		if j == len(list) {
 			j = -1
 		}
@@ -301,7 +292,7 @@ func (a *sweepTraffic) newWindow(w int) *Window { return NewWindow(max(1, min(w,
 // block enters the window without its response). TestSweepEqualsReplay
 // holds it to the Engine.
 func (a *sweepTraffic) simulate(cfg *SweepConfig, w int, th float64, k, ci int, win *Window, ob *outcomeBuilder) {
-	past := pastLen(cfg.Profile, w)
+	past := cfg.Profile.past(w)
 	active, by := true, ""
 	var killedAt time.Time
 	reactivate := func(now time.Time) {
@@ -337,7 +328,7 @@ func (a *sweepTraffic) simulate(cfg *SweepConfig, w int, th float64, k, ci int, 
 			c := win.Count(&cur, past)
 			sc := c.Score()
 			switch {
-			case !fires(cfg.Profile, sc, th):
+			case !cfg.Profile.Fires(sc, th):
 				win.Push(r.Entry)
 			case cfg.Mode == ModeBlock:
 				ob.kill(i, Kill{Counts: c, Score: sc, Threshold: th, Window: w, Action: ActionBlock})

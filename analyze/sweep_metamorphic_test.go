@@ -173,7 +173,7 @@ func TestSweepEqualsReplay(t *testing.T) {
 	windows := []int{1, 2, 5, 12}
 	thresholds := []float64{0, 1, 2.5, 4.5, 10}
 	for _, tt := range []struct {
-		profile    analyze.Profile
+		profile    *analyze.Profile
 		mode       analyze.Mode
 		reactivate time.Duration
 		controls   bool

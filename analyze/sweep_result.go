@@ -5,7 +5,7 @@ import "time"
 // SweepResult is a sweep's outcome: every setting of the grid judged
 // against the ground truth, and the recommendation across them.
 type SweepResult struct {
-	Profile           Profile
+	Profile           *Profile
 	Mode              Mode
 	Windows           []int     // ascending
 	Thresholds        []float64 // ascending

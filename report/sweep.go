@@ -83,10 +83,7 @@ func sweepRows(r *analyze.SweepResult) [][]string {
 }
 
 func sweepTitle(r *analyze.SweepResult) string {
-	op := "score > threshold fires"
-	if r.Profile == analyze.ProfileAgentGazer {
-		op = "score ≥ threshold fires"
-	}
+	op := "score " + r.Profile.Op() + " threshold fires"
 	line := fmt.Sprintf("profile %s, mode %s, %d windows × %d thresholds (%s)", r.Profile, r.Mode, len(r.Windows), len(r.Thresholds), op)
 	if r.ReactivateAfter > 0 {
 		line += ", re-activated " + r.ReactivateAfter.String() + " after a kill"

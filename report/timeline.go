@@ -62,12 +62,7 @@ func timelineRows(s *analyze.Summary) (rows [][]string, total []string) {
 	return rows, total
 }
 
-func killOp(p analyze.Profile) string {
-	if p == analyze.ProfileAgentGazer {
-		return " ≥ "
-	}
-	return " > "
-}
+func killOp(p *analyze.Profile) string { return " " + p.Op() + " " }
 
 func score(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 
@@ -113,10 +108,7 @@ func group(n int64) string {
 }
 
 func settingsLine(s *analyze.Summary) string {
-	op := "> threshold fires"
-	if s.Profile == analyze.ProfileAgentGazer {
-		op = "≥ threshold fires"
-	}
+	op := s.Profile.Op() + " threshold fires"
 	d := s.Default
 	line := fmt.Sprintf("profile %s, mode %s, window %d, threshold %s (score %s)", s.Profile, s.Mode, d.WindowSize,
 		strconv.FormatFloat(d.Threshold, 'f', -1, 64), op)

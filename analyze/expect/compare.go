@@ -60,7 +60,7 @@ func agentsByName(s *analyze.Summary) map[string]*analyze.AgentSummary {
 
 // compareAgent checks one agent; got is nil when the capture has no
 // request of it.
-func compareAgent(want Agent, got *analyze.AgentSummary, p analyze.Profile) Result {
+func compareAgent(want Agent, got *analyze.AgentSummary, p *analyze.Profile) Result {
 	r := Result{Agent: want.Name, Line: want.Line, Want: describeWant(want)}
 	if got == nil || got.Requests == 0 {
 		r.Got = "no requests in the capture"
@@ -92,15 +92,12 @@ func compareAgent(want Agent, got *analyze.AgentSummary, p analyze.Profile) Resu
 // Describe says what the kill switch did to one agent in a replay under
 // profile p: "killed at request 6 (score 13.0 > 10)", with ", 2 kills"
 // when it fired more than once, or "not killed (max score 7.0)".
-func Describe(a *analyze.AgentSummary, p analyze.Profile) string {
+func Describe(a *analyze.AgentSummary, p *analyze.Profile) string {
 	if len(a.Kills) == 0 {
 		return "not killed (max score " + strconv.FormatFloat(a.MaxScore, 'f', 1, 64) + ")"
 	}
 	k := a.Kills[0]
-	op := ">"
-	if p == analyze.ProfileAgentGazer {
-		op = "≥"
-	}
+	op := p.Op()
 	s := fmt.Sprintf("%s at request %d (score %.1f %s %s)", verb(k), k.AgentN, k.Score, op,
 		strconv.FormatFloat(k.Threshold, 'f', -1, 64))
 	if n := len(a.Kills); n > 1 {

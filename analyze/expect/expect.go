@@ -124,7 +124,7 @@ func (s Settings) Override(o Settings) Settings {
 // default window and threshold of every agent.
 func (s Settings) Apply(cfg analyze.Config) analyze.Config {
 	if s.Profile != nil {
-		cfg.Profile = *s.Profile
+		cfg.Profile = s.Profile
 	}
 	if s.Mode != nil {
 		cfg.Mode = *s.Mode

@@ -318,7 +318,7 @@ func (p *parser) settings(n *node) Settings {
 				if v, err := analyze.ParseProfile(str); err != nil || str == "" {
 					p.errorf(m.val.off, kp, "unknown profile %q (want \"spec\" or \"agentgazer\")", str)
 				} else {
-					s.Profile = &v
+					s.Profile = v
 				}
 			}
 		case "mode":

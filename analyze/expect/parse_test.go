@@ -11,13 +11,13 @@ import (
 	"github.com/killswitch/killswitch/analyze"
 )
 
-func ip(n int) *int                         { return &n }
-func fp(f float64) *float64                 { return &f }
-func pp(p analyze.Profile) *analyze.Profile { return &p }
-func mp(m analyze.Mode) *analyze.Mode       { return &m }
-func between(min, max int) Range            { return Range{Min: min, Max: max, HasMin: true, HasMax: true} }
-func atLeast(n int) Range                   { return Range{Min: n, HasMin: true} }
-func atMost(n int) Range                    { return Range{Max: n, HasMax: true} }
+func ip(n int) *int                          { return &n }
+func fp(f float64) *float64                  { return &f }
+func pp(p *analyze.Profile) *analyze.Profile { return p }
+func mp(m analyze.Mode) *analyze.Mode        { return &m }
+func between(min, max int) Range             { return Range{Min: min, Max: max, HasMin: true, HasMax: true} }
+func atLeast(n int) Range                    { return Range{Min: n, HasMin: true} }
+func atMost(n int) Range                     { return Range{Max: n, HasMax: true} }
 func agentAt(name string, line int, r Range) Agent {
 	return Agent{Name: name, Line: line, Killed: true, AtRequest: r}
 }

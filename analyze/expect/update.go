@@ -90,7 +90,7 @@ func widen(r Range, v int) Range {
 // replaySettings returns every setting the replay summarized by s ran with.
 func replaySettings(s *analyze.Summary) Settings {
 	p, m, w, t := s.Profile, s.Mode, s.Default.WindowSize, s.Default.Threshold
-	return Settings{Profile: &p, Mode: &m, Window: &w, Threshold: &t}
+	return Settings{Profile: p, Mode: &m, Window: &w, Threshold: &t}
 }
 
 func updateSettings(old Settings, s *analyze.Summary) (Settings, []string) {
@@ -107,10 +107,10 @@ func updateSettings(old Settings, s *analyze.Summary) (Settings, []string) {
 	}
 	str := func(v string) *string { return &v }
 	switch {
-	case old.Profile != nil && *old.Profile != *got.Profile:
+	case old.Profile != nil && old.Profile.String() != got.Profile.String():
 		note("profile", str(old.Profile.String()), got.Profile.String())
 		n.Profile = got.Profile
-	case old.Profile == nil && *got.Profile != def.Profile:
+	case old.Profile == nil && got.Profile.String() != def.Profile.String():
 		note("profile", nil, got.Profile.String())
 		n.Profile = got.Profile
 	}

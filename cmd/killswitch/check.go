@@ -74,7 +74,7 @@ func cmdCheck(e *env, args []string) int {
 		if err != nil {
 			return errorf(e, "check", "%v", err)
 		}
-		over.Profile = &p
+		over.Profile = p
 		overNames = append(overNames, "--profile "+p.String())
 	}
 	if fs.Changed("mode") {

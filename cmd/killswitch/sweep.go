@@ -163,7 +163,7 @@ func (c countingRecords) Scan() bool {
 
 // collect opens every path, merges them in time order and reads them once
 // for the sweep. Problems go to standard error as they are met.
-func (f *sweepFlags) collect(e *env, paths []string, p analyze.Profile) (*analyze.Traffic, error) {
+func (f *sweepFlags) collect(e *env, paths []string, p *analyze.Profile) (*analyze.Traffic, error) {
 	set, err := openAll(e, paths, f.input)
 	if err != nil {
 		return nil, err

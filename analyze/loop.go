@@ -1,0 +1,204 @@
+package analyze
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// LoopPolicy is the loop kill switch of SPEC §1 on the policy seam: per
+// agent, a profile's detector scores each request; past the threshold the
+// agent is deactivated (or, in block mode, the request refused with HTTP
+// 429); a deactivated agent's requests are refused until an activation.
+type LoopPolicy struct {
+	cfg    Config
+	agents map[string]*loopAgent
+}
+
+// NewLoopPolicy validates the loop settings of cfg and returns the policy.
+func NewLoopPolicy(cfg Config) (*LoopPolicy, error) {
+	if cfg.Profile == nil {
+		cfg.Profile = ProfileSpec
+	}
+	if err := cfg.Default.Validate(); err != nil {
+		return nil, fmt.Errorf("default settings: %w", err)
+	}
+	for _, name := range cfg.AgentNames() {
+		if err := cfg.Agents[name].Validate(); err != nil {
+			return nil, fmt.Errorf("settings of agent %q: %w", name, err)
+		}
+	}
+	if cfg.RetryAfter < 0 || cfg.ReactivateAfter < 0 {
+		return nil, fmt.Errorf("negative duration")
+	}
+	return &LoopPolicy{cfg: cfg, agents: map[string]*loopAgent{}}, nil
+}
+
+// Name is "loop".
+func (p *LoopPolicy) Name() string { return "loop" }
+
+func (p *LoopPolicy) agent(name string) *loopAgent {
+	a := p.agents[name]
+	if a == nil {
+		s := p.cfg.settingsFor(name)
+		a = &loopAgent{name: name, settings: s, det: p.cfg.Profile.detector(s.WindowSize)}
+		p.agents[name] = a
+	}
+	return a
+}
+
+// Control applies activate, deactivate and config records to the agent.
+func (p *LoopPolicy) Control(rec *ingest.Record, fx *Effects) {
+	a := p.agent(rec.Agent)
+	a.maybeReactivate(p.cfg.ReactivateAfter, rec.TS, fx)
+	c := rec.Control
+	switch c.Event {
+	case ingest.ControlActivate:
+		a.activate(rec.TS, "operator", rec.Pos, fx)
+	case ingest.ControlDeactivate:
+		by := c.By
+		if by == "" {
+			by = "manual"
+		}
+		a.deactivate(by, rec.TS)
+		fx.Transitions = append(fx.Transitions, Transition{Kind: TransitionDeactivate, TS: rec.TS, Agent: a.name, By: by, Settings: a.settings, Source: rec.Pos})
+	case ingest.ControlConfig:
+		s := a.settings.Apply(c.KillSwitch)
+		if err := s.Validate(); err != nil {
+			fx.Warnings = append(fx.Warnings, "config ignored: "+err.Error())
+			return
+		}
+		a.settings = s
+		a.det.Resize(s.WindowSize)
+		fx.Transitions = append(fx.Transitions, Transition{Kind: TransitionConfig, TS: rec.TS, Agent: a.name, Settings: s, Source: rec.Pos})
+	}
+}
+
+// Decide scores the request and enforces the verdict.
+func (p *LoopPolicy) Decide(rec *ingest.Record, f *Features, d *Decision, fx *Effects) {
+	a := p.agent(rec.Agent)
+	a.maybeReactivate(p.cfg.ReactivateAfter, rec.TS, fx)
+	d.Threshold, d.Window = a.settings.Threshold, a.settings.WindowSize
+	if d.Action.Refused() {
+		return // refused by a policy before this one: never reaches the detector
+	}
+	switch {
+	case a.state == StateInactive:
+		d.Action = ActionBlocked
+		d.Status = 403
+		d.Reason = "agent inactive: deactivated by " + a.deactivatedBy
+		if a.deactivatedBy == "kill_switch" && a.killSeq > 0 {
+			d.Reason += " at seq " + strconv.FormatInt(a.killSeq, 10)
+		}
+	case f.Err != nil:
+		d.Action = ActionSkip
+		d.Reason = f.Err.Error()
+	default:
+		f.TS = d.TS.UnixNano()
+		d.PromptHash, d.HasPrompt = f.Prompt, f.HasPrompt
+		sc, action := a.decide(&p.cfg, f)
+		d.Counts, d.Score, d.Action = sc.Counts, sc.Value, action
+		p.explain(a, d, sc)
+		switch action {
+		case ActionKill:
+			d.Status = 403
+			a.kill(d.TS, d.Seq)
+			fx.Transitions = append(fx.Transitions, Transition{Kind: TransitionKill, TS: d.TS, Agent: a.name, By: "kill_switch",
+				Seq: d.Seq, Settings: a.settings, Source: d.Source})
+		case ActionBlock:
+			d.Status = 429
+		case ActionForward:
+			d.ResponseHash, d.HasResponse = f.Response, f.HasResp
+		}
+	}
+}
+
+// explain writes the decision's reason.
+func (p *LoopPolicy) explain(a *loopAgent, d *Decision, sc Score) {
+	prof, th := p.cfg.Profile, a.settings.Threshold
+	fires := prof.Fires(sc.Value, th)
+	var why string
+	switch {
+	case fires && !a.settings.Enabled:
+		why = fmt.Sprintf("kill switch disabled: score %.1f %s threshold %s would have fired", sc.Value, prof.Op(), fmtNum(th))
+	case d.Action == ActionBlock:
+		why = fmt.Sprintf("loop detected: score %.1f %s threshold %s; HTTP 429, retry after %d s",
+			sc.Value, prof.Op(), fmtNum(th), int64(p.cfg.RetryAfter/time.Second))
+	case d.Action == ActionKill:
+		why = fmt.Sprintf("loop detected: score %.1f %s threshold %s; agent deactivated", sc.Value, prof.Op(), fmtNum(th))
+	}
+	if sc.Explain != "" && why != "" {
+		why += ": " + sc.Explain
+	}
+	d.Reason = why
+}
+
+// finishAgents records each agent's final state in its timeline.
+func (p *LoopPolicy) finishAgents(e *Engine) {
+	for name, a := range p.agents {
+		s := e.book(name).sum
+		s.FinalState, s.FinalDeactivatedBy = a.state, a.deactivatedBy
+	}
+}
+
+// loopAgent is one agent's loop kill-switch state: the state machine the
+// replay and the sweep share.
+type loopAgent struct {
+	name          string
+	settings      Settings
+	state         AgentState
+	deactivatedBy string
+	killedAt      time.Time
+	killSeq       int64
+	det           Detector
+}
+
+// decide scores the request with features f and returns the action its
+// score calls for; it enters the request into the history unless the
+// agent is killed by it (a killed request gets no response, and the
+// history no longer matters until an activation clears it).
+func (a *loopAgent) decide(cfg *Config, f *Features) (Score, Action) {
+	sc := a.det.Score(f)
+	fires := cfg.Profile.Fires(sc.Value, a.settings.Threshold)
+	switch {
+	case fires && a.settings.Enabled && cfg.Mode == ModeBlock:
+		a.det.Push(f, false)
+		return sc, ActionBlock
+	case fires && a.settings.Enabled:
+		return sc, ActionKill
+	}
+	a.det.Push(f, true)
+	return sc, ActionForward
+}
+
+func (a *loopAgent) kill(ts time.Time, seq int64) {
+	a.state, a.deactivatedBy, a.killedAt, a.killSeq = StateInactive, "kill_switch", ts, seq
+}
+
+func (a *loopAgent) deactivate(by string, ts time.Time) {
+	a.state, a.deactivatedBy, a.killSeq, a.killedAt = StateInactive, by, 0, ts
+}
+
+func (a *loopAgent) activate(ts time.Time, by string, pos ingest.Pos, fx *Effects) {
+	a.state, a.deactivatedBy, a.killSeq = StateActive, "", 0
+	a.det.Clear()
+	if fx != nil {
+		fx.Transitions = append(fx.Transitions, Transition{Kind: TransitionActivate, TS: ts, Agent: a.name, By: by, Settings: a.settings, Source: pos})
+	}
+}
+
+// maybeReactivate re-activates an agent the kill switch deactivated once
+// after has passed since the kill (--reactivate-after), at the kill time
+// plus after.
+func (a *loopAgent) maybeReactivate(after time.Duration, now time.Time, fx *Effects) {
+	if after <= 0 || a.state != StateInactive || a.deactivatedBy != "kill_switch" {
+		return
+	}
+	at := a.killedAt.Add(after)
+	if now.Before(at) {
+		return
+	}
+	a.activate(at, "reactivate-after", ingest.Pos{}, fx)
+}
