@@ -112,6 +112,7 @@ type sweepReq struct {
 	hasTokens, hasCost  bool
 	skip                bool // not scorable (Features.Err)
 	label               ingest.Label
+	ext                 any // Features.Ext, for profiles with their own Detector
 }
 
 // sweepCtrl is one control record of an agent.
@@ -196,7 +197,7 @@ func Collect(src ingest.Reader, p *Profile, workers int, problem func(rec *inges
 		a.reqs = append(a.reqs, sweepReq{
 			Entry: e, seq: d.Seq, ts: d.TS, pos: d.Source,
 			tokensIn: d.TokensIn, tokensOut: d.TokensOut, cost: d.CostUSD, status: int32(d.Status),
-			hasTokens: d.HasTokens, hasCost: d.HasCost, skip: f.Err != nil, label: d.Label,
+			hasTokens: d.HasTokens, hasCost: d.HasCost, skip: f.Err != nil, label: d.Label, ext: f.Ext,
 		})
 		return nil
 	}
@@ -317,7 +318,7 @@ func (a *sweepTraffic) replay(cfg Config, fn func(i int, d *Decision)) error {
 		rec := ingest.Record{Pos: r.pos, TS: r.ts, Agent: a.name, Status: int(r.status),
 			TokensIn: r.tokensIn, TokensOut: r.tokensOut, HasTokens: r.hasTokens,
 			CostUSD: r.cost, HasCost: r.hasCost, Label: r.label}
-		f := Features{Entry: r.Entry}
+		f := Features{Entry: r.Entry, Ext: r.ext}
 		if r.skip {
 			f.Err = errSweepSkip
 		}

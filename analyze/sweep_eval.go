@@ -3,7 +3,6 @@ package analyze
 import (
 	"fmt"
 	"sort"
-	"time"
 
 	"github.com/killswitch/killswitch/ingest"
 )
@@ -178,14 +177,20 @@ func (t *Traffic) Sweep(cfg SweepConfig) (*SweepResult, error) {
 		truth := t.truth(a, cfg.Labels)
 		res.Agents[ai] = truth
 		res.Truth.add(&truth)
-		sh := a.shared(cfg.Profile, cfg.Windows)
+		// Windowed profiles score every window in one pass; a profile
+		// with its own detector is replayed at every setting.
+		var sh *sweepShared
+		if cfg.Profile.Windowed() {
+			sh = a.shared(cfg.Profile, cfg.Windows)
+		}
 		for wi, w := range cfg.Windows {
 			for ti, th := range cfg.Thresholds {
 				si := wi*nt + ti
 				ob := outcomeBuilder{a: a, truth: &truth}
 				switch {
-				case a.config:
-					// Settings change mid-stream: replay the agent exactly.
+				case a.config || sh == nil:
+					// Settings change mid-stream, or the profile has no
+					// fast path: replay the agent exactly.
 					res.Exact++
 					if err := ob.replay(cfg.settingConfig(w, th)); err != nil {
 						return nil, err
@@ -201,7 +206,11 @@ func (t *Traffic) Sweep(cfg SweepConfig) (*SweepResult, error) {
 				if !ob.touched {
 					continue
 				}
-				o := ob.judge(cfg.LateAfter, sh.novel[wi])
+				var novel []int8
+				if sh != nil {
+					novel = sh.novel[wi]
+				}
+				o := ob.judge(cfg.LateAfter, novel)
 				st := &res.Settings[si]
 				st.add(o, &truth, &ob)
 				if o.Verdict == VerdictCaught || o.Verdict == VerdictCaughtLate {
@@ -283,59 +292,46 @@ func (a *sweepTraffic) fastPath(cfg *SweepConfig, sh *sweepShared, wi, w int, th
 // this agent: it never holds more entries than the agent has requests.
 func (a *sweepTraffic) newWindow(w int) *Window { return NewWindow(max(1, min(w, len(a.reqs)))) }
 
-// simulate follows the agent at (w, th) from request k on, as the Engine
-// would, given its state just before request k: active, win holding its
-// window, ctrls[ci:] the control records still to come. It mirrors
-// Engine.Step for agents without config records (settings fixed):
+// simulate follows the agent at (w, th) from request k on, given its
+// state just before request k: active, win holding its window, ctrls[ci:]
+// the control records still to come. It runs the replay's own state
+// machine (loopAgent) for agents without config records (settings fixed):
 // re-activation after --reactivate-after, operator activations (which
-// empty the window) and deactivations, and both enforcement modes (a
-// block enters the window without its response). TestSweepEqualsReplay
-// holds it to the Engine.
+// empty the window) and deactivations, and both enforcement modes.
 func (a *sweepTraffic) simulate(cfg *SweepConfig, w int, th float64, k, ci int, win *Window, ob *outcomeBuilder) {
-	past := cfg.Profile.past(w)
-	active, by := true, ""
-	var killedAt time.Time
-	reactivate := func(now time.Time) {
-		if cfg.ReactivateAfter > 0 && !active && by == "kill_switch" && !now.Before(killedAt.Add(cfg.ReactivateAfter)) {
-			active, by = true, ""
-			win.Clear()
-		}
-	}
+	lc := Config{Profile: cfg.Profile, Mode: cfg.Mode}
+	la := &loopAgent{name: a.name, settings: Settings{Enabled: true, WindowSize: w, Threshold: th},
+		det: &windowDetector{w: win, n: w, past: cfg.Profile.past}}
 	for i := k; i < len(a.reqs); i++ {
 		for ; ci < len(a.ctrls) && a.ctrls[ci].at <= i; ci++ {
 			c := &a.ctrls[ci]
-			reactivate(c.ts)
+			la.maybeReactivate(cfg.ReactivateAfter, c.ts, nil)
 			switch c.ctl.Event {
 			case ingest.ControlActivate:
-				active, by = true, ""
-				win.Clear()
+				la.activate(c.ts, "operator", ingest.Pos{}, nil)
 			case ingest.ControlDeactivate:
-				active, by, killedAt = false, c.ctl.By, c.ts
+				by := c.ctl.By
 				if by == "" {
 					by = "manual"
 				}
+				la.deactivate(by, c.ts)
 			}
 		}
 		r := &a.reqs[i]
-		reactivate(r.ts)
+		la.maybeReactivate(cfg.ReactivateAfter, r.ts, nil)
 		switch {
-		case !active:
+		case la.state == StateInactive:
 			ob.blocked(i)
 		case r.skip:
 		default:
-			cur := r.Entry
-			cur.Response, cur.HasResp = 0, false
-			c := win.Count(&cur, past)
-			sc := c.Score()
-			switch {
-			case !cfg.Profile.Fires(sc, th):
-				win.Push(r.Entry)
-			case cfg.Mode == ModeBlock:
-				ob.kill(i, Kill{Counts: c, Score: sc, Threshold: th, Window: w, Action: ActionBlock})
-				win.Push(cur)
-			default:
-				ob.kill(i, Kill{Counts: c, Score: sc, Threshold: th, Window: w, Action: ActionKill})
-				active, by, killedAt = false, "kill_switch", r.ts
+			f := Features{Entry: r.Entry}
+			sc, act := la.decide(&lc, &f)
+			switch act {
+			case ActionBlock:
+				ob.kill(i, Kill{Counts: sc.Counts, Score: sc.Value, Threshold: th, Window: w, Action: ActionBlock})
+			case ActionKill:
+				ob.kill(i, Kill{Counts: sc.Counts, Score: sc.Value, Threshold: th, Window: w, Action: ActionKill})
+				la.kill(r.ts, 0)
 			}
 		}
 	}
