@@ -1,6 +1,12 @@
 // Package analyze is the kill-switch core: it replays records through the
 // normalize → SimHash → window → score → enforce pipeline and computes
 // decisions, timelines and summaries as plain values. It does no I/O.
+//
+// Seams: a loop-detection profile is a *Profile value registered with
+// RegisterProfile (profile.go; the built-in ones in profile_builtin.go); an
+// enforcement policy implements Policy (policy.go) and keys its state on
+// any field of Subject; the Engine (engine.go) runs a stack of policies in
+// a stated order, and LoopPolicy (loop.go) is the loop kill switch on it.
 package analyze
 
 import (
