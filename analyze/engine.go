@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/killswitch/killswitch/ingest"
@@ -94,9 +95,29 @@ func (s AgentState) String() string {
 
 // Warning is a problem with the input that did not stop the replay.
 type Warning struct {
-	Pos ingest.Pos
-	Msg string
+	Pos  ingest.Pos
+	Msg  string
+	Kind WarningKind
 }
+
+// WarningKind classifies warnings, for counting them.
+type WarningKind uint8
+
+const (
+	WarnOutOfOrder WarningKind = iota // a record earlier than its agent's previous one
+	WarnResponse                      // a response that could not be read
+	WarnConfig                        // a config record that was ignored
+	WarnPolicy                        // any other warning of a policy
+	numWarningKinds
+)
+
+var warningKindNames = [...]string{"out-of-order", "response", "config", "policy"}
+
+func (k WarningKind) String() string { return warningKindNames[k] }
+
+// KeptWarnings is how many warnings of each kind a replay reports and its
+// Summary keeps; the rest are only counted (Summary.WarningCounts), so
+// memory does not grow with their number.
 
 func (w Warning) String() string { return w.Pos.String() + ": " + w.Msg }
 
@@ -109,17 +130,21 @@ type Engine struct {
 	cfg      Config
 	policies []Policy
 	seq      int64
-	lastTS   time.Time
-	lastPos  ingest.Pos
 	sum      Summary
 	fx       Effects
 	agents   map[string]*agentBook
+	reported []Warning // the current step's warnings that are reported
 }
+
+// KeptWarnings: see WarningKind.
+const KeptWarnings = 10
 
 // agentBook is the engine's bookkeeping for one agent.
 type agentBook struct {
 	requests int
 	sum      *AgentSummary
+	lastTS   time.Time // its latest record time, for out-of-order warnings
+	lastPos  ingest.Pos
 }
 
 // NewEngine validates cfg and returns an engine running cfg.Policies, or
@@ -160,6 +185,7 @@ func (e *Engine) book(name string) *agentBook {
 func (e *Engine) Step(rec *ingest.Record, f *Features) (d Decision, ok bool, trans []Transition) {
 	e.fx.Transitions = e.fx.Transitions[:0]
 	e.fx.Warnings = e.fx.Warnings[:0]
+	e.reported = e.reported[:0]
 	switch {
 	case rec.Err != nil:
 		e.sum.Malformed++
@@ -168,14 +194,19 @@ func (e *Engine) Step(rec *ingest.Record, f *Features) (d Decision, ok bool, tra
 		e.sum.addSkip(rec.Skip)
 		return d, false, nil
 	}
-	if rec.TS.Before(e.lastTS) {
-		e.warn(rec.Pos, fmt.Sprintf(
-			"out of time order: %s is before %s at %s; replayed in input order",
-			ingest.FormatTime(rec.TS), ingest.FormatTime(e.lastTS), e.lastPos))
-	} else {
-		e.lastTS, e.lastPos = rec.TS, rec.Pos
+	if f.Warn != "" && rec.Control == nil {
+		e.warn(rec.Pos, WarnResponse, f.Warn)
 	}
 	b := e.book(rec.Agent)
+	// Order matters per agent: a capture grouped by agent, each agent in
+	// order, is not out of order.
+	if rec.TS.Before(b.lastTS) {
+		e.warn(rec.Pos, WarnOutOfOrder, fmt.Sprintf(
+			"out of time order: %s is before %s at %s (agent %q); replayed in input order",
+			ingest.FormatTime(rec.TS), ingest.FormatTime(b.lastTS), b.lastPos, rec.Agent))
+	} else {
+		b.lastTS, b.lastPos = rec.TS, rec.Pos
+	}
 	if rec.Control != nil {
 		for _, p := range e.policies {
 			p.Control(rec, &e.fx)
@@ -205,7 +236,11 @@ func (e *Engine) Step(rec *ingest.Record, f *Features) (d Decision, ok bool, tra
 // effects books what the policies reported besides the decision.
 func (e *Engine) effects(pos ingest.Pos, b *agentBook) {
 	for _, w := range e.fx.Warnings {
-		e.warn(pos, w)
+		kind := WarnPolicy
+		if strings.HasPrefix(w, "config ignored") {
+			kind = WarnConfig
+		}
+		e.warn(pos, kind, w)
 	}
 	for i := range e.fx.Transitions {
 		t := &e.fx.Transitions[i]
@@ -219,9 +254,21 @@ func (e *Engine) effects(pos ingest.Pos, b *agentBook) {
 	}
 }
 
-func (e *Engine) warn(pos ingest.Pos, msg string) {
-	e.sum.Warnings = append(e.sum.Warnings, Warning{pos, msg})
+// warn counts a warning; the first KeptWarnings of its kind are kept and
+// reported (Reported).
+func (e *Engine) warn(pos ingest.Pos, kind WarningKind, msg string) {
+	e.sum.warnCounts[kind]++
+	if e.sum.warnCounts[kind] > KeptWarnings {
+		return
+	}
+	w := Warning{Pos: pos, Msg: msg, Kind: kind}
+	e.sum.Warnings = append(e.sum.Warnings, w)
+	e.reported = append(e.reported, w)
 }
+
+// Reported returns the warnings of the last Step to report, in order
+// (the first KeptWarnings of each kind). Valid until the next Step.
+func (e *Engine) Reported() []Warning { return e.reported }
 
 // Finish completes the summary: agents sorted by name, totals computed. The
 // engine must not be used afterwards.

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -356,5 +357,38 @@ func TestWindowFIFOAndResize(t *testing.T) {
 	w.Push(Entry{Prompt: 6, HasPrompt: true})
 	if w.Len() != 3 || w.At(0).Prompt != 4 || w.Newest().Prompt != 6 {
 		t.Fatalf("after grow: len %d, oldest %d", w.Len(), w.At(0).Prompt)
+	}
+}
+
+// A capture grouped by agent, each agent in time order, is in order: only
+// an agent going back in time warns.
+func TestOutOfOrderIsPerAgent(t *testing.T) {
+	b := (&builder{}).repeat(3, "late", 1, 2, "")
+	early := (&builder{}).repeat(3, "early", 3, 4, "")
+	for i := range early.steps {
+		early.steps[i].rec.TS = t0.Add(-time.Hour + time.Duration(i)*time.Second)
+		b.steps = append(b.steps, early.steps[i])
+	}
+	_, _, sum := replay(t, NewConfig(), b)
+	if len(sum.Warnings) != 0 || sum.WarningTotal() != 0 {
+		t.Errorf("warnings %v", sum.Warnings)
+	}
+}
+
+// A reversed capture warns at every record but keeps (and reports) only
+// the first KeptWarnings; the rest are counted.
+func TestOutOfOrderWarningsAreBounded(t *testing.T) {
+	const n = 100
+	b := (&builder{}).repeat(n, "a", 1, 2, "")
+	for i := range b.steps {
+		b.steps[i].rec.TS = t0.Add(time.Duration(n-i) * time.Second)
+	}
+	_, _, sum := replay(t, NewConfig(), b)
+	if len(sum.Warnings) != KeptWarnings {
+		t.Errorf("kept %d warnings, want %d", len(sum.Warnings), KeptWarnings)
+	}
+	want := []WarningCount{{WarnOutOfOrder, n - 1}}
+	if fmt.Sprint(sum.WarningCounts) != fmt.Sprint(want) {
+		t.Errorf("counts %v, want %v", sum.WarningCounts, want)
 	}
 }

@@ -37,18 +37,12 @@ func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, erro
 				return err
 			}
 		}
-		if f.Warn != "" {
-			eng.sum.Warnings = append(eng.sum.Warnings, Warning{rec.Pos, f.Warn})
-		}
-		nw := len(eng.sum.Warnings)
-		if f.Warn != "" {
-			nw--
-		}
 		d, ok, trans := eng.Step(rec, f)
-		// Every warning, the extractor's and the engine's, is reported
-		// when it happens, in replay order.
+		// The warnings, the extractor's and the engine's, are reported
+		// when they happen, in replay order (the first KeptWarnings of
+		// each kind; the rest are counted in the summary).
 		if h.Problem != nil {
-			for _, w := range eng.sum.Warnings[nw:] {
+			for _, w := range eng.Reported() {
 				if err := h.Problem(rec, w.Msg); err != nil {
 					return err
 				}

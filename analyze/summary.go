@@ -108,10 +108,14 @@ type Summary struct {
 	Malformed int         // input items that were not records
 	Skips     []SkipCount // input items that were not LLM calls, by reason (sorted after Finish)
 	Controls  int         // control records applied
-	Warnings  []Warning
+	// Warnings are the first KeptWarnings of each kind, in replay order;
+	// WarningCounts counts all of them by kind (kinds with none left out).
+	Warnings      []Warning
+	WarningCounts []WarningCount
 
-	byName map[string]*AgentSummary
-	skips  map[string]int
+	warnCounts [numWarningKinds]int
+	byName     map[string]*AgentSummary
+	skips      map[string]int
 }
 
 func newSummary(cfg Config) Summary {
@@ -169,7 +173,27 @@ func (s *Summary) add(a *AgentSummary, d *Decision) {
 	}
 }
 
+// WarningCount is how many warnings of one kind a replay met.
+type WarningCount struct {
+	Kind  WarningKind
+	Count int
+}
+
+// WarningTotal is the number of warnings met, kept or not.
+func (s *Summary) WarningTotal() int {
+	n := 0
+	for _, c := range s.WarningCounts {
+		n += c.Count
+	}
+	return n
+}
+
 func (s *Summary) finish() {
+	for k, n := range s.warnCounts {
+		if n > 0 {
+			s.WarningCounts = append(s.WarningCounts, WarningCount{WarningKind(k), n})
+		}
+	}
 	sort.Slice(s.Agents, func(i, j int) bool { return s.Agents[i].Agent < s.Agents[j].Agent })
 	for reason, n := range s.skips {
 		s.Skips = append(s.Skips, SkipCount{reason, n})

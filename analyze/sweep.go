@@ -88,7 +88,8 @@ type SweepInput struct {
 	Skips            []SkipCount // input items that were not LLM calls, by reason
 	Controls         int         // control records applied
 	LiveKills        int         // deactivate records by "kill_switch": kills the live system made
-	Warnings         []Warning   // out-of-order records, unreadable responses, ignored config records
+	Warnings         []Warning   // out-of-order records, unreadable responses, ignored config records (the first KeptWarnings of each kind)
+	WarningCounts    []WarningCount
 }
 
 // sweepTraffic is one agent's collected traffic.
@@ -156,15 +157,18 @@ func Collect(src ingest.Reader, p *Profile, workers int, problem func(rec *inges
 					return err
 				}
 			}
-		} else if f.Warn != "" {
-			eng.sum.Warnings = append(eng.sum.Warnings, Warning{rec.Pos, f.Warn})
-			if problem != nil {
-				if err := problem(rec, f.Warn); err != nil {
+		}
+		d, ok, _ := eng.Step(rec, f)
+		if problem != nil {
+			for _, w := range eng.Reported() {
+				if w.Kind != WarnResponse {
+					continue // the others are printed from Input.Warnings
+				}
+				if err := problem(rec, w.Msg); err != nil {
 					return err
 				}
 			}
 		}
-		d, ok, _ := eng.Step(rec, f)
 		if rec.Err != nil || rec.Skip != "" || (!ok && rec.Control == nil) {
 			return nil
 		}
@@ -232,6 +236,7 @@ func Collect(src ingest.Reader, p *Profile, workers int, problem func(rec *inges
 	t.Input.Skips = sum.Skips
 	t.Input.Controls = sum.Controls
 	t.Input.Warnings = sum.Warnings
+	t.Input.WarningCounts = sum.WarningCounts
 	return t, nil
 }
 

@@ -179,7 +179,7 @@ func sweepInputLines(r *analyze.SweepResult) []string {
 	for _, sk := range in.Skips {
 		lines = append(lines, fmt.Sprintf("skipped %d: %s", sk.Count, sk.Reason))
 	}
-	if n := len(in.Warnings); n > 0 {
+	if n := warnTotal(in.WarningCounts); n > 0 {
 		lines = append(lines, fmt.Sprintf("%d warnings (see standard error)", n))
 	}
 	return lines
@@ -402,13 +402,14 @@ type sweepJSONAgent struct {
 }
 
 type sweepJSONInput struct {
-	Agents    int        `json:"agents"`
-	Requests  int        `json:"requests"`
-	Malformed int        `json:"malformed"`
-	Controls  int        `json:"control_records"`
-	LiveKills int        `json:"live_kills"`
-	Skipped   []jsonSkip `json:"skipped"`
-	Warnings  []string   `json:"warnings"`
+	Agents        int             `json:"agents"`
+	Requests      int             `json:"requests"`
+	Malformed     int             `json:"malformed"`
+	Controls      int             `json:"control_records"`
+	LiveKills     int             `json:"live_kills"`
+	Skipped       []jsonSkip      `json:"skipped"`
+	Warnings      []string        `json:"warnings"`
+	WarningCounts []jsonWarnCount `json:"warning_counts"`
 }
 
 func sweepPtr[T any](v T) *T { return &v }
@@ -483,8 +484,17 @@ func SweepJSON(w io.Writer, r *analyze.SweepResult) error {
 	for _, wn := range r.Input.Warnings {
 		out.Input.Warnings = append(out.Input.Warnings, wn.String())
 	}
+	out.Input.WarningCounts = warnCounts(r.Input.WarningCounts)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
+}
+
+func warnTotal(cs []analyze.WarningCount) int {
+	n := 0
+	for _, c := range cs {
+		n += c.Count
+	}
+	return n
 }

@@ -126,7 +126,7 @@ func inputLines(s *analyze.Summary) []string {
 	for _, sk := range s.Skips {
 		lines = append(lines, fmt.Sprintf("skipped %d: %s", sk.Count, sk.Reason))
 	}
-	if n := len(s.Warnings); n > 0 {
+	if n := s.WarningTotal(); n > 0 {
 		lines = append(lines, fmt.Sprintf("%d warnings (see standard error)", n))
 	}
 	if t.Saved.Unpriced > 0 {
@@ -348,7 +348,23 @@ type jsonInput struct {
 	Malformed int        `json:"malformed"`
 	Controls  int        `json:"control_records"`
 	Skipped   []jsonSkip `json:"skipped"`
-	Warnings  []string   `json:"warnings"`
+	// Warnings are the first analyze.KeptWarnings of each kind;
+	// WarningCounts counts every one by kind.
+	Warnings      []string        `json:"warnings"`
+	WarningCounts []jsonWarnCount `json:"warning_counts"`
+}
+
+type jsonWarnCount struct {
+	Kind  string `json:"kind"`
+	Count int    `json:"count"`
+}
+
+func warnCounts(cs []analyze.WarningCount) []jsonWarnCount {
+	out := []jsonWarnCount{}
+	for _, c := range cs {
+		out = append(out, jsonWarnCount{c.Kind.String(), c.Count})
+	}
+	return out
 }
 
 func savedJSON(s analyze.Saved) jsonSaved {
@@ -394,6 +410,7 @@ func TimelineJSON(w io.Writer, s *analyze.Summary) error {
 	for _, wn := range s.Warnings {
 		out.Input.Warnings = append(out.Input.Warnings, wn.String())
 	}
+	out.Input.WarningCounts = warnCounts(s.WarningCounts)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

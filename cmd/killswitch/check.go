@@ -170,6 +170,7 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, upda
 	for _, w := range sum.Warnings {
 		fmt.Fprintf(e.stderr, "%s: warning: %s\n", w.Pos, w.Msg)
 	}
+	reportHiddenWarnings(e, "check", sum.WarningCounts)
 	f.Summary = sum
 	if update {
 		var next *expect.Expectation

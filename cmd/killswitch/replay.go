@@ -174,6 +174,7 @@ func cmdReplay(e *env, args []string) int {
 	if err != nil {
 		return errorf(e, "replay", "%v", err)
 	}
+	reportHiddenWarnings(e, "replay", sum.WarningCounts)
 	if sum.Malformed > 0 {
 		fmt.Fprintf(e.stderr, "killswitch replay: %d malformed input items skipped (reported above)\n", sum.Malformed)
 	}

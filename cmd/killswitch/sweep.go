@@ -96,6 +96,7 @@ func cmdSweep(e *env, args []string) int {
 	for _, w := range res.Input.Warnings {
 		fmt.Fprintf(e.stderr, "%s: warning: %s\n", w.Pos, w.Msg)
 	}
+	reportHiddenWarnings(e, "sweep", res.Input.WarningCounts)
 	if res.Input.Malformed > 0 {
 		fmt.Fprintf(e.stderr, "killswitch sweep: %d malformed input items skipped (reported above)\n", res.Input.Malformed)
 	}
