@@ -134,6 +134,7 @@ type Engine struct {
 	fx       Effects
 	agents   map[string]*agentBook
 	reported []Warning // the current step's warnings that are reported
+	cur      Decision  // the decision being made: policies get a pointer to it without an allocation per request
 }
 
 // KeptWarnings: see WarningKind.
@@ -217,20 +218,21 @@ func (e *Engine) Step(rec *ingest.Record, f *Features) (d Decision, ok bool, tra
 	}
 	e.seq++
 	b.requests++
-	d = Decision{
+	dp := &e.cur
+	*dp = Decision{
 		Seq: e.seq, AgentN: b.requests, TS: rec.TS, Agent: rec.Agent, Source: rec.Pos,
 		TokensIn: rec.TokensIn, TokensOut: rec.TokensOut, CostUSD: rec.CostUSD,
 		HasTokens: rec.HasTokens, HasCost: rec.HasCost, Label: rec.Label, Status: rec.Status,
 	}
-	if !d.HasTokens && f.HasUsage {
-		d.TokensIn, d.TokensOut, d.HasTokens = f.TokensIn, f.TokensOut, true
+	if !dp.HasTokens && f.HasUsage {
+		dp.TokensIn, dp.TokensOut, dp.HasTokens = f.TokensIn, f.TokensOut, true
 	}
 	for _, p := range e.policies {
-		p.Decide(rec, f, &d, &e.fx)
+		p.Decide(rec, f, dp, &e.fx)
 	}
 	e.effects(rec.Pos, b)
-	e.sum.add(b.sum, &d)
-	return d, true, e.fx.Transitions
+	e.sum.add(b.sum, dp)
+	return *dp, true, e.fx.Transitions
 }
 
 // effects books what the policies reported besides the decision.

@@ -62,9 +62,10 @@ func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, erro
 	}
 	if workers == 1 {
 		x := NewExtractor(cfg.Profile)
+		var f Features // one for the whole stream: policies may keep a pointer only during a step
 		for src.Scan() {
 			rec := src.Record()
-			var f Features
+			f = Features{}
 			if needsFeatures(rec) {
 				f = x.Extract(rec)
 			}

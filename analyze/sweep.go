@@ -211,9 +211,10 @@ func Collect(src ingest.Reader, p *Profile, workers int, problem func(rec *inges
 	var sum *Summary
 	if workers == 1 {
 		x := NewExtractor(p)
+		var f Features // one for the whole stream
 		for src.Scan() {
 			rec := src.Record()
-			var f Features
+			f = Features{}
 			if needsFeatures(rec) {
 				f = x.Extract(rec)
 			}
