@@ -30,9 +30,9 @@ type Profile struct {
 	pack []guardrail
 	// The design's promises the code does not keep.
 	spikeWorks bool // failure-spike auto-freeze from real outcomes
-	rpmWorks    bool // dg-003 counts requests (429)
-	budgets     bool // per-tenant budgets (402)
-	incidents   bool // incident grouping
+	rpmWorks   bool // dg-003 counts requests (429)
+	budgets    bool // per-tenant budgets (402)
+	incidents  bool // incident grouping
 }
 
 var (

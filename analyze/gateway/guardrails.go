@@ -217,4 +217,3 @@ func appendU(dst []byte, r rune) []byte {
 	const hex = "0123456789abcdef"
 	return append(dst, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
 }
-
