@@ -46,6 +46,11 @@ type Decision struct {
 	RequestJSON []byte // request_json: json.dumps(model_dump()) is not rebuilt; the captured body
 	Status      int    // the captured upstream status
 	IncidentID  string // spec: the incident this call belongs to
+
+	// What M22 logs for a forwarded call: the capture's tokens and
+	// calculate_cost of them (cents); zero for refused calls.
+	InputTokens, OutputTokens int64
+	ChargedCents              float64
 }
 
 // Refused reports whether the request never reached the LLM.
@@ -318,8 +323,10 @@ func (g *Gateway) decide(rec *ingest.Record, d *Decision, t *tenantState) {
 		g.incident(d, "rate_limit", fmt.Sprintf(">%d requests/minute", g.cfg.RPM), "throttle")
 	default:
 		d.HTTPStatus = rec.Status
+		d.InputTokens, d.OutputTokens = rec.TokensIn, rec.TokensOut
+		d.ChargedCents = g.actualCost(rec, req.Model, cost)
 		if p.budgets {
-			t.spent += g.actualCost(rec, req.Model, cost)
+			t.spent += d.ChargedCents
 		}
 		if p.spikeWorks {
 			g.recordOutcome(d, t, rec.Status < 200 || rec.Status > 299)
