@@ -134,6 +134,7 @@ type members struct {
 	messages, tools, timestamp, latencySec, cost, kwargs, metaRaw []byte
 	prompt, input                                                 []byte
 	eventType, agentID                                            []byte
+	entity, reason                                                []byte
 }
 
 func (r *JSONLReader) parse(line []byte) *Record {
@@ -208,6 +209,10 @@ func (r *JSONLReader) parse(line []byte) *Record {
 			m.eventType = val
 		case "agent_id":
 			m.agentID = val
+		case "entity":
+			m.entity = val
+		case "reason":
+			m.reason = val
 		}
 		return nil
 	})
@@ -242,6 +247,9 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 	}
 	if rec.TS, err = timeValue(m.ts); err != nil {
 		return r.bad(`"ts": %v`, err)
+	}
+	if isFreezeEvent(m.event) {
+		return r.freezeRecord(m, rec)
 	}
 	if rec.Agent, err = r.agentValue(m.agent); err != nil {
 		return r.bad(`"agent": %v`, err)

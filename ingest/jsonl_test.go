@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -295,4 +296,34 @@ func FuzzJSONL(f *testing.F) {
 			t.Fatalf("I/O error from a bytes.Reader: %v", err)
 		}
 	})
+}
+
+func TestFreezeRecords(t *testing.T) {
+	in := `{"ts":1,"event":"freeze","entity":"tenant","tenant":"acme","by":"ops","reason":"runaway"}
+{"ts":2,"event":"unfreeze","entity":"key","tenant":"acme","api_key_id":"k1"}
+{"ts":3,"event":"freeze","entity":"org","tenant":"acme"}
+{"ts":4,"event":"freeze","entity":"key","tenant":"acme"}
+{"ts":5,"event":"freeze","entity":"tenant"}
+`
+	r := NewJSONL(strings.NewReader(in), "f.jsonl", JSONLOptions{})
+	var got []string
+	for r.Scan() {
+		rec := r.Record()
+		if rec.Err != nil {
+			got = append(got, rec.Err.Error())
+			continue
+		}
+		c := rec.Control
+		got = append(got, fmt.Sprintf("%s %s %s/%s by=%s reason=%s agent=%s", c.Event, c.Entity, rec.Tenant, rec.APIKeyID, c.By, c.Reason, rec.Agent))
+	}
+	want := []string{
+		"freeze tenant acme/ by=ops reason=runaway agent=acme",
+		"unfreeze key acme/k1 by=manual reason= agent=acme",
+		`f.jsonl:3: "entity": "org" is neither "tenant" nor "key"`,
+		`f.jsonl:4: "freeze" of a key without "api_key_id"`,
+		`f.jsonl:5: "freeze" of a tenant without "tenant"`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }

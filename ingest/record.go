@@ -115,6 +115,8 @@ const (
 	ControlActivate
 	ControlDeactivate
 	ControlConfig
+	ControlFreeze   // a gateway operator froze a tenant or an API key
+	ControlUnfreeze // … or unfroze it
 )
 
 func (c ControlEvent) String() string {
@@ -125,6 +127,10 @@ func (c ControlEvent) String() string {
 		return "deactivate"
 	case ControlConfig:
 		return "config"
+	case ControlFreeze:
+		return "freeze"
+	case ControlUnfreeze:
+		return "unfreeze"
 	}
 	return "none"
 }
@@ -156,6 +162,12 @@ type Control struct {
 	Event      ControlEvent
 	By         string // who deactivated: "manual" (default) or "kill_switch" (a kill the live system made)
 	KillSwitch KillSwitchPatch
+
+	// Freeze and unfreeze (a gateway's tenant/key kill switch): Entity is
+	// "tenant" or "key"; the record's Tenant and APIKeyID name it. Reason
+	// is the operator's text (freeze_reason).
+	Entity string
+	Reason string
 }
 
 // Record is one captured LLM call (or one control record), whatever the

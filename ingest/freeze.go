@@ -1,0 +1,62 @@
+package ingest
+
+// Freeze and unfreeze control records: what a gateway's operators did to a
+// tenant or one of its API keys (AgenticVerz M22's kill switch):
+//
+//	{"ts": …, "event": "freeze" | "unfreeze", "entity": "tenant" | "key",
+//	 "tenant": "acme", "api_key_id": "key-1" (for keys), "by": "ops@acme",
+//	 "reason": "runaway costs"}
+//
+// "agent" is optional: the tenant stands in for it.
+
+func isFreezeEvent(raw []byte) bool {
+	if raw == nil {
+		return false
+	}
+	ev, err := stringValue(raw)
+	return err == nil && (ev == "freeze" || ev == "unfreeze")
+}
+
+func (r *JSONLReader) freezeRecord(m *members, rec *Record) *Record {
+	ev, _ := stringValue(m.event)
+	c := &Control{Event: ControlFreeze, By: "manual"}
+	if ev == "unfreeze" {
+		c.Event = ControlUnfreeze
+	}
+	var err error
+	if m.entity == nil || isNull(m.entity) {
+		return r.bad(`"event": %q without "entity" ("tenant" or "key")`, ev)
+	}
+	if c.Entity, err = stringValue(m.entity); err != nil {
+		return r.bad(`"entity": %v`, err)
+	}
+	if c.Entity != "tenant" && c.Entity != "key" {
+		return r.bad(`"entity": %q is neither "tenant" nor "key"`, c.Entity)
+	}
+	for _, s := range []struct {
+		dst  *string
+		raw  []byte
+		name string
+	}{{&rec.Tenant, m.tenant, "tenant"}, {&rec.APIKeyID, m.apiKeyID, "api_key_id"}, {&c.By, m.by, "by"}, {&c.Reason, m.reason, "reason"}} {
+		if s.raw == nil || isNull(s.raw) {
+			continue
+		}
+		if *s.dst, err = stringValue(s.raw); err != nil {
+			return r.bad(`"%s": %v`, s.name, err)
+		}
+	}
+	if rec.Tenant == "" {
+		return r.bad(`%q of a %s without "tenant"`, ev, c.Entity)
+	}
+	if c.Entity == "key" && rec.APIKeyID == "" {
+		return r.bad(`%q of a key without "api_key_id"`, ev)
+	}
+	rec.Agent = rec.Tenant
+	if m.agent != nil && !isNull(m.agent) {
+		if rec.Agent, err = r.agentValue(m.agent); err != nil {
+			return r.bad(`"agent": %v`, err)
+		}
+	}
+	rec.Control = c
+	return rec
+}
