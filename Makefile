@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/killswitch
 FUZZTIME ?= 10s
 
-.PHONY: all build run test vet fmt-check bench fuzz fixtures clean
+.PHONY: all build run test services vet fmt-check bench fuzz fixtures clean
 
 all: build
 
@@ -16,10 +16,15 @@ run: build
 
 # Everything CI runs: formatting, vet, the unit/golden/fuzz-seed tests,
 # and the captured-loop regression check over fixtures/.
-test: fmt-check vet build
+test: services fmt-check vet build
 	$(GO) test ./...
 	$(GO) test -race -run 'Deterministic|SweepEqualsReplay|SweepParallel|Formats|Apply|Example' ./analyze/ ./cmd/killswitch/
 	./$(BIN) check fixtures/
+
+# The servers the tests load our writes into (PostgreSQL, Redis): installed
+# when missing and we are root; otherwise it says what to install.
+services:
+	@bash .ci/install-services
 
 vet:
 	$(GO) vet ./...
