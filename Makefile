@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/killswitch
 FUZZTIME ?= 10s
 
-.PHONY: all build run test services vet fmt-check bench fuzz fixtures clean
+.PHONY: all build run test services vet fmt-check bench fuzz fixtures clean beam test-beam
 
 all: build
 
@@ -20,6 +20,7 @@ test: services fmt-check vet build
 	$(GO) test ./...
 	$(GO) test -race -run 'Deterministic|SweepEqualsReplay|SweepParallel|Formats|Apply|Example' ./analyze/ ./cmd/killswitch/
 	./$(BIN) check fixtures/
+	$(MAKE) test-beam
 
 # The servers the tests load our writes into (PostgreSQL, Redis): installed
 # when missing and we are root; otherwise it says what to install.
@@ -47,6 +48,14 @@ fuzz:
 # Regenerate the generated fixtures (deterministic).
 fixtures:
 	$(GO) run ./fixtures/gen
+
+# The Apache Beam pipeline (a module of its own: the Beam SDK is large).
+beam:
+	cd cmd/killswitch-beam && $(GO) build -o ../../bin/killswitch-beam .
+
+# Its tests: the pipeline on the in-process Prism runner against analyze.Replay.
+test-beam:
+	cd cmd/killswitch-beam && $(GO) vet . && $(GO) test .
 
 clean:
 	rm -rf bin

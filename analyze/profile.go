@@ -219,3 +219,19 @@ func (d *windowDetector) Push(f *Features, answered bool) {
 
 func (d *windowDetector) Resize(n int) { d.w.Resize(n); d.n = n }
 func (d *windowDetector) Clear()       { d.w.Clear() }
+
+// MarshalText encodes a profile as its name, so that configurations and
+// summaries travel as JSON (a distributed replay ships them to workers).
+func (p *Profile) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmarshalText decodes a registered profile's name into p, a copy of the
+// registered value (it behaves the same; compare profiles by Name when a
+// value may have been decoded).
+func (p *Profile) UnmarshalText(b []byte) error {
+	q, err := ParseProfile(string(b))
+	if err != nil {
+		return err
+	}
+	*p = *q
+	return nil
+}

@@ -1,0 +1,381 @@
+package main
+
+// engine_glue.go is the one file of this module that uses analyze's feature
+// and engine API: what a feature record carries across the shuffle, how one
+// is extracted from a record, and how one agent's records are replayed
+// through the engine and renumbered in the global replay order.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/report"
+)
+
+// posW is an ingest.Pos as it crosses the shuffle.
+type posW struct {
+	File string
+	Kind int
+	N    int64
+	Path string
+}
+
+func wrapPos(p ingest.Pos) posW { return posW{p.File, int(p.Kind), p.N, p.Path} }
+func (p posW) pos() ingest.Pos {
+	return ingest.Pos{File: p.File, Kind: ingest.PosKind(p.Kind), N: p.N, Path: p.Path}
+}
+
+// featRec is what crosses the shuffle for one request or control record:
+// its place in the replay order, what the engine reads of the record, and
+// its features; never its bodies (about 150 bytes plus the agent id, the
+// position's file name and the tool signature).
+type featRec struct {
+	// The replay order: the running maximum of the file's times up to this
+	// record (a time-ordered merge of files emits records in this order),
+	// then the file's index, then the record's index in its file.
+	PMax int64
+	File int
+	Idx  int64
+
+	Agent  string
+	TS     int64 // Unix nanoseconds
+	Pos    posW
+	Status int
+	Label  int
+
+	// Control records.
+	Control                             bool
+	Event                               int
+	By                                  string
+	SetEnabled, SetWindow, SetThreshold bool
+	Enabled                             bool
+	Window                              int
+	Threshold                           float64
+	TokensIn, TokensOut                 int64
+	CostUSD                             float64
+	HasTokens, HasCost                  bool
+	Prompt, Response                    int64 // SimHashes, bit for bit
+	ToolSig                             string
+	HasPrompt, HasResp                  bool
+	UsageIn, UsageOut                   int64
+	HasUsage                            bool
+	FeatErr, Warn                       string // Features.Err (when HasFeatErr) and Features.Warn
+	HasFeatErr                          bool
+	Seq                                 int64  // set by the numbering: the request's Decision.Seq
+	OutOfOrder                          string // set by the numbering: the replay's out-of-order warning
+}
+
+// problemRec is a malformed or skipped input item, for the counts and the
+// messages.
+type problemRec struct {
+	File      int
+	Idx       int64
+	Pos       posW
+	Malformed bool
+	Msg       string // the error (with its position) or the skip reason
+}
+
+// extractor computes feature records for one profile.
+type extractor struct{ x *analyze.Extractor }
+
+func newExtractor(cfg analyze.Config) extractor {
+	return extractor{analyze.NewExtractor(cfg.Profile)}
+}
+
+// feature returns the feature record of rec, a request or control record
+// (not malformed, not skipped).
+func (e extractor) feature(rec *ingest.Record, pmax int64, file int, idx int64) featRec {
+	fr := featRec{PMax: pmax, File: file, Idx: idx, Agent: rec.Agent, TS: rec.TS.UnixNano(), Pos: wrapPos(rec.Pos),
+		Status: rec.Status, Label: int(rec.Label),
+		TokensIn: rec.TokensIn, TokensOut: rec.TokensOut, CostUSD: rec.CostUSD, HasTokens: rec.HasTokens, HasCost: rec.HasCost}
+	if c := rec.Control; c != nil {
+		fr.Control, fr.Event, fr.By = true, int(c.Event), c.By
+		if p := c.KillSwitch.Enabled; p != nil {
+			fr.SetEnabled, fr.Enabled = true, *p
+		}
+		if p := c.KillSwitch.WindowSize; p != nil {
+			fr.SetWindow, fr.Window = true, *p
+		}
+		if p := c.KillSwitch.Threshold; p != nil {
+			fr.SetThreshold, fr.Threshold = true, *p
+		}
+		return fr
+	}
+	f := e.x.Extract(rec)
+	fr.Prompt, fr.Response, fr.ToolSig = int64(f.Prompt), int64(f.Response), f.ToolSig
+	fr.HasPrompt, fr.HasResp = f.HasPrompt, f.HasResp
+	fr.UsageIn, fr.UsageOut, fr.HasUsage = f.TokensIn, f.TokensOut, f.HasUsage
+	if f.Err != nil {
+		fr.FeatErr, fr.HasFeatErr = f.Err.Error(), true
+	}
+	fr.Warn = f.Warn
+	return fr
+}
+
+// record rebuilds what the engine reads of the record and its features.
+func (fr *featRec) record() (*ingest.Record, *analyze.Features) {
+	rec := &ingest.Record{Pos: fr.Pos.pos(), TS: time.Unix(0, fr.TS).UTC(), Agent: fr.Agent, Status: fr.Status,
+		TokensIn: fr.TokensIn, TokensOut: fr.TokensOut, CostUSD: fr.CostUSD, HasTokens: fr.HasTokens, HasCost: fr.HasCost,
+		Label: ingest.Label(fr.Label)}
+	if fr.Control {
+		c := &ingest.Control{Event: ingest.ControlEvent(fr.Event), By: fr.By}
+		if fr.SetEnabled {
+			c.KillSwitch.Enabled = &fr.Enabled
+		}
+		if fr.SetWindow {
+			c.KillSwitch.WindowSize = &fr.Window
+		}
+		if fr.SetThreshold {
+			c.KillSwitch.Threshold = &fr.Threshold
+		}
+		rec.Control = c
+		return rec, &analyze.Features{}
+	}
+	f := &analyze.Features{TokensIn: fr.UsageIn, TokensOut: fr.UsageOut, HasUsage: fr.HasUsage, Warn: fr.Warn}
+	f.Prompt, f.Response, f.ToolSig = uint64(fr.Prompt), uint64(fr.Response), fr.ToolSig
+	f.HasPrompt, f.HasResp = fr.HasPrompt, fr.HasResp
+	if fr.HasFeatErr {
+		f.Err = errors.New(fr.FeatErr)
+	}
+	return rec, f
+}
+
+// less is the replay order.
+func (fr *featRec) less(o *featRec) bool {
+	if fr.PMax != o.PMax {
+		return fr.PMax < o.PMax
+	}
+	if fr.File != o.File {
+		return fr.File < o.File
+	}
+	return fr.Idx < o.Idx
+}
+
+// outOfOrder is the engine's warning for a record whose time is before
+// the last in-order record's (lastTS, at lastPos).
+func outOfOrder(ts time.Time, lastTS time.Time, lastPos ingest.Pos) string {
+	return fmt.Sprintf("out of time order: %s is before %s at %s; replayed in input order",
+		ingest.FormatTime(ts), ingest.FormatTime(lastTS), lastPos)
+}
+
+// warnRec is a warning in replay order: the record's order, then Sub
+// (the extractor's warning, the out-of-order one, the engine's own).
+type warnRec struct {
+	PMax int64
+	File int
+	Idx  int64
+	Sub  int
+	Pos  posW
+	Msg  string
+	Kind int // analyze.WarningKind
+}
+
+// decisionLine is one SPEC §5 decision record, with its Seq for ordering.
+type decisionLine struct {
+	Seq  int64
+	Line string
+}
+
+// agentResult is one agent's replay: its timeline (analyze.Summary as
+// JSON, renumbered) and its warnings.
+type agentResult struct {
+	Summary  []byte
+	Warnings []warnRec
+}
+
+// replayAgent replays one agent's feature records (sorted in replay order,
+// numbered) through a fresh engine. Decisions and the timeline carry the
+// global Seq. Every warning is the engine's: out-of-order warnings are per
+// agent, so one agent's replay finds exactly the single replay's.
+func replayAgent(cfg analyze.Config, recs []featRec, decision func(decisionLine)) (agentResult, error) {
+	var res agentResult
+	eng, err := analyze.NewEngine(cfg)
+	if err != nil {
+		return res, err
+	}
+	var seqs []int64 // global Seq of the agent's n-th request (engine Seq n)
+	byPos := map[string]int{}
+	var buf []byte
+	for i := range recs {
+		fr := &recs[i]
+		rec, f := fr.record()
+		byPos[rec.Pos.String()] = i
+		d, ok, _ := eng.Step(rec, f)
+		for k, w := range eng.Reported() {
+			res.Warnings = append(res.Warnings, warnRec{fr.PMax, fr.File, fr.Idx, k, fr.Pos, w.Msg, int(w.Kind)})
+		}
+		if !ok {
+			continue
+		}
+		seqs = append(seqs, fr.Seq)
+		if d.Seq != int64(len(seqs)) {
+			return res, fmt.Errorf("agent %q: engine numbered request %d as %d", fr.Agent, len(seqs), d.Seq)
+		}
+		d.Seq = fr.Seq
+		if d.Action == analyze.ActionBlocked {
+			d.Reason = renumberReason(d.Reason, seqs)
+		}
+		buf = report.AppendDecision(buf[:0], &d)
+		decision(decisionLine{d.Seq, string(buf)})
+	}
+	sum := eng.Finish()
+	global := func(local int64) int64 {
+		if local >= 1 && local <= int64(len(seqs)) {
+			return seqs[local-1]
+		}
+		return local
+	}
+	for _, a := range sum.Agents {
+		a.MaxScoreSeq = global(a.MaxScoreSeq)
+		for k := range a.Kills {
+			a.Kills[k].Seq = global(a.Kills[k].Seq)
+		}
+	}
+	sum.Warnings = nil // reported per step above; WarningCounts counts them all
+	res.Summary, err = json.Marshal(sum)
+	return res, err
+}
+
+// renumberReason rewrites the kill's Seq in a blocked request's reason
+// ("… deactivated by kill_switch at seq N") from the agent's numbering to
+// the global one.
+func renumberReason(reason string, seqs []int64) string {
+	const at = " at seq "
+	i := strings.LastIndex(reason, at)
+	if i < 0 {
+		return reason
+	}
+	n, err := strconv.ParseInt(reason[i+len(at):], 10, 64)
+	if err != nil || n < 1 || n > int64(len(seqs)) {
+		return reason
+	}
+	return reason[:i+len(at)] + strconv.FormatInt(seqs[n-1], 10)
+}
+
+// timelines joins the agents' timelines, the problems (counted by a
+// replay of their own) and the warnings into the summary one replay of all
+// the captures yields.
+func timelines(cfg analyze.Config, results []agentResult, problems []problemRec) (*analyze.Summary, error) {
+	parts := make([]*analyze.Summary, 0, len(results)+1)
+	var warns []warnRec
+	for _, r := range results {
+		var s analyze.Summary
+		if err := json.Unmarshal(r.Summary, &s); err != nil {
+			return nil, err
+		}
+		parts = append(parts, &s)
+		warns = append(warns, r.Warnings...)
+	}
+	eng, err := analyze.NewEngine(cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range problems {
+		rec := &ingest.Record{Pos: p.Pos.pos()}
+		if p.Malformed {
+			rec.Err = errors.New(p.Msg)
+		} else {
+			rec.Skip = p.Msg
+		}
+		eng.Step(rec, &analyze.Features{})
+	}
+	parts = append(parts, eng.Finish())
+	sort.Slice(warns, func(i, j int) bool {
+		a, b := &warns[i], &warns[j]
+		if a.PMax != b.PMax {
+			return a.PMax < b.PMax
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Idx != b.Idx {
+			return a.Idx < b.Idx
+		}
+		return a.Sub < b.Sub
+	})
+	ws := make([]analyze.Warning, len(warns))
+	for i, w := range warns {
+		ws[i] = analyze.Warning{Pos: w.Pos.pos(), Msg: w.Msg, Kind: analyze.WarningKind(w.Kind)}
+	}
+	return analyze.JoinSummaries(cfg, parts, ws), nil
+}
+
+// parseConfig and encodeConfig carry the configuration to the workers.
+func encodeConfig(cfg analyze.Config) string {
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		panic("killswitch-beam: configuration does not encode: " + err.Error()) // a programming error, caught by the tests
+	}
+	return string(b)
+}
+
+func parseConfig(s string) (analyze.Config, error) {
+	var cfg analyze.Config
+	err := json.Unmarshal([]byte(s), &cfg)
+	return cfg, err
+}
+
+// configFromFlags builds the replay configuration as `killswitch replay`
+// does: defaults, then the settings file's default, then --window and
+// --threshold when given, then the file's per-agent entries.
+func configFromFlags(profile, mode string, window *int, threshold *float64, settingsPath string, readFile func(string) ([]byte, error)) (analyze.Config, error) {
+	cfg := analyze.NewConfig()
+	var err error
+	if cfg.Profile, err = analyze.ParseProfile(profile); err != nil {
+		return cfg, err
+	}
+	if cfg.Mode, err = analyze.ParseMode(mode); err != nil {
+		return cfg, err
+	}
+	flags := ingest.KillSwitchPatch{WindowSize: window, Threshold: threshold}
+	var fileDef ingest.KillSwitchPatch
+	agents := map[string]json.RawMessage{}
+	if settingsPath != "" {
+		data, err := readFile(settingsPath)
+		if err != nil {
+			return cfg, err
+		}
+		var file map[string]json.RawMessage
+		if err := json.Unmarshal(data, &file); err != nil {
+			return cfg, fmt.Errorf("%s: not a JSON object: %v", settingsPath, err)
+		}
+		for k, v := range file {
+			switch k {
+			case "default":
+				if fileDef, err = ingest.ParseKillSwitch(v); err != nil {
+					return cfg, fmt.Errorf("%s: default: %v", settingsPath, err)
+				}
+			case "agents":
+				if err := json.Unmarshal(v, &agents); err != nil {
+					return cfg, fmt.Errorf("%s: agents: want an object of agent id → settings", settingsPath)
+				}
+			default:
+				return cfg, fmt.Errorf("%s: unknown key %q (want \"default\" and \"agents\")", settingsPath, k)
+			}
+		}
+	}
+	cfg.Default = cfg.Default.Apply(fileDef).Apply(flags)
+	if err := cfg.Default.Validate(); err != nil {
+		return cfg, err
+	}
+	cfg.Agents = map[string]analyze.Settings{}
+	for name, raw := range agents {
+		p, err := ingest.ParseKillSwitch(raw)
+		if err != nil {
+			return cfg, fmt.Errorf("%s: agents.%s: %v", settingsPath, name, err)
+		}
+		s := cfg.Default.Apply(p)
+		if err := s.Validate(); err != nil {
+			return cfg, fmt.Errorf("agent %q: %v", name, err)
+		}
+		cfg.Agents[name] = s
+	}
+	return cfg, nil
+}

@@ -1,0 +1,100 @@
+// Command killswitch-beam runs `killswitch replay` as an Apache Beam
+// pipeline: captures are read and their features extracted in parallel,
+// each agent is replayed in order on one worker, and the outputs are the
+// replay's own: SPEC §5 decision records and the timelines document.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/dataflow"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/flink"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/universal"
+)
+
+// globs is a repeatable --input flag.
+type globs []string
+
+func (g *globs) String() string     { return strings.Join(*g, ",") }
+func (g *globs) Set(s string) error { *g = append(*g, s); return nil }
+
+var (
+	inputs    globs
+	profile   = flag.String("profile", "spec", "detector profile: spec or agentgazer")
+	window    = flag.Int("window", 20, "sliding window size N (per agent)")
+	threshold = flag.Float64("threshold", 10, "kill when the score passes this threshold")
+	mode      = flag.String("mode", "deactivate", "enforcement: deactivate or block")
+	policy    = flag.String("policy", "loop", "kill-switch policy (only loop)")
+	settings  = flag.String("settings", "", "per-agent kill-switch settings file (JSON: {\"default\": {…}, \"agents\": {ID: {…}}})")
+	output    = flag.String("output", "", "output PREFIX: PREFIX-decisions-S-of-N.jsonl and PREFIX-timelines.json (local path, gs:// or s3://)")
+	shards    = flag.Int("shards", 4, "how many decision files")
+	verbose   = flag.Bool("v", false, "also log each skipped (non-LLM) input item")
+)
+
+func init() {
+	flag.Var(&inputs, "input", "capture file or glob (local, gs://, s3://); repeatable")
+}
+
+func main() {
+	flag.Parse()
+	beam.Init() // on a worker, this runs the worker and never returns
+	if err := run(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "killswitch-beam:", err)
+		os.Exit(2)
+	}
+}
+
+func run(ctx context.Context) error {
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	opt, err := pipelineOptions(ctx, set)
+	if err != nil {
+		return err
+	}
+	if *runners.Runner == "" {
+		*runners.Runner = "prism"
+	}
+	p, s := beam.NewPipelineWithRoot()
+	build(s, opt)
+	_, err = beam.Run(ctx, *runners.Runner, p)
+	return err
+}
+
+// pipelineOptions checks the flags and matches the inputs; set names the
+// flags given on the command line.
+func pipelineOptions(ctx context.Context, set map[string]bool) (options, error) {
+	if len(inputs) == 0 || *output == "" {
+		return options{}, errors.New("want --input GLOB (repeatable) and --output PREFIX")
+	}
+	if *policy != "loop" {
+		return options{}, fmt.Errorf("--policy %q: only loop is supported", *policy)
+	}
+	if *shards < 1 {
+		return options{}, fmt.Errorf("--shards %d: want at least 1", *shards)
+	}
+	var w *int
+	var t *float64
+	if set["window"] {
+		w = window
+	}
+	if set["threshold"] {
+		t = threshold
+	}
+	cfg, err := configFromFlags(*profile, *mode, w, t, *settings, os.ReadFile)
+	if err != nil {
+		return options{}, err
+	}
+	files, err := expandInputs(ctx, inputs)
+	if err != nil {
+		return options{}, err
+	}
+	return options{Config: encodeConfig(cfg), Inputs: files, Output: *output, Shards: *shards, Verbose: *verbose}, nil
+}
