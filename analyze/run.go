@@ -28,9 +28,6 @@ func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, erro
 	if err != nil {
 		return nil, err
 	}
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	step := func(rec *ingest.Record, f *Features) error {
 		if (rec.Err != nil || rec.Skip != "") && h.Problem != nil {
 			if err := h.Problem(rec, ""); err != nil {
@@ -60,25 +57,36 @@ func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, erro
 		}
 		return nil
 	}
-	if workers == 1 {
-		x := NewExtractor(cfg.Profile)
-		var f Features // one for the whole stream: policies may keep a pointer only during a step
-		for src.Scan() {
-			rec := src.Record()
-			f = Features{}
-			if needsFeatures(rec) {
-				f = x.Extract(rec)
-			}
-			if err := step(rec, &f); err != nil {
-				return nil, err
-			}
-		}
-		if err := src.Err(); err != nil {
-			return nil, err
-		}
-		return eng.Finish(), nil
+	if err := drive(src, cfg.Profile, workers, step); err != nil {
+		return nil, err
 	}
-	return replayParallel(src, cfg.Profile, workers, step, eng)
+	return eng.Finish(), nil
+}
+
+// drive extracts the features of every record of src, on workers
+// goroutines (≤ 0: GOMAXPROCS) ahead of step, and hands step each record
+// with its features in input order: the one driver of Replay and Collect.
+// The returned error is src's I/O error or step's.
+func drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if workers > 1 {
+		return driveParallel(src, p, workers, step)
+	}
+	x := NewExtractor(p)
+	var f Features // one for the whole stream: step may keep a pointer only during the call
+	for src.Scan() {
+		rec := src.Record()
+		f = Features{}
+		if needsFeatures(rec) {
+			f = x.Extract(rec)
+		}
+		if err := step(rec, &f); err != nil {
+			return err
+		}
+	}
+	return src.Err()
 }
 
 func needsFeatures(rec *ingest.Record) bool {
@@ -98,7 +106,7 @@ type batch struct {
 	done  chan struct{}
 }
 
-func replayParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error, eng *Engine) (*Summary, error) {
+func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error) error {
 	work := make(chan *batch, workers*2)
 	ordered := make(chan *batch, workers*4)
 	stop := make(chan struct{})
@@ -192,10 +200,7 @@ func replayParallel(src ingest.Reader, p *Profile, workers int, step func(*inges
 	}
 	wg.Wait()
 	if stepErr != nil {
-		return nil, stepErr
+		return stepErr
 	}
-	if readErr != nil {
-		return nil, readErr
-	}
-	return eng.Finish(), nil
+	return readErr
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
 	"time"
 
@@ -132,12 +131,22 @@ func (c *sweepCtrl) isLiveKill() bool {
 // be scored when a collected agent is replayed again.
 var errSweepSkip = errors.New("not scorable")
 
-// Collect reads src once and extracts every request's features, on
-// workers goroutines (≤ 0: GOMAXPROCS), the way Replay does. problem, if
-// not nil, sees every malformed or skipped item and every feature warning
-// in replay order, as Hooks.Problem does; an error it returns stops the
-// collection. The returned error is src's I/O error or problem's.
-func Collect(src ingest.Reader, p *Profile, workers int, problem func(rec *ingest.Record, warn string) error) (*Traffic, error) {
+// Collector gathers what a sweep needs of each request, one record at a
+// time in replay order, from records whose features are already
+// extracted: Collect drives it from a reader, a distributed replay from
+// feature records that crossed its shuffle.
+type Collector struct {
+	eng     *Engine
+	t       *Traffic
+	byName  map[string]*sweepTraffic
+	intern  map[string]string
+	problem func(rec *ingest.Record, warn string) error
+}
+
+// NewCollector returns a collector for profile p. problem, if not nil,
+// sees every malformed or skipped item and every feature warning in replay
+// order, as Hooks.Problem does; an error it returns is returned by Step.
+func NewCollector(p *Profile, problem func(rec *ingest.Record, warn string) error) (*Collector, error) {
 	// A baseline engine numbers the requests (Seq, AgentN), merges usage
 	// into tokens and counts what the input held; its threshold never fires.
 	cfg := NewConfig()
@@ -147,88 +156,73 @@ func Collect(src ingest.Reader, p *Profile, workers int, problem func(rec *inges
 	if err != nil {
 		return nil, err
 	}
-	t := &Traffic{Profile: p}
-	byName := map[string]*sweepTraffic{}
-	intern := map[string]string{}
-	step := func(rec *ingest.Record, f *Features) error {
-		if rec.Err != nil || rec.Skip != "" {
-			if problem != nil {
-				if err := problem(rec, ""); err != nil {
-					return err
-				}
+	return &Collector{eng: eng, t: &Traffic{Profile: p}, byName: map[string]*sweepTraffic{},
+		intern: map[string]string{}, problem: problem}, nil
+}
+
+// Step collects one record, in replay order, with its features (zero for
+// malformed, skipped and control records).
+func (c *Collector) Step(rec *ingest.Record, f *Features) error {
+	if rec.Err != nil || rec.Skip != "" {
+		if c.problem != nil {
+			if err := c.problem(rec, ""); err != nil {
+				return err
 			}
 		}
-		d, ok, _ := eng.Step(rec, f)
-		if problem != nil {
-			for _, w := range eng.Reported() {
-				if w.Kind != WarnResponse {
-					continue // the others are printed from Input.Warnings
-				}
-				if err := problem(rec, w.Msg); err != nil {
-					return err
-				}
+	}
+	d, ok, _ := c.eng.Step(rec, f)
+	if c.problem != nil {
+		for _, w := range c.eng.Reported() {
+			if w.Kind != WarnResponse {
+				continue // the others are printed from Input.Warnings
+			}
+			if err := c.problem(rec, w.Msg); err != nil {
+				return err
 			}
 		}
-		if rec.Err != nil || rec.Skip != "" || (!ok && rec.Control == nil) {
-			return nil
-		}
-		a := byName[rec.Agent]
-		if a == nil {
-			a = &sweepTraffic{name: rec.Agent}
-			byName[rec.Agent] = a
-			t.agents = append(t.agents, a)
-		}
-		if rec.Control != nil {
-			c := sweepCtrl{at: len(a.reqs), ts: rec.TS, pos: rec.Pos, ctl: *rec.Control}
-			switch {
-			case c.ctl.Event == ingest.ControlConfig:
-				a.config = true
-			case c.isLiveKill():
-				a.liveKill = true
-				t.Input.LiveKills++
-			}
-			a.ctrls = append(a.ctrls, c)
-			return nil
-		}
-		e := f.Entry
-		if e.ToolSig != "" {
-			if s, ok := intern[e.ToolSig]; ok {
-				e.ToolSig = s
-			} else {
-				intern[e.ToolSig] = e.ToolSig
-			}
-		}
-		a.reqs = append(a.reqs, sweepReq{
-			Entry: e, seq: d.Seq, ts: d.TS, pos: d.Source,
-			tokensIn: d.TokensIn, tokensOut: d.TokensOut, cost: d.CostUSD, status: int32(d.Status),
-			hasTokens: d.HasTokens, hasCost: d.HasCost, skip: f.Err != nil, label: d.Label, ext: f.Ext,
-		})
+	}
+	if rec.Err != nil || rec.Skip != "" || (!ok && rec.Control == nil) {
 		return nil
 	}
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	a := c.byName[rec.Agent]
+	if a == nil {
+		a = &sweepTraffic{name: rec.Agent}
+		c.byName[rec.Agent] = a
+		c.t.agents = append(c.t.agents, a)
 	}
-	var sum *Summary
-	if workers == 1 {
-		x := NewExtractor(p)
-		var f Features // one for the whole stream
-		for src.Scan() {
-			rec := src.Record()
-			f = Features{}
-			if needsFeatures(rec) {
-				f = x.Extract(rec)
-			}
-			if err := step(rec, &f); err != nil {
-				return nil, err
-			}
+	if rec.Control != nil {
+		ctl := sweepCtrl{at: len(a.reqs), ts: rec.TS, pos: rec.Pos, ctl: *rec.Control}
+		switch {
+		case ctl.ctl.Event == ingest.ControlConfig:
+			a.config = true
+		case ctl.isLiveKill():
+			a.liveKill = true
+			c.t.Input.LiveKills++
 		}
-		if err := src.Err(); err != nil {
-			return nil, err
-		}
-		sum = eng.Finish()
-	} else if sum, err = replayParallel(src, p, workers, step, eng); err != nil {
-		return nil, err
+		a.ctrls = append(a.ctrls, ctl)
+		return nil
 	}
+	e := f.Entry
+	if e.ToolSig != "" {
+		if s, ok := c.intern[e.ToolSig]; ok {
+			e.ToolSig = s
+		} else {
+			c.intern[e.ToolSig] = e.ToolSig
+		}
+	}
+	a.reqs = append(a.reqs, sweepReq{
+		Entry: e, seq: d.Seq, ts: d.TS, pos: d.Source,
+		tokensIn: d.TokensIn, tokensOut: d.TokensOut, cost: d.CostUSD, status: int32(d.Status),
+		hasTokens: d.HasTokens, hasCost: d.HasCost, skip: f.Err != nil, label: d.Label, ext: f.Ext,
+	})
+	return nil
+}
+
+// Finish returns the collected traffic. The collector must not be used
+// afterwards.
+func (c *Collector) Finish() *Traffic {
+	sum := c.eng.Finish()
+	t := c.t
 	sort.Slice(t.agents, func(i, j int) bool { return t.agents[i].name < t.agents[j].name })
 	t.liveKills = t.Input.LiveKills > 0
 	t.Input.Agents = len(t.agents)
@@ -238,7 +232,22 @@ func Collect(src ingest.Reader, p *Profile, workers int, problem func(rec *inges
 	t.Input.Controls = sum.Controls
 	t.Input.Warnings = sum.Warnings
 	t.Input.WarningCounts = sum.WarningCounts
-	return t, nil
+	return t
+}
+
+// Collect reads src once and extracts every request's features, on
+// workers goroutines (≤ 0: GOMAXPROCS), the way Replay does, into a
+// Collector (see NewCollector for problem). The returned error is src's
+// I/O error or problem's.
+func Collect(src ingest.Reader, p *Profile, workers int, problem func(rec *ingest.Record, warn string) error) (*Traffic, error) {
+	c, err := NewCollector(p, problem)
+	if err != nil {
+		return nil, err
+	}
+	if err := drive(src, p, workers, c.Step); err != nil {
+		return nil, err
+	}
+	return c.Finish(), nil
 }
 
 // Sweep reads src once (see Collect) and evaluates the grid of cfg.
