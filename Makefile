@@ -18,7 +18,7 @@ run: build
 # and the captured-loop regression check over fixtures/.
 test: services fmt-check vet build
 	$(GO) test ./...
-	$(GO) test -race -run 'Deterministic|SweepEqualsReplay|SweepParallel|Formats|Apply|Example' ./analyze/ ./cmd/killswitch/
+	$(GO) test -race -run 'Deterministic|SweepEqualsReplay|SweepParallel|Formats|Apply|Example' ./analyze/ ./analyze/sweep/ ./cmd/killswitch/
 	./$(BIN) check fixtures/
 	$(MAKE) test-beam
 

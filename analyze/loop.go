@@ -14,7 +14,7 @@ import (
 // 429); a deactivated agent's requests are refused until an activation.
 type LoopPolicy struct {
 	cfg    Config
-	agents map[string]*loopAgent
+	agents map[string]*LoopAgent
 }
 
 // NewLoopPolicy validates the loop settings of cfg and returns the policy.
@@ -33,17 +33,17 @@ func NewLoopPolicy(cfg Config) (*LoopPolicy, error) {
 	if cfg.RetryAfter < 0 || cfg.ReactivateAfter < 0 {
 		return nil, fmt.Errorf("negative duration")
 	}
-	return &LoopPolicy{cfg: cfg, agents: map[string]*loopAgent{}}, nil
+	return &LoopPolicy{cfg: cfg, agents: map[string]*LoopAgent{}}, nil
 }
 
 // Name is "loop".
 func (p *LoopPolicy) Name() string { return "loop" }
 
-func (p *LoopPolicy) agent(name string) *loopAgent {
+func (p *LoopPolicy) agent(name string) *LoopAgent {
 	a := p.agents[name]
 	if a == nil {
 		s := p.cfg.settingsFor(name)
-		a = &loopAgent{name: name, settings: s, det: p.cfg.Profile.detector(s.WindowSize)}
+		a = &LoopAgent{name: name, settings: s, det: p.cfg.Profile.detector(s.WindowSize)}
 		p.agents[name] = a
 	}
 	return a
@@ -52,17 +52,17 @@ func (p *LoopPolicy) agent(name string) *loopAgent {
 // Control applies activate, deactivate and config records to the agent.
 func (p *LoopPolicy) Control(rec *ingest.Record, fx *Effects) {
 	a := p.agent(rec.Agent)
-	a.maybeReactivate(p.cfg.ReactivateAfter, rec.TS, fx)
+	a.MaybeReactivate(p.cfg.ReactivateAfter, rec.TS, fx)
 	c := rec.Control
 	switch c.Event {
 	case ingest.ControlActivate:
-		a.activate(rec.TS, "operator", rec.Pos, fx)
+		a.Activate(rec.TS, "operator", rec.Pos, fx)
 	case ingest.ControlDeactivate:
 		by := c.By
 		if by == "" {
 			by = "manual"
 		}
-		a.deactivate(by, rec.TS)
+		a.Deactivate(by, rec.TS)
 		fx.Transitions = append(fx.Transitions, Transition{Kind: TransitionDeactivate, TS: rec.TS, Agent: a.name, By: by, Settings: a.settings, Source: rec.Pos})
 	case ingest.ControlConfig:
 		s := a.settings.Apply(c.KillSwitch)
@@ -79,7 +79,7 @@ func (p *LoopPolicy) Control(rec *ingest.Record, fx *Effects) {
 // Decide scores the request and enforces the verdict.
 func (p *LoopPolicy) Decide(rec *ingest.Record, f *Features, d *Decision, fx *Effects) {
 	a := p.agent(rec.Agent)
-	a.maybeReactivate(p.cfg.ReactivateAfter, rec.TS, fx)
+	a.MaybeReactivate(p.cfg.ReactivateAfter, rec.TS, fx)
 	d.Threshold, d.Window = a.settings.Threshold, a.settings.WindowSize
 	if d.Action.Refused() {
 		return // refused by a policy before this one: never reaches the detector
@@ -98,13 +98,13 @@ func (p *LoopPolicy) Decide(rec *ingest.Record, f *Features, d *Decision, fx *Ef
 	default:
 		f.TS = d.TS.UnixNano()
 		d.PromptHash, d.HasPrompt = f.Prompt, f.HasPrompt
-		sc, action := a.decide(&p.cfg, f)
+		sc, action := a.Decide(&p.cfg, f)
 		d.Counts, d.Score, d.Action = sc.Counts, sc.Value, action
 		p.explain(a, d, sc)
 		switch action {
 		case ActionKill:
 			d.Status = 403
-			a.kill(d.TS, d.Seq)
+			a.Kill(d.TS, d.Seq)
 			fx.Transitions = append(fx.Transitions, Transition{Kind: TransitionKill, TS: d.TS, Agent: a.name, By: "kill_switch",
 				Seq: d.Seq, Settings: a.settings, Source: d.Source})
 		case ActionBlock:
@@ -116,7 +116,7 @@ func (p *LoopPolicy) Decide(rec *ingest.Record, f *Features, d *Decision, fx *Ef
 }
 
 // explain writes the decision's reason.
-func (p *LoopPolicy) explain(a *loopAgent, d *Decision, sc Score) {
+func (p *LoopPolicy) explain(a *LoopAgent, d *Decision, sc Score) {
 	prof, th := p.cfg.Profile, a.settings.Threshold
 	fires := prof.Fires(sc.Value, th)
 	var why string
@@ -143,9 +143,9 @@ func (p *LoopPolicy) finishAgents(e *Engine) {
 	}
 }
 
-// loopAgent is one agent's loop kill-switch state: the state machine the
+// LoopAgent is one agent's loop kill-switch state: the state machine the
 // replay and the sweep share.
-type loopAgent struct {
+type LoopAgent struct {
 	name          string
 	settings      Settings
 	state         AgentState
@@ -159,7 +159,7 @@ type loopAgent struct {
 // score calls for; it enters the request into the history unless the
 // agent is killed by it (a killed request gets no response, and the
 // history no longer matters until an activation clears it).
-func (a *loopAgent) decide(cfg *Config, f *Features) (Score, Action) {
+func (a *LoopAgent) Decide(cfg *Config, f *Features) (Score, Action) {
 	sc := a.det.Score(f)
 	fires := cfg.Profile.Fires(sc.Value, a.settings.Threshold)
 	switch {
@@ -173,15 +173,15 @@ func (a *loopAgent) decide(cfg *Config, f *Features) (Score, Action) {
 	return sc, ActionForward
 }
 
-func (a *loopAgent) kill(ts time.Time, seq int64) {
+func (a *LoopAgent) Kill(ts time.Time, seq int64) {
 	a.state, a.deactivatedBy, a.killedAt, a.killSeq = StateInactive, "kill_switch", ts, seq
 }
 
-func (a *loopAgent) deactivate(by string, ts time.Time) {
+func (a *LoopAgent) Deactivate(by string, ts time.Time) {
 	a.state, a.deactivatedBy, a.killSeq, a.killedAt = StateInactive, by, 0, ts
 }
 
-func (a *loopAgent) activate(ts time.Time, by string, pos ingest.Pos, fx *Effects) {
+func (a *LoopAgent) Activate(ts time.Time, by string, pos ingest.Pos, fx *Effects) {
 	a.state, a.deactivatedBy, a.killSeq = StateActive, "", 0
 	a.det.Clear()
 	if fx != nil {
@@ -192,7 +192,7 @@ func (a *loopAgent) activate(ts time.Time, by string, pos ingest.Pos, fx *Effect
 // maybeReactivate re-activates an agent the kill switch deactivated once
 // after has passed since the kill (--reactivate-after), at the kill time
 // plus after.
-func (a *loopAgent) maybeReactivate(after time.Duration, now time.Time, fx *Effects) {
+func (a *LoopAgent) MaybeReactivate(after time.Duration, now time.Time, fx *Effects) {
 	if after <= 0 || a.state != StateInactive || a.deactivatedBy != "kill_switch" {
 		return
 	}
@@ -200,5 +200,15 @@ func (a *loopAgent) maybeReactivate(after time.Duration, now time.Time, fx *Effe
 	if now.Before(at) {
 		return
 	}
-	a.activate(at, "reactivate-after", ingest.Pos{}, fx)
+	a.Activate(at, "reactivate-after", ingest.Pos{}, fx)
 }
+
+// NewLoopAgent returns an active agent with settings s scoring with det:
+// the per-agent state machine of LoopPolicy, for evaluators (the sweep)
+// that follow one agent themselves.
+func NewLoopAgent(name string, s Settings, det Detector) *LoopAgent {
+	return &LoopAgent{name: name, settings: s, det: det}
+}
+
+// State is the agent's enforcement state.
+func (a *LoopAgent) State() AgentState { return a.state }

@@ -18,7 +18,7 @@ import "github.com/killswitch/killswitch/ingest"
 // tenant; API key): see Subject.
 //
 // The sweep evaluates a policy through the same state machine (for the
-// loop kill switch, loopAgent), never a copy of it.
+// loop kill switch, LoopAgent), never a copy of it.
 type Policy interface {
 	// Name is the policy's name on the command line (--policy).
 	Name() string

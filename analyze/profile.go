@@ -80,7 +80,7 @@ func (p *Profile) Op() string {
 func (p *Profile) Windowed() bool { return p.or().NewDetector == nil }
 
 // past is PastLen(n), or n when the profile does not say.
-func (p *Profile) past(n int) int {
+func (p *Profile) Past(n int) int {
 	if p = p.or(); p.PastLen == nil {
 		return n
 	}
@@ -92,7 +92,7 @@ func (p *Profile) detector(n int) Detector {
 	if p = p.or(); p.NewDetector != nil {
 		return p.NewDetector(n)
 	}
-	return &windowDetector{w: NewWindow(n), n: n, past: p.past}
+	return &windowDetector{w: NewWindow(n), n: n, past: p.Past}
 }
 
 // Fingerprint is how a profile sees one input: what the fingerprint
@@ -234,4 +234,11 @@ func (p *Profile) UnmarshalText(b []byte) error {
 	}
 	*p = *q
 	return nil
+}
+
+// NewWindowDetector returns the SPEC §1.4 detector of profile p over w, a
+// window of size n: what a windowed profile's agents score with. The sweep
+// uses it to follow an agent from a window it rebuilt.
+func NewWindowDetector(w *Window, n int, p *Profile) Detector {
+	return &windowDetector{w: w, n: n, past: p.Past}
 }

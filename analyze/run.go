@@ -57,7 +57,7 @@ func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, erro
 		}
 		return nil
 	}
-	if err := drive(src, cfg.Profile, workers, step); err != nil {
+	if err := Drive(src, cfg.Profile, workers, step); err != nil {
 		return nil, err
 	}
 	return eng.Finish(), nil
@@ -67,7 +67,7 @@ func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, erro
 // goroutines (≤ 0: GOMAXPROCS) ahead of step, and hands step each record
 // with its features in input order: the one driver of Replay and Collect.
 // The returned error is src's I/O error or step's.
-func drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error) error {
+func Drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}

@@ -45,7 +45,7 @@ type Saved struct {
 	Unpriced int
 }
 
-func (s *Saved) add(d *Decision) {
+func (s *Saved) Add(d *Decision) {
 	s.Requests++
 	if d.HasTokens {
 		s.TokensIn += d.TokensIn
@@ -149,7 +149,7 @@ func (s *Summary) add(a *AgentSummary, d *Decision) {
 	case ingest.LabelLegit:
 		a.LegitLabels++
 	}
-	a.Tokens.add(d)
+	a.Tokens.Add(d)
 	if d.Score > a.MaxScore {
 		a.MaxScore, a.MaxScoreSeq = d.Score, d.Seq
 	}
@@ -160,12 +160,12 @@ func (s *Summary) add(a *AgentSummary, d *Decision) {
 		a.Skipped++
 	case ActionBlocked:
 		a.Blocked++
-		a.Saved.add(d)
+		a.Saved.Add(d)
 	case ActionKill, ActionBlock:
 		if d.Action == ActionBlock {
 			a.Blocks++
 		}
-		a.Saved.add(d)
+		a.Saved.Add(d)
 		k := Kill{Seq: d.Seq, AgentN: d.AgentN, TS: d.TS, Source: d.Source, Counts: d.Counts,
 			Score: d.Score, Threshold: d.Threshold, Window: d.Window, Action: d.Action}
 		k.Alert = AlertFor(d.Agent, k)
@@ -220,12 +220,12 @@ func (s *Summary) finish() {
 		if len(a.Kills) > 0 {
 			t.AgentsKilled++
 		}
-		addSaved(&t.Saved, a.Saved)
-		addSaved(&t.Tokens, a.Tokens)
+		AddSaved(&t.Saved, a.Saved)
+		AddSaved(&t.Tokens, a.Tokens)
 	}
 }
 
-func addSaved(dst *Saved, s Saved) {
+func AddSaved(dst *Saved, s Saved) {
 	dst.Requests += s.Requests
 	dst.TokensIn += s.TokensIn
 	dst.TokensOut += s.TokensOut

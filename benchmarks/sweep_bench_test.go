@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/sweep"
 	"github.com/killswitch/killswitch/ingest"
 )
 
@@ -24,8 +25,8 @@ func BenchmarkSweepGrid(b *testing.B) {
 	}
 	for _, mode := range []analyze.Mode{analyze.ModeDeactivate, analyze.ModeBlock} {
 		b.Run("spec/"+mode.String(), func(b *testing.B) {
-			cfg := analyze.SweepConfig{Mode: mode, Windows: []int{10, 20, 40}, Thresholds: thresholds,
-				LateAfter: analyze.DefaultLateAfter, RetryAfter: time.Minute}
+			cfg := sweep.Config{Mode: mode, Windows: []int{10, 20, 40}, Thresholds: thresholds,
+				LateAfter: sweep.DefaultLateAfter, RetryAfter: time.Minute}
 			rcfg := cfg.SettingConfig(20, 10)
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
@@ -37,7 +38,7 @@ func BenchmarkSweepGrid(b *testing.B) {
 					b.Fatal(err)
 				}
 				t1 := time.Now()
-				res, err := analyze.Sweep(ingest.NewJSONL(bytes.NewReader(data), "bench.jsonl", ingest.JSONLOptions{}), cfg, 1, nil)
+				res, err := sweep.Run(ingest.NewJSONL(bytes.NewReader(data), "bench.jsonl", ingest.JSONLOptions{}), cfg, 1, nil)
 				if err != nil || len(res.Settings) != 75 || res.Input.Requests != n {
 					b.Fatal(err)
 				}

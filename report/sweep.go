@@ -13,6 +13,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/sweep"
 	"github.com/killswitch/killswitch/ingest"
 )
 
@@ -36,7 +37,7 @@ var sweepHeader = []string{"window", "threshold", "killed", "caught", "late", "e
 
 func sweepNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-func hasTruth(r *analyze.SweepResult) bool { return r.Truth.Loop+r.Truth.Legit > 0 }
+func hasTruth(r *sweep.Result) bool { return r.Truth.Loop+r.Truth.Legit > 0 }
 
 // sweepSaved renders a Saved's tokens and cost, "-" when empty.
 func sweepSaved(s analyze.Saved) (string, string) {
@@ -46,14 +47,14 @@ func sweepSaved(s analyze.Saved) (string, string) {
 	return tokens(s), cost(s)
 }
 
-func sweepDelay(q analyze.Quantiles, unit string) string {
+func sweepDelay(q sweep.Quantiles, unit string) string {
 	if q.N == 0 {
 		return "-"
 	}
 	return sweepNum(q.Median) + " / " + sweepNum(q.P90) + unit
 }
 
-func sweepRows(r *analyze.SweepResult) [][]string {
+func sweepRows(r *sweep.Result) [][]string {
 	truth := hasTruth(r)
 	var rows [][]string
 	for i := range r.Settings {
@@ -82,7 +83,7 @@ func sweepRows(r *analyze.SweepResult) [][]string {
 	return rows
 }
 
-func sweepTitle(r *analyze.SweepResult) string {
+func sweepTitle(r *sweep.Result) string {
 	op := "score " + r.Profile.Op() + " threshold fires"
 	line := fmt.Sprintf("profile %s, mode %s, %d windows × %d thresholds (%s)", r.Profile, r.Mode, len(r.Windows), len(r.Thresholds), op)
 	if r.ReactivateAfter > 0 {
@@ -91,7 +92,7 @@ func sweepTitle(r *analyze.SweepResult) string {
 	return line
 }
 
-func truthLine(r *analyze.SweepResult) string {
+func truthLine(r *sweep.Result) string {
 	t := r.Truth
 	if !hasTruth(r) {
 		return "ground truth: none — false positives are judged by the heuristic below"
@@ -113,7 +114,7 @@ func truthLine(r *analyze.SweepResult) string {
 	return line
 }
 
-func recommendLine(r *analyze.SweepResult) string {
+func recommendLine(r *sweep.Result) string {
 	if r.Recommended < 0 {
 		return fmt.Sprintf("recommended: none — every setting has more than %d false positives (raise --max-false-positives)", r.MaxFalsePositives)
 	}
@@ -136,7 +137,7 @@ func recommendLine(r *analyze.SweepResult) string {
 	return line + "; ties go to the higher threshold"
 }
 
-func areaLine(r *analyze.SweepResult) string {
+func areaLine(r *sweep.Result) string {
 	if len(r.Curves) == 0 {
 		return ""
 	}
@@ -149,7 +150,7 @@ func areaLine(r *analyze.SweepResult) string {
 
 // nameRuns lists, per window, the runs of consecutive thresholds that name
 // the same agents: "window 10, thresholds 4–6.5: burst, fixed-prompt".
-func nameRuns(r *analyze.SweepResult, names func(s *analyze.SweepSetting) []string) []string {
+func nameRuns(r *sweep.Result, names func(s *sweep.Setting) []string) []string {
 	var out []string
 	nt := len(r.Thresholds)
 	for wi, w := range r.Windows {
@@ -172,7 +173,7 @@ func nameRuns(r *analyze.SweepResult, names func(s *analyze.SweepSetting) []stri
 	return out
 }
 
-func sweepInputLines(r *analyze.SweepResult) []string {
+func sweepInputLines(r *sweep.Result) []string {
 	in := r.Input
 	lines := []string{fmt.Sprintf("input: %d requests from %d agents, %d control records (%d live kills), %d malformed items",
 		in.Requests, in.Agents, in.Controls, in.LiveKills, in.Malformed)}
@@ -186,22 +187,22 @@ func sweepInputLines(r *analyze.SweepResult) []string {
 }
 
 // sweepNotes are the lines after the table, as (heading, lines) pairs.
-func sweepNotes(r *analyze.SweepResult) [][2]any {
+func sweepNotes(r *sweep.Result) [][2]any {
 	var notes [][2]any
 	top := []string{recommendLine(r)}
 	if l := areaLine(r); l != "" {
 		top = append(top, l)
 	}
 	notes = append(notes, [2]any{"", top})
-	if fp := nameRuns(r, func(s *analyze.SweepSetting) []string { return s.FalsePositives }); len(fp) > 0 {
+	if fp := nameRuns(r, func(s *sweep.Setting) []string { return s.FalsePositives }); len(fp) > 0 {
 		notes = append(notes, [2]any{"False positives (killed outside a loop)", fp})
 	}
 	if r.Truth.Unknown > 0 {
-		lines := nameRuns(r, func(s *analyze.SweepSetting) []string { return s.LikelyFalsePositives })
+		lines := nameRuns(r, func(s *sweep.Setting) []string { return s.LikelyFalsePositives })
 		if len(lines) == 0 {
 			lines = []string{"none at any setting"}
 		}
-		lines = append(lines, "heuristic: "+analyze.HeuristicText)
+		lines = append(lines, "heuristic: "+sweep.HeuristicText)
 		notes = append(notes, [2]any{"Likely false positives (agents without ground truth)", lines})
 	}
 	notes = append(notes, [2]any{"", sweepInputLines(r)})
@@ -209,7 +210,7 @@ func sweepNotes(r *analyze.SweepResult) [][2]any {
 }
 
 // SweepTable renders a sweep as a terminal table.
-func SweepTable(w io.Writer, r *analyze.SweepResult) error {
+func SweepTable(w io.Writer, r *sweep.Result) error {
 	fmt.Fprintf(w, "Threshold sweep — %s\n%s\n\n", sweepTitle(r), truthLine(r))
 	tbl := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
@@ -238,7 +239,7 @@ func SweepTable(w io.Writer, r *analyze.SweepResult) error {
 }
 
 // SweepMarkdown renders a sweep as GitHub-flavoured Markdown.
-func SweepMarkdown(w io.Writer, r *analyze.SweepResult) error {
+func SweepMarkdown(w io.Writer, r *sweep.Result) error {
 	fmt.Fprintf(w, "## Threshold sweep\n\n%s\n\n%s\n\n", sweepTitle(r), truthLine(r))
 	mdRow(w, sweepHeader)
 	seps := make([]string, len(sweepHeader))
@@ -269,7 +270,7 @@ func SweepMarkdown(w io.Writer, r *analyze.SweepResult) error {
 // SweepCSV writes one row per setting with raw numbers and no notes, so
 // that it loads as data. Agent lists are joined with ";". Empty cells mean
 // "not applicable" (no delay measured, no loop to recall).
-func SweepCSV(w io.Writer, r *analyze.SweepResult) error {
+func SweepCSV(w io.Writer, r *sweep.Result) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"window", "threshold", "recommended", "agents_killed", "loop_agents_caught", "loop_agents_caught_late",
 		"loop_agents_killed_early", "loop_agents_missed", "legit_agents_killed", "false_positives", "likely_false_positives",
@@ -278,7 +279,7 @@ func SweepCSV(w io.Writer, r *analyze.SweepResult) error {
 		"detection_delay_seconds_median", "detection_delay_seconds_p90", "precision", "recall"})
 	for i := range r.Settings {
 		s := &r.Settings[i]
-		q := func(q analyze.Quantiles, p90 bool) string {
+		q := func(q sweep.Quantiles, p90 bool) string {
 			if q.N == 0 {
 				return ""
 			}
@@ -420,12 +421,12 @@ func sweepPtr[T any](v T) *T { return &v }
 // includes the late catches; loop_agents_caught_late counts those alone.
 // Delays are null when no loop was caught, recall when no agent is a
 // labelled loop.
-func SweepJSON(w io.Writer, r *analyze.SweepResult) error {
+func SweepJSON(w io.Writer, r *sweep.Result) error {
 	t := r.Truth
 	out := sweepJSON{
 		Profile: r.Profile.String(), Mode: r.Mode.String(), Windows: r.Windows, Thresholds: r.Thresholds,
 		MaxFalsePositives: r.MaxFalsePositives, LateAfter: r.LateAfter,
-		Truth:   sweepJSONTruth{t.Loop, t.Legit, t.Unknown, t.Capture, t.LabelsFile, t.LiveKill, analyze.HeuristicText},
+		Truth:   sweepJSONTruth{t.Loop, t.Legit, t.Unknown, t.Capture, t.LabelsFile, t.LiveKill, sweep.HeuristicText},
 		Configs: []sweepJSONConfig{}, Curves: []sweepJSONCurve{}, Agents: []sweepJSONAgent{},
 		Input: sweepJSONInput{Agents: r.Input.Agents, Requests: r.Input.Requests, Malformed: r.Input.Malformed,
 			Controls: r.Input.Controls, LiveKills: r.Input.LiveKills, Skipped: []jsonSkip{}, Warnings: []string{}},
@@ -452,7 +453,7 @@ func SweepJSON(w io.Writer, r *analyze.SweepResult) error {
 			k := o.Kills[0]
 			jo := sweepJSONOutcome{Agent: o.Agent, Request: k.AgentN, TS: ingest.FormatTime(k.TS), Source: k.Source.String(),
 				Score: k.Score, Kills: len(o.Kills), Verdict: o.Verdict.String(), FalsePositive: o.FalsePositive, Heuristic: o.Heuristic.String()}
-			if o.Verdict == analyze.VerdictCaught || o.Verdict == analyze.VerdictCaughtLate {
+			if o.Verdict == sweep.VerdictCaught || o.Verdict == sweep.VerdictCaughtLate {
 				jo.DelayRequests, jo.DelaySeconds = sweepPtr(o.DelayRequests), sweepPtr(o.DelaySeconds)
 			}
 			c.Kills = append(c.Kills, jo)
@@ -472,7 +473,7 @@ func SweepJSON(w io.Writer, r *analyze.SweepResult) error {
 	}
 	for _, a := range r.Agents {
 		ja := sweepJSONAgent{Agent: a.Agent, Requests: a.Requests, Class: a.Class.String(), Source: a.Source.String()}
-		if a.Class == analyze.ClassLoop {
+		if a.Class == sweep.ClassLoop {
 			ja.LoopStart, ja.LoopEnd, ja.DelayFrom = sweepPtr(a.Start), sweepPtr(a.End), sweepPtr(a.Ref)
 			ja.DelayTS = sweepPtr(ingest.FormatTime(a.RefTS))
 		}

@@ -7,17 +7,18 @@ import (
 	"strings"
 
 	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/sweep"
 )
 
 // sweepCatches and sweepFPs are what the recommendation weighs: ground
 // truth where it exists, the heuristic for agents without it.
-func sweepCatches(s *analyze.SweepSetting) int { return s.LoopsCaught() + s.HeuristicLoops }
-func sweepFPs(s *analyze.SweepSetting) int {
+func sweepCatches(s *sweep.Setting) int { return s.LoopsCaught() + s.HeuristicLoops }
+func sweepFPs(s *sweep.Setting) int {
 	return len(s.FalsePositives) + len(s.LikelyFalsePositives)
 }
 
 // heatMap draws one value per setting: windows down, thresholds across.
-func heatMap(d *htmlDoc, r *analyze.SweepResult, metric, title string, val func(*analyze.SweepSetting) int, rgb [3]int) {
+func heatMap(d *htmlDoc, r *sweep.Result, metric, title string, val func(*sweep.Setting) int, rgb [3]int) {
 	nt, nw := len(r.Thresholds), len(r.Windows)
 	cw := min(max(440.0/float64(nt), 14), 48)
 	const ch, L, T = 24.0, 76.0, 36.0
@@ -72,7 +73,7 @@ func boolF(b bool) float64 {
 
 // prChart draws the precision/recall curve of each window, points in
 // threshold order.
-func prChart(d *htmlDoc, r *analyze.SweepResult) {
+func prChart(d *htmlDoc, r *sweep.Result) {
 	const W, H, L, R, T, B = 380.0, 330.0, 46.0, 14.0, 12.0, 40.0
 	pw, ph := W-L-R, H-T-B
 	x := func(v float64) float64 { return L + v*pw }
@@ -115,8 +116,8 @@ func prChart(d *htmlDoc, r *analyze.SweepResult) {
 }
 
 // seriesCaption describes a chart's agent and what the chart's setting did.
-func seriesCaption(d *htmlDoc, r *analyze.SweepResult, s *analyze.AgentSeries, chart *analyze.SweepSetting) {
-	var a *analyze.SweepAgent
+func seriesCaption(d *htmlDoc, r *sweep.Result, s *analyze.AgentSeries, chart *sweep.Setting) {
+	var a *sweep.Agent
 	for i := range r.Agents {
 		if r.Agents[i].Agent == s.Agent {
 			a = &r.Agents[i]
@@ -126,9 +127,9 @@ func seriesCaption(d *htmlDoc, r *analyze.SweepResult, s *analyze.AgentSeries, c
 	if a != nil {
 		var tag string
 		switch a.Class {
-		case analyze.ClassLoop:
+		case sweep.ClassLoop:
 			tag = fmt.Sprintf("loop, requests %d–%d (%s)", a.Start, a.End, a.Source)
-		case analyze.ClassLegit:
+		case sweep.ClassLegit:
 			tag = "healthy (" + a.Source.String() + ")"
 		default:
 			tag = "no ground truth"
@@ -140,15 +141,15 @@ func seriesCaption(d *htmlDoc, r *analyze.SweepResult, s *analyze.AgentSeries, c
 		what := fmt.Sprintf("killed at request %d (score %s)", k.AgentN, sweepNum(k.Score))
 		cls := "ok"
 		switch {
-		case o.Verdict == analyze.VerdictCaught || o.Verdict == analyze.VerdictCaughtLate:
+		case o.Verdict == sweep.VerdictCaught || o.Verdict == sweep.VerdictCaughtLate:
 			what += fmt.Sprintf(", %s: %d requests, %s s after the loop's start", o.Verdict, o.DelayRequests, sweepNum(o.DelaySeconds))
 		case o.FalsePositive:
 			what += ": false positive"
 			cls = "fp"
-		case o.Heuristic == analyze.HeuristicLikelyFP:
+		case o.Heuristic == sweep.HeuristicLikelyFP:
 			what += ": likely false positive"
 			cls = "fp"
-		case o.Heuristic != analyze.HeuristicNone:
+		case o.Heuristic != sweep.HeuristicNone:
 			what += ": " + o.Heuristic.String()
 		}
 		d.f(`<span class="tag %s">%s</span>`, cls, htmlEsc(what))
@@ -163,7 +164,7 @@ func seriesCaption(d *htmlDoc, r *analyze.SweepResult, s *analyze.AgentSeries, c
 // curves, the table of every setting, and a score-over-time chart for each
 // agent in r.Series (scores as if never killed, the chart setting's
 // threshold line and kills).
-func SweepHTML(w io.Writer, r *analyze.SweepResult) error {
+func SweepHTML(w io.Writer, r *sweep.Result) error {
 	var d htmlDoc
 	d.f("<h1>killswitch threshold sweep</h1>\n<p class=\"meta\">%s</p>\n<p class=\"meta\">%s</p>\n", htmlEsc(sweepTitle(r)), htmlEsc(truthLine(r)))
 	d.f("<div class=\"rec\">\n<p>%s</p>\n", htmlEsc(recommendLine(r)))

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/sweep"
 	"github.com/killswitch/killswitch/ingest"
 )
 
@@ -42,13 +42,13 @@ func sweepGolden(t *testing.T, name string, got []byte) {
 }
 
 // sweepFixture sweeps fixtures/sweep/name (see fixtures/sweep/README.md).
-func sweepFixture(t *testing.T, name string, cfg analyze.SweepConfig) *analyze.SweepResult {
+func sweepFixture(t *testing.T, name string, cfg sweep.Config) *sweep.Result {
 	t.Helper()
 	data, err := os.ReadFile("../fixtures/sweep/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := analyze.Sweep(ingest.NewJSONL(bytes.NewReader(data), "fixtures/sweep/"+name, ingest.JSONLOptions{}), cfg, 1, nil)
+	res, err := sweep.Run(ingest.NewJSONL(bytes.NewReader(data), "fixtures/sweep/"+name, ingest.JSONLOptions{}), cfg, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,17 +57,17 @@ func sweepFixture(t *testing.T, name string, cfg analyze.SweepConfig) *analyze.S
 
 // smallGrid keeps the golden files short: windows 10 and 20, thresholds
 // 6, 10 and 14.5.
-func smallGrid() analyze.SweepConfig {
-	return analyze.SweepConfig{Windows: []int{10, 20}, Thresholds: []float64{6, 10, 14.5},
-		LateAfter: analyze.DefaultLateAfter, RetryAfter: time.Minute}
+func smallGrid() sweep.Config {
+	return sweep.Config{Windows: []int{10, 20}, Thresholds: []float64{6, 10, 14.5},
+		LateAfter: sweep.DefaultLateAfter, RetryAfter: time.Minute}
 }
 
 func TestSweepGolden(t *testing.T) {
-	renderers := map[string]func(*bytes.Buffer, *analyze.SweepResult) error{
-		"txt":  func(b *bytes.Buffer, r *analyze.SweepResult) error { return SweepTable(b, r) },
-		"md":   func(b *bytes.Buffer, r *analyze.SweepResult) error { return SweepMarkdown(b, r) },
-		"csv":  func(b *bytes.Buffer, r *analyze.SweepResult) error { return SweepCSV(b, r) },
-		"json": func(b *bytes.Buffer, r *analyze.SweepResult) error { return SweepJSON(b, r) },
+	renderers := map[string]func(*bytes.Buffer, *sweep.Result) error{
+		"txt":  func(b *bytes.Buffer, r *sweep.Result) error { return SweepTable(b, r) },
+		"md":   func(b *bytes.Buffer, r *sweep.Result) error { return SweepMarkdown(b, r) },
+		"csv":  func(b *bytes.Buffer, r *sweep.Result) error { return SweepCSV(b, r) },
+		"json": func(b *bytes.Buffer, r *sweep.Result) error { return SweepJSON(b, r) },
 	}
 	for _, tt := range []struct {
 		fixture, golden string

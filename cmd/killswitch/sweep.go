@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/sweep"
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/report"
 )
@@ -44,7 +45,7 @@ func cmdSweep(e *env, args []string) int {
 	fs.StringVar(&f.mode, "mode", "deactivate", "enforcement: deactivate or block (HTTP 429)")
 	fs.StringVar(&f.labels, "labels", "", "ground-truth file: CSV or JSONL of agent, optional from/to times, label (loop or legit)")
 	fs.IntVar(&f.maxFP, "max-false-positives", 0, "the recommended setting kills at most this many agents outside a loop")
-	fs.IntVar(&f.late, "late", analyze.DefaultLateAfter, "a loop caught more than N requests after its start is caught late")
+	fs.IntVar(&f.late, "late", sweep.DefaultLateAfter, "a loop caught more than N requests after its start is caught late")
 	fs.StringVarP(&f.format, "format", "f", "table", "output: table, json, csv, markdown or html (one self-contained page with charts)")
 	fs.StringVarP(&f.output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
 	f.input.register(fs)
@@ -104,8 +105,8 @@ func cmdSweep(e *env, args []string) int {
 }
 
 // config builds the sweep configuration from the flags.
-func (f *sweepFlags) config() (analyze.SweepConfig, error) {
-	cfg := analyze.SweepConfig{MaxFalsePositives: f.maxFP, LateAfter: f.late, RetryAfter: f.retryAfter,
+func (f *sweepFlags) config() (sweep.Config, error) {
+	cfg := sweep.Config{MaxFalsePositives: f.maxFP, LateAfter: f.late, RetryAfter: f.retryAfter,
 		ReactivateAfter: f.reactivateAfter, Series: f.format == report.FormatHTML}
 	var err error
 	if cfg.Profile, err = analyze.ParseProfile(f.profile); err != nil {
@@ -141,7 +142,7 @@ func (f *sweepFlags) config() (analyze.SweepConfig, error) {
 		if err != nil {
 			return cfg, err
 		}
-		if cfg.Labels, err = analyze.ParseLabels(f.labels, data); err != nil {
+		if cfg.Labels, err = sweep.ParseLabels(f.labels, data); err != nil {
 			return cfg, err
 		}
 	}
@@ -164,12 +165,12 @@ func (c countingRecords) Scan() bool {
 
 // collect opens every path, merges them in time order and reads them once
 // for the sweep. Problems go to standard error as they are met.
-func (f *sweepFlags) collect(e *env, paths []string, p *analyze.Profile) (*analyze.Traffic, error) {
+func (f *sweepFlags) collect(e *env, paths []string, p *analyze.Profile) (*sweep.Traffic, error) {
 	set, err := openAll(e, paths, f.input)
 	if err != nil {
 		return nil, err
 	}
 	defer set.close()
 	defer set.progress(e)()
-	return analyze.Collect(countingRecords{set.src, &set.records}, p, f.workers, reportProblem(e, f.strict, f.verbose))
+	return sweep.Collect(countingRecords{set.src, &set.records}, p, f.workers, reportProblem(e, f.strict, f.verbose))
 }

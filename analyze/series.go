@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"math"
 	"sort"
 	"time"
 )
@@ -76,54 +75,15 @@ func (c *SeriesCollector) Series() []AgentSeries {
 	return out
 }
 
-// MaxSweepSeries bounds how many agents a sweep charts.
-const MaxSweepSeries = 200
+// TruthClass is what ground truth says an agent is (see analyze/sweep).
+type TruthClass uint8
 
-// series charts, at the chart window (the recommended setting's, else the
-// first), every agent some threshold kills there: its scores as if never
-// killed (a replay at a threshold that never fires), with the kills of
-// the chart setting (the recommended one, else the highest threshold).
-func (t *Traffic) series(cfg *SweepConfig, res *SweepResult) error {
-	nt := len(res.Thresholds)
-	wi, ti := 0, nt-1
-	if res.Recommended >= 0 {
-		wi, ti = res.Recommended/nt, res.Recommended%nt
-	}
-	res.SeriesSetting = wi*nt + ti
-	w, chart := res.Windows[wi], &res.Settings[wi*nt+ti]
-	killed := map[string]bool{}
-	for k := 0; k < nt; k++ {
-		for _, o := range res.Settings[wi*nt+k].Agents {
-			if len(o.Kills) > 0 {
-				killed[o.Agent] = true
-			}
-		}
-	}
-	never := cfg.settingConfig(w, math.MaxFloat64)
-	for ai, a := range t.agents {
-		if !killed[a.name] {
-			continue
-		}
-		if len(res.Series) == MaxSweepSeries {
-			break
-		}
-		tr := &res.Agents[ai]
-		s := AgentSeries{Agent: a.name, Window: w, Hypothetical: true, Class: tr.Class}
-		if tr.Class == ClassLoop {
-			s.LoopStart, s.LoopEnd = tr.Start, tr.End
-		}
-		err := a.replay(never, func(i int, d *Decision) {
-			s.Points = append(s.Points, ScorePoint{N: i + 1, TS: d.TS, Score: d.Score, Threshold: chart.Threshold, Action: d.Action})
-		})
-		if err != nil {
-			return err
-		}
-		if o := chart.Outcome(a.name); o != nil {
-			for _, k := range o.Kills {
-				s.Kills = append(s.Kills, k.AgentN)
-			}
-		}
-		res.Series = append(res.Series, s)
-	}
-	return nil
-}
+const (
+	ClassUnknown TruthClass = iota // no ground truth
+	ClassLoop                      // it looped
+	ClassLegit                     // healthy: it never looped
+)
+
+var classNames = [...]string{"unknown", "loop", "legit"}
+
+func (c TruthClass) String() string { return classNames[c] }

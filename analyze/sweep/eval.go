@@ -1,9 +1,10 @@
-package analyze
+package sweep
 
 import (
 	"fmt"
 	"sort"
 
+	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/ingest"
 )
 
@@ -17,7 +18,7 @@ type sweepSeg struct{ start, live, end int }
 // score exceeds every earlier one of the segment.
 type sweepMax struct {
 	i int // request index
-	c Counts
+	c analyze.Counts
 	s float64
 }
 
@@ -64,27 +65,27 @@ func (a *sweepTraffic) segments() []sweepSeg {
 // response among the last k is the first one met, when it is within k.
 // seen[j] reports whether one of those entries has a response within
 // SimilarDistance of cur's own response.
-func countAll(w *Window, cur *Entry, pasts []int, out []Counts, seen []bool) {
-	var c Counts
+func countAll(w *analyze.Window, cur *analyze.Entry, pasts []int, out []analyze.Counts, seen []bool) {
+	var c analyze.Counts
 	var ref uint64
 	hasRef, sawResp := false, false
 	j := 0
 	for ; j < len(pasts) && pasts[j] <= 0; j++ {
-		out[j], seen[j] = Counts{}, false
+		out[j], seen[j] = analyze.Counts{}, false
 	}
 	n := w.Len()
 	for k := 1; k <= n && j < len(pasts); k++ {
 		e := w.At(n - k)
-		if cur.HasPrompt && e.HasPrompt && Distance(e.Prompt, cur.Prompt) <= SimilarDistance {
+		if cur.HasPrompt && e.HasPrompt && analyze.Distance(e.Prompt, cur.Prompt) <= analyze.SimilarDistance {
 			c.SimilarPrompts++
 		}
 		if e.HasResp {
 			if !hasRef {
 				ref, hasRef = e.Response, true
-			} else if Distance(e.Response, ref) <= SimilarDistance {
+			} else if analyze.Distance(e.Response, ref) <= analyze.SimilarDistance {
 				c.SimilarResponses++
 			}
-			if cur.HasResp && Distance(e.Response, cur.Response) <= SimilarDistance {
+			if cur.HasResp && analyze.Distance(e.Response, cur.Response) <= analyze.SimilarDistance {
 				sawResp = true
 			}
 		}
@@ -102,12 +103,12 @@ func countAll(w *Window, cur *Entry, pasts []int, out []Counts, seen []bool) {
 
 // shared scores the agent's requests as if the kill switch never fired,
 // at every window (ascending) in one pass over a ring of the largest.
-func (a *sweepTraffic) shared(p *Profile, windows []int) *sweepShared {
+func (a *sweepTraffic) shared(p *analyze.Profile, windows []int) *sweepShared {
 	nw := len(windows)
 	pasts := make([]int, nw)
 	ring := 1
 	for i, w := range windows {
-		pasts[i] = p.past(w)
+		pasts[i] = p.Past(w)
 		ring = max(ring, pasts[i])
 	}
 	sh := &sweepShared{segs: a.segments(), max: make([][][]sweepMax, nw), novel: make([][]int8, nw)}
@@ -118,8 +119,8 @@ func (a *sweepTraffic) shared(p *Profile, windows []int) *sweepShared {
 			sh.novel[wi][i] = -1
 		}
 	}
-	win := NewWindow(min(ring, len(a.reqs)+1))
-	counts := make([]Counts, nw)
+	win := analyze.NewWindow(min(ring, len(a.reqs)+1))
+	counts := make([]analyze.Counts, nw)
 	seen := make([]bool, nw)
 	best := make([]float64, nw)
 	for si, sg := range sh.segs {
@@ -152,7 +153,7 @@ func (a *sweepTraffic) shared(p *Profile, windows []int) *sweepShared {
 }
 
 // Sweep evaluates the grid of cfg over the collected traffic.
-func (t *Traffic) Sweep(cfg SweepConfig) (*SweepResult, error) {
+func (t *Traffic) Sweep(cfg Config) (*Result, error) {
 	if _, err := cfg.normalize(); err != nil {
 		return nil, err
 	}
@@ -160,15 +161,15 @@ func (t *Traffic) Sweep(cfg SweepConfig) (*SweepResult, error) {
 		return nil, fmt.Errorf("traffic collected with profile %s, sweep asks for %s", t.Profile, cfg.Profile)
 	}
 	nw, nt := len(cfg.Windows), len(cfg.Thresholds)
-	res := &SweepResult{
+	res := &Result{
 		Profile: cfg.Profile, Mode: cfg.Mode, Windows: cfg.Windows, Thresholds: cfg.Thresholds,
 		MaxFalsePositives: cfg.MaxFalsePositives, LateAfter: cfg.LateAfter, ReactivateAfter: cfg.ReactivateAfter,
-		Settings: make([]SweepSetting, nw*nt), Agents: make([]SweepAgent, len(t.agents)),
+		Settings: make([]Setting, nw*nt), Agents: make([]Agent, len(t.agents)),
 		Recommended: -1, Input: t.Input,
 	}
 	for wi, w := range cfg.Windows {
 		for ti, th := range cfg.Thresholds {
-			res.Settings[wi*nt+ti] = SweepSetting{Window: w, Threshold: th}
+			res.Settings[wi*nt+ti] = Setting{Window: w, Threshold: th}
 		}
 	}
 	delays := make([][2][]float64, len(res.Settings))
@@ -243,7 +244,7 @@ func (t *Traffic) Sweep(cfg SweepConfig) (*SweepResult, error) {
 // time that depends on the kill), the agent is simulated from that first
 // kill on, with the window it had then.
 // killAt is scratch space, returned for reuse.
-func (a *sweepTraffic) fastPath(cfg *SweepConfig, sh *sweepShared, wi, w int, th float64, killAt []int, ob *outcomeBuilder, exact *int) []int {
+func (a *sweepTraffic) fastPath(cfg *Config, sh *sweepShared, wi, w int, th float64, killAt []int, ob *outcomeBuilder, exact *int) []int {
 	anyKill := false
 	for s := range sh.segs {
 		list := sh.max[wi][s]
@@ -254,7 +255,7 @@ func (a *sweepTraffic) fastPath(cfg *SweepConfig, sh *sweepShared, wi, w int, th
 		anyKill = anyKill || j >= 0
 		killAt = append(killAt, j)
 	}
-	follow := anyKill && (cfg.Mode == ModeBlock || cfg.ReactivateAfter > 0)
+	follow := anyKill && (cfg.Mode == analyze.ModeBlock || cfg.ReactivateAfter > 0)
 	for s, sg := range sh.segs {
 		k := killAt[s]
 		if k < 0 {
@@ -280,7 +281,7 @@ func (a *sweepTraffic) fastPath(cfg *SweepConfig, sh *sweepShared, wi, w int, th
 			a.simulate(cfg, w, th, m.i, ci, win, ob)
 			return killAt
 		}
-		ob.kill(m.i, Kill{Counts: m.c, Score: m.s, Threshold: th, Window: w, Action: ActionKill})
+		ob.kill(m.i, analyze.Kill{Counts: m.c, Score: m.s, Threshold: th, Window: w, Action: analyze.ActionKill})
 		for i := m.i + 1; i < sg.end; i++ {
 			ob.blocked(i)
 		}
@@ -290,48 +291,50 @@ func (a *sweepTraffic) fastPath(cfg *SweepConfig, sh *sweepShared, wi, w int, th
 
 // newWindow returns an empty window that behaves as one of size w for
 // this agent: it never holds more entries than the agent has requests.
-func (a *sweepTraffic) newWindow(w int) *Window { return NewWindow(max(1, min(w, len(a.reqs)))) }
+func (a *sweepTraffic) newWindow(w int) *analyze.Window {
+	return analyze.NewWindow(max(1, min(w, len(a.reqs))))
+}
 
 // simulate follows the agent at (w, th) from request k on, given its
 // state just before request k: active, win holding its window, ctrls[ci:]
 // the control records still to come. It runs the replay's own state
-// machine (loopAgent) for agents without config records (settings fixed):
+// machine (LoopAgent) for agents without config records (settings fixed):
 // re-activation after --reactivate-after, operator activations (which
 // empty the window) and deactivations, and both enforcement modes.
-func (a *sweepTraffic) simulate(cfg *SweepConfig, w int, th float64, k, ci int, win *Window, ob *outcomeBuilder) {
-	lc := Config{Profile: cfg.Profile, Mode: cfg.Mode}
-	la := &loopAgent{name: a.name, settings: Settings{Enabled: true, WindowSize: w, Threshold: th},
-		det: &windowDetector{w: win, n: w, past: cfg.Profile.past}}
+func (a *sweepTraffic) simulate(cfg *Config, w int, th float64, k, ci int, win *analyze.Window, ob *outcomeBuilder) {
+	lc := analyze.Config{Profile: cfg.Profile, Mode: cfg.Mode}
+	la := analyze.NewLoopAgent(a.name, analyze.Settings{Enabled: true, WindowSize: w, Threshold: th},
+		analyze.NewWindowDetector(win, w, cfg.Profile))
 	for i := k; i < len(a.reqs); i++ {
 		for ; ci < len(a.ctrls) && a.ctrls[ci].at <= i; ci++ {
 			c := &a.ctrls[ci]
-			la.maybeReactivate(cfg.ReactivateAfter, c.ts, nil)
+			la.MaybeReactivate(cfg.ReactivateAfter, c.ts, nil)
 			switch c.ctl.Event {
 			case ingest.ControlActivate:
-				la.activate(c.ts, "operator", ingest.Pos{}, nil)
+				la.Activate(c.ts, "operator", ingest.Pos{}, nil)
 			case ingest.ControlDeactivate:
 				by := c.ctl.By
 				if by == "" {
 					by = "manual"
 				}
-				la.deactivate(by, c.ts)
+				la.Deactivate(by, c.ts)
 			}
 		}
 		r := &a.reqs[i]
-		la.maybeReactivate(cfg.ReactivateAfter, r.ts, nil)
+		la.MaybeReactivate(cfg.ReactivateAfter, r.ts, nil)
 		switch {
-		case la.state == StateInactive:
+		case la.State() == analyze.StateInactive:
 			ob.blocked(i)
 		case r.skip:
 		default:
-			f := Features{Entry: r.Entry}
-			sc, act := la.decide(&lc, &f)
+			f := analyze.Features{Entry: r.Entry}
+			sc, act := la.Decide(&lc, &f)
 			switch act {
-			case ActionBlock:
-				ob.kill(i, Kill{Counts: sc.Counts, Score: sc.Value, Threshold: th, Window: w, Action: ActionBlock})
-			case ActionKill:
-				ob.kill(i, Kill{Counts: sc.Counts, Score: sc.Value, Threshold: th, Window: w, Action: ActionKill})
-				la.kill(r.ts, 0)
+			case analyze.ActionBlock:
+				ob.kill(i, analyze.Kill{Counts: sc.Counts, Score: sc.Value, Threshold: th, Window: w, Action: analyze.ActionBlock})
+			case analyze.ActionKill:
+				ob.kill(i, analyze.Kill{Counts: sc.Counts, Score: sc.Value, Threshold: th, Window: w, Action: analyze.ActionKill})
+				la.Kill(r.ts, 0)
 			}
 		}
 	}
@@ -341,34 +344,34 @@ func (a *sweepTraffic) simulate(cfg *SweepConfig, w int, th float64, k, ci int, 
 // request order, as Summary.add does.
 type outcomeBuilder struct {
 	a       *sweepTraffic
-	truth   *SweepAgent
+	truth   *Agent
 	o       AgentOutcome
 	touched bool
-	saved   [3]Saved // inside a loop, healthy traffic, no ground truth
+	saved   [3]analyze.Saved // inside a loop, healthy traffic, no ground truth
 }
 
 func (b *outcomeBuilder) refuse(i int) {
 	b.touched = true
 	r := &b.a.reqs[i]
-	d := Decision{TokensIn: r.tokensIn, TokensOut: r.tokensOut, CostUSD: r.cost, HasTokens: r.hasTokens, HasCost: r.hasCost}
-	b.o.Saved.add(&d)
+	d := analyze.Decision{TokensIn: r.tokensIn, TokensOut: r.tokensOut, CostUSD: r.cost, HasTokens: r.hasTokens, HasCost: r.hasCost}
+	b.o.Saved.Add(&d)
 	n := i + 1
 	switch {
 	case b.truth.Class == ClassLoop && n >= b.truth.Start && n <= b.truth.End:
-		b.saved[0].add(&d)
+		b.saved[0].Add(&d)
 	case b.truth.Class != ClassUnknown:
-		b.saved[1].add(&d)
+		b.saved[1].Add(&d)
 	default:
-		b.saved[2].add(&d)
+		b.saved[2].Add(&d)
 	}
 }
 
 // kill records a firing at request i; k carries the score and settings.
-func (b *outcomeBuilder) kill(i int, k Kill) {
+func (b *outcomeBuilder) kill(i int, k analyze.Kill) {
 	r := &b.a.reqs[i]
 	k.Seq, k.AgentN, k.TS, k.Source = r.seq, i+1, r.ts, r.pos
 	b.o.Kills = append(b.o.Kills, k)
-	if k.Action == ActionBlock {
+	if k.Action == analyze.ActionBlock {
 		b.o.Blocks++
 	}
 	b.refuse(i)
@@ -380,12 +383,12 @@ func (b *outcomeBuilder) blocked(i int) {
 }
 
 // replay runs the agent exactly at cfg.
-func (b *outcomeBuilder) replay(cfg Config) error {
-	return b.a.replay(cfg, func(i int, d *Decision) {
+func (b *outcomeBuilder) replay(cfg analyze.Config) error {
+	return b.a.replay(cfg, func(i int, d *analyze.Decision) {
 		switch d.Action {
-		case ActionKill, ActionBlock:
-			b.kill(i, Kill{Counts: d.Counts, Score: d.Score, Threshold: d.Threshold, Window: d.Window, Action: d.Action})
-		case ActionBlocked:
+		case analyze.ActionKill, analyze.ActionBlock:
+			b.kill(i, analyze.Kill{Counts: d.Counts, Score: d.Score, Threshold: d.Threshold, Window: d.Window, Action: d.Action})
+		case analyze.ActionBlocked:
 			b.blocked(i)
 		}
 	})
@@ -405,7 +408,7 @@ func (b *outcomeBuilder) judge(lateAfter int, novel []int8) *AgentOutcome {
 	tr := b.truth
 	switch tr.Class {
 	case ClassLoop:
-		var caught *Kill
+		var caught *analyze.Kill
 		early := false
 		for i := range o.Kills {
 			k := &o.Kills[i]
@@ -462,7 +465,7 @@ func heuristic(novel []int8, n int) Heuristic {
 	return HeuristicLoop
 }
 
-func (tc *TruthCounts) add(a *SweepAgent) {
+func (tc *TruthCounts) add(a *Agent) {
 	switch a.Class {
 	case ClassLoop:
 		tc.Loop++
@@ -483,7 +486,7 @@ func (tc *TruthCounts) add(a *SweepAgent) {
 
 // add counts one agent's outcome into the setting (agents come in name
 // order, so the sums are those of a replay's totals).
-func (s *SweepSetting) add(o *AgentOutcome, tr *SweepAgent, b *outcomeBuilder) {
+func (s *Setting) add(o *AgentOutcome, tr *Agent, b *outcomeBuilder) {
 	s.Agents = append(s.Agents, *o)
 	if len(o.Kills) > 0 {
 		s.AgentsKilled++
@@ -507,13 +510,13 @@ func (s *SweepSetting) add(o *AgentOutcome, tr *SweepAgent, b *outcomeBuilder) {
 	case HeuristicLoop:
 		s.HeuristicLoops++
 	}
-	addSaved(&s.Refused, o.Saved)
-	addSaved(&s.SavedLoops, b.saved[0])
-	addSaved(&s.LostLegit, b.saved[1])
-	addSaved(&s.Unjudged, b.saved[2])
+	analyze.AddSaved(&s.Refused, o.Saved)
+	analyze.AddSaved(&s.SavedLoops, b.saved[0])
+	analyze.AddSaved(&s.LostLegit, b.saved[1])
+	analyze.AddSaved(&s.Unjudged, b.saved[2])
 }
 
-func (s *SweepSetting) finish(loops int, delays [2][]float64) {
+func (s *Setting) finish(loops int, delays [2][]float64) {
 	s.Missed = loops - s.Caught - s.CaughtLate - s.KilledEarly
 	s.DelayRequests = quantiles(delays[0])
 	s.DelaySeconds = quantiles(delays[1])
@@ -533,7 +536,7 @@ func (s *SweepSetting) finish(loops int, delays [2][]float64) {
 // likely false positive is a false positive). Ties go to the higher
 // threshold, then fewer false positives, fewer late catches, the smaller
 // window. -1 when no setting qualifies.
-func recommend(settings []SweepSetting, maxFP int) int {
+func recommend(settings []Setting, maxFP int) int {
 	best := -1
 	for i := range settings {
 		s := &settings[i]
@@ -547,13 +550,13 @@ func recommend(settings []SweepSetting, maxFP int) int {
 	return best
 }
 
-func (s *SweepSetting) falsePositives() int {
+func (s *Setting) falsePositives() int {
 	return len(s.FalsePositives) + len(s.LikelyFalsePositives)
 }
 
-func (s *SweepSetting) catches() int { return s.Caught + s.CaughtLate + s.HeuristicLoops }
+func (s *Setting) catches() int { return s.Caught + s.CaughtLate + s.HeuristicLoops }
 
-func better(a, b *SweepSetting) bool {
+func better(a, b *Setting) bool {
 	if a.catches() != b.catches() {
 		return a.catches() > b.catches()
 	}

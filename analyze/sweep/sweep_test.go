@@ -1,4 +1,4 @@
-package analyze_test
+package sweep_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/sweep"
 	"github.com/killswitch/killswitch/ingest"
 )
 
@@ -31,23 +32,23 @@ func grid() ([]int, []float64) {
 	return []int{10, 20, 40}, ts
 }
 
-func sweepConfig() analyze.SweepConfig {
+func sweepConfig() sweep.Config {
 	ws, ts := grid()
-	return analyze.SweepConfig{Windows: ws, Thresholds: ts, LateAfter: analyze.DefaultLateAfter, RetryAfter: time.Minute}
+	return sweep.Config{Windows: ws, Thresholds: ts, LateAfter: sweep.DefaultLateAfter, RetryAfter: time.Minute}
 }
 
 func readFixture(t testing.TB, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile("../fixtures/sweep/" + name)
+	data, err := os.ReadFile("../../fixtures/sweep/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return data
 }
 
-func sweepBytes(t testing.TB, name string, data []byte, cfg analyze.SweepConfig) *analyze.SweepResult {
+func sweepBytes(t testing.TB, name string, data []byte, cfg sweep.Config) *sweep.Result {
 	t.Helper()
-	res, err := analyze.Sweep(ingest.NewJSONL(bytes.NewReader(data), name, ingest.JSONLOptions{}), cfg, 1, nil)
+	res, err := sweep.Run(ingest.NewJSONL(bytes.NewReader(data), name, ingest.JSONLOptions{}), cfg, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func firstM(limit int, t float64, f func(m int) float64) int {
 // never), and for loop agents the delay in requests from the loop's start.
 type wantKill struct {
 	n, delay int
-	verdict  analyze.Verdict
+	verdict  sweep.Verdict
 }
 
 // labelledWant derives the outcome of every agent of labelled.jsonl at
@@ -78,11 +79,11 @@ func labelledWant(w int, t float64) map[string]wantKill {
 	loop := func(name string, n, delay int) {
 		switch {
 		case n == 0:
-			out[name] = wantKill{verdict: analyze.VerdictMissed}
-		case delay > analyze.DefaultLateAfter:
-			out[name] = wantKill{n, delay, analyze.VerdictCaughtLate}
+			out[name] = wantKill{verdict: sweep.VerdictMissed}
+		case delay > sweep.DefaultLateAfter:
+			out[name] = wantKill{n, delay, sweep.VerdictCaughtLate}
 		default:
-			out[name] = wantKill{n, delay, analyze.VerdictCaught}
+			out[name] = wantKill{n, delay, sweep.VerdictCaught}
 		}
 	}
 	// loop-identical: 3 unrelated requests, then 14 identical ones from
@@ -113,7 +114,7 @@ func labelledWant(w int, t float64) map[string]wantKill {
 	// fixed-prompt (healthy): one prompt, new tool calls and answers:
 	// score m like loop-prompt.
 	if m := firstM(min(w, 19), t, func(m int) float64 { return float64(m) }); m > 0 {
-		out["fixed-prompt"] = wantKill{m + 1, 0, analyze.VerdictLegitKilled}
+		out["fixed-prompt"] = wantKill{m + 1, 0, sweep.VerdictLegitKilled}
 	}
 	// burst (healthy): requests 7–10 are one status poll with one answer.
 	// Poll k scores (k−1) + 2·max(k−2, 0): 0, 1, 4, 7; request 11 then
@@ -121,7 +122,7 @@ func labelledWant(w int, t float64) map[string]wantKill {
 	// polls 1–3 match it), later ones 0. For t ≥ 4 only poll 4 can fire:
 	// when t < 7, at request 10.
 	if t < 7 {
-		out["burst"] = wantKill{10, 0, analyze.VerdictLegitKilled}
+		out["burst"] = wantKill{10, 0, sweep.VerdictLegitKilled}
 	}
 	// healthy: nothing repeats; never killed.
 	return out
@@ -130,7 +131,7 @@ func labelledWant(w int, t float64) map[string]wantKill {
 var labelledRequests = map[string]int{"loop-identical": 17, "loop-prompt": 20, "loop-tools": 16, "healthy": 20, "fixed-prompt": 20, "burst": 16}
 var labelledCost = map[string]float64{"loop-identical": 0.001, "loop-prompt": 0.002, "loop-tools": 0.004, "healthy": 0.0005, "fixed-prompt": 0.003, "burst": 0.0001}
 
-func checkLabelled(t *testing.T, res *analyze.SweepResult) {
+func checkLabelled(t *testing.T, res *sweep.Result) {
 	t.Helper()
 	if got := len(res.Settings); got != 3*25 {
 		t.Fatalf("%d settings, want 75", got)
@@ -152,7 +153,7 @@ func checkLabelled(t *testing.T, res *analyze.SweepResult) {
 				if o != nil {
 					t.Errorf("w%d t%v %s: %+v, want untouched", s.Window, s.Threshold, name, o)
 				}
-				if wk.verdict == analyze.VerdictMissed {
+				if wk.verdict == sweep.VerdictMissed {
 					missed++
 				}
 				continue
@@ -171,15 +172,15 @@ func checkLabelled(t *testing.T, res *analyze.SweepResult) {
 				t.Errorf("w%d t%v %s: saved %+v blocked %d, want %d refused", s.Window, s.Threshold, name, o.Saved, o.Blocked, refused)
 			}
 			switch wk.verdict {
-			case analyze.VerdictCaught:
+			case sweep.VerdictCaught:
 				caught++
-			case analyze.VerdictCaughtLate:
+			case sweep.VerdictCaughtLate:
 				late++
-			case analyze.VerdictLegitKilled:
+			case sweep.VerdictLegitKilled:
 				legit++
 				fps = append(fps, name)
 			}
-			if wk.verdict == analyze.VerdictCaught || wk.verdict == analyze.VerdictCaughtLate {
+			if wk.verdict == sweep.VerdictCaught || wk.verdict == sweep.VerdictCaughtLate {
 				delays = append(delays, float64(wk.delay))
 				savedN += refused
 				savedCost += float64(refused) * labelledCost[name]
@@ -215,7 +216,7 @@ func checkLabelled(t *testing.T, res *analyze.SweepResult) {
 	// loop-prompt 11 (late). Sorted 5, 7, 11: the empirical median is the
 	// 2nd value (the first with ≥ 50% at or below it), p90 the 3rd.
 	s := res.Setting(20, 10)
-	if s.DelayRequests != (analyze.Quantiles{N: 3, Median: 7, P90: 11}) || s.DelaySeconds != (analyze.Quantiles{N: 3, Median: 70, P90: 110}) {
+	if s.DelayRequests != (sweep.Quantiles{N: 3, Median: 7, P90: 11}) || s.DelaySeconds != (sweep.Quantiles{N: 3, Median: 70, P90: 110}) {
 		t.Errorf("delays at (20, 10): %+v %+v", s.DelayRequests, s.DelaySeconds)
 	}
 	// Precision/recall by hand (see labelledWant). Window 10:
@@ -237,7 +238,7 @@ func TestSweepLabelled(t *testing.T) {
 	res := sweepBytes(t, "labelled.jsonl", readFixture(t, "labelled.jsonl"), sweepConfig())
 	checkLabelled(t, res)
 	for _, a := range res.Agents {
-		if a.Source != analyze.TruthCapture {
+		if a.Source != sweep.TruthCapture {
 			t.Errorf("%s: truth from %s, want capture labels", a.Agent, a.Source)
 		}
 	}
@@ -308,7 +309,7 @@ func TestSweepLabelsFile(t *testing.T) {
 	}
 	for _, name := range []string{"labelled.labels.csv", "labelled.labels.jsonl"} {
 		t.Run(name, func(t *testing.T) {
-			labels, err := analyze.ParseLabels(name, readFixture(t, name))
+			labels, err := sweep.ParseLabels(name, readFixture(t, name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -317,7 +318,7 @@ func TestSweepLabelsFile(t *testing.T) {
 			res := sweepBytes(t, "bare.jsonl", bare, cfg)
 			checkLabelled(t, res)
 			for _, a := range res.Agents {
-				if a.Source != analyze.TruthLabelsFile {
+				if a.Source != sweep.TruthLabelsFile {
 					t.Errorf("%s: truth from %s, want labels file", a.Agent, a.Source)
 				}
 			}
@@ -346,7 +347,7 @@ func TestSweepHeuristic(t *testing.T) {
 	res := sweepBytes(t, "heuristic.jsonl", readFixture(t, "heuristic.jsonl"), sweepConfig())
 	for _, s := range res.Settings {
 		m := firstM(min(s.Window, 17), s.Threshold, func(m int) float64 { return float64(3*m - 2) })
-		if o := s.Outcome("stuck"); o == nil || o.Kills[0].AgentN != m+3 || o.Heuristic != analyze.HeuristicLoop {
+		if o := s.Outcome("stuck"); o == nil || o.Kills[0].AgentN != m+3 || o.Heuristic != sweep.HeuristicLoop {
 			t.Errorf("w%d t%v stuck: %+v, want kill at %d, repeating", s.Window, s.Threshold, o, m+3)
 		}
 		me := firstM(min(s.Window, 19), s.Threshold, func(m int) float64 { return float64(m) })
@@ -354,9 +355,9 @@ func TestSweepHeuristic(t *testing.T) {
 		switch {
 		case me == 0 && o != nil:
 			t.Errorf("w%d t%v explorer: %+v, want untouched", s.Window, s.Threshold, o)
-		case me > 0 && me+1 <= 17 && (o == nil || o.Kills[0].AgentN != me+1 || o.Heuristic != analyze.HeuristicLikelyFP):
+		case me > 0 && me+1 <= 17 && (o == nil || o.Kills[0].AgentN != me+1 || o.Heuristic != sweep.HeuristicLikelyFP):
 			t.Errorf("w%d t%v explorer: %+v, want kill at %d, likely false positive", s.Window, s.Threshold, o, me+1)
-		case me+1 > 17 && (o == nil || o.Kills[0].AgentN != me+1 || o.Heuristic != analyze.HeuristicUnjudged):
+		case me+1 > 17 && (o == nil || o.Kills[0].AgentN != me+1 || o.Heuristic != sweep.HeuristicUnjudged):
 			t.Errorf("w%d t%v explorer: %+v, want kill at %d, unjudged", s.Window, s.Threshold, o, me+1)
 		}
 		ws := 0
@@ -370,7 +371,7 @@ func TestSweepHeuristic(t *testing.T) {
 		switch {
 		case ws == 0 && o != nil:
 			t.Errorf("w%d t%v short: %+v, want untouched", s.Window, s.Threshold, o)
-		case ws > 0 && (o == nil || o.Kills[0].AgentN != ws || o.Heuristic != analyze.HeuristicUnjudged):
+		case ws > 0 && (o == nil || o.Kills[0].AgentN != ws || o.Heuristic != sweep.HeuristicUnjudged):
 			t.Errorf("w%d t%v short: %+v, want kill at %d, unjudged", s.Window, s.Threshold, o, ws)
 		}
 		wantFP := []string(nil)
@@ -424,10 +425,10 @@ func TestSweepLiveKills(t *testing.T) {
 		o := s.Outcome("looper")
 		switch {
 		case k == 0:
-			if o == nil || len(o.Kills) != 0 || o.Verdict != analyze.VerdictMissed || o.Blocked != 3 {
+			if o == nil || len(o.Kills) != 0 || o.Verdict != sweep.VerdictMissed || o.Blocked != 3 {
 				t.Errorf("t%v looper: %+v, want missed, 3 blocked", s.Threshold, o)
 			}
-		case o == nil || o.Kills[0].AgentN != k || o.Verdict != analyze.VerdictCaught || o.DelayRequests != k-9 || o.DelaySeconds != float64(10*k-95) || o.Saved.Requests != 13-k || s.SavedLoops.Requests != 13-k:
+		case o == nil || o.Kills[0].AgentN != k || o.Verdict != sweep.VerdictCaught || o.DelayRequests != k-9 || o.DelaySeconds != float64(10*k-95) || o.Saved.Requests != 13-k || s.SavedLoops.Requests != 13-k:
 			t.Errorf("t%v looper: %+v, want kill at %d, delay %d", s.Threshold, o, k, k-9)
 		}
 		wantFP := []string(nil)
@@ -444,22 +445,22 @@ func TestSweepConfigErrors(t *testing.T) {
 	data := readFixture(t, "heuristic.jsonl")
 	for _, tt := range []struct {
 		name string
-		edit func(*analyze.SweepConfig)
+		edit func(*sweep.Config)
 		want string
 	}{
-		{"no windows", func(c *analyze.SweepConfig) { c.Windows = nil }, "empty grid"},
-		{"window 0", func(c *analyze.SweepConfig) { c.Windows = []int{0, 10} }, "window size 0 out of range"},
-		{"negative threshold", func(c *analyze.SweepConfig) { c.Thresholds = []float64{-1} }, "threshold -1"},
-		{"NaN threshold", func(c *analyze.SweepConfig) { c.Thresholds = []float64{math.NaN()} }, "threshold NaN"},
+		{"no windows", func(c *sweep.Config) { c.Windows = nil }, "empty grid"},
+		{"window 0", func(c *sweep.Config) { c.Windows = []int{0, 10} }, "window size 0 out of range"},
+		{"negative threshold", func(c *sweep.Config) { c.Thresholds = []float64{-1} }, "threshold -1"},
+		{"NaN threshold", func(c *sweep.Config) { c.Thresholds = []float64{math.NaN()} }, "threshold NaN"},
 	} {
 		cfg := sweepConfig()
 		tt.edit(&cfg)
-		_, err := analyze.Sweep(ingest.NewJSONL(bytes.NewReader(data), "h.jsonl", ingest.JSONLOptions{}), cfg, 1, nil)
+		_, err := sweep.Run(ingest.NewJSONL(bytes.NewReader(data), "h.jsonl", ingest.JSONLOptions{}), cfg, 1, nil)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
 		}
 	}
-	tr, err := analyze.Collect(ingest.NewJSONL(bytes.NewReader(data), "h.jsonl", ingest.JSONLOptions{}), analyze.ProfileSpec, 1, nil)
+	tr, err := sweep.Collect(ingest.NewJSONL(bytes.NewReader(data), "h.jsonl", ingest.JSONLOptions{}), analyze.ProfileSpec, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,10 @@
-package analyze
+package sweep
 
 import (
 	"sort"
 
-	"gonum.org/v1/gonum/stat"
-
 	"github.com/killswitch/killswitch/ingest"
+	"gonum.org/v1/gonum/stat"
 )
 
 // truth derives an agent's ground truth, in this order of precedence:
@@ -23,8 +22,8 @@ import (
 // Otherwise the agent has no ground truth. An agent with a request
 // labelled "loop" is a loop agent whose loop runs from the first to the
 // last such request; an agent with labels but none "loop" is healthy.
-func (t *Traffic) truth(a *sweepTraffic, labels *Labels) SweepAgent {
-	sa := SweepAgent{Agent: a.name, Requests: len(a.reqs)}
+func (t *Traffic) truth(a *sweepTraffic, labels *Labels) Agent {
+	sa := Agent{Agent: a.name, Requests: len(a.reqs)}
 	for i := range a.reqs {
 		r := &a.reqs[i]
 		l, src := r.label, TruthCapture
@@ -93,7 +92,7 @@ func quantiles(x []float64) Quantiles {
 }
 
 // prCurves builds one precision/recall curve per window.
-func prCurves(res *SweepResult) []PRCurve {
+func prCurves(res *Result) []PRCurve {
 	nt := len(res.Thresholds)
 	curves := make([]PRCurve, len(res.Windows))
 	for wi, w := range res.Windows {

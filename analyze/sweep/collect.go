@@ -1,4 +1,9 @@
-package analyze
+// Package sweep evaluates a grid of loop kill-switch settings over one
+// capture: which loops each setting catches, which healthy agents it
+// kills, what it saves and loses, and the setting to recommend. It runs
+// the replay's own per-agent state machine (analyze.LoopAgent) and holds
+// itself to analyze.Replay (TestSweepEqualsReplay).
+package sweep
 
 import (
 	"errors"
@@ -7,6 +12,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/ingest"
 )
 
@@ -37,11 +43,11 @@ import (
 //
 // TestSweepEqualsReplay holds every setting to a Replay at that setting.
 
-// SweepConfig is a grid of settings and how to judge them. The zero value
+// Config is a grid of settings and how to judge them. The zero value
 // is not usable: Windows and Thresholds must not be empty.
-type SweepConfig struct {
-	Profile *Profile // must be the profile the Traffic was collected with
-	Mode    Mode
+type Config struct {
+	Profile *analyze.Profile // must be the profile the Traffic was collected with
+	Mode    analyze.Mode
 	// Windows and Thresholds span the grid; they are sorted and
 	// de-duplicated by Sweep. Every agent gets the grid's setting, enabled;
 	// config control records in the capture change it at their time, as in
@@ -65,30 +71,30 @@ type SweepConfig struct {
 	Series bool
 }
 
-// DefaultLateAfter is the default SweepConfig.LateAfter, in requests.
+// DefaultLateAfter is the default Config.LateAfter, in requests.
 const DefaultLateAfter = 10
 
 // Traffic is a capture read once for sweeps: per agent, the fingerprint
 // and cost of every request and the control records, in replay order. It
 // keeps no request or response bodies (about 200 bytes per request).
 type Traffic struct {
-	Profile *Profile
-	Input   SweepInput
+	Profile *analyze.Profile
+	Input   Input
 	agents  []*sweepTraffic // sorted by name
 	// liveKills: the capture holds deactivations by the live kill switch.
 	liveKills bool
 }
 
-// SweepInput describes what the input held; it is the same at every
+// Input describes what the input held; it is the same at every
 // setting.
-type SweepInput struct {
+type Input struct {
 	Agents, Requests int
-	Malformed        int         // input items that were not records
-	Skips            []SkipCount // input items that were not LLM calls, by reason
-	Controls         int         // control records applied
-	LiveKills        int         // deactivate records by "kill_switch": kills the live system made
-	Warnings         []Warning   // out-of-order records, unreadable responses, ignored config records (the first KeptWarnings of each kind)
-	WarningCounts    []WarningCount
+	Malformed        int                 // input items that were not records
+	Skips            []analyze.SkipCount // input items that were not LLM calls, by reason
+	Controls         int                 // control records applied
+	LiveKills        int                 // deactivate records by "kill_switch": kills the live system made
+	Warnings         []analyze.Warning   // out-of-order records, unreadable responses, ignored config records (the first KeptWarnings of each kind)
+	WarningCounts    []analyze.WarningCount
 }
 
 // sweepTraffic is one agent's collected traffic.
@@ -102,7 +108,7 @@ type sweepTraffic struct {
 
 // sweepReq is what a replay needs of one request, besides its agent.
 type sweepReq struct {
-	Entry                     // fingerprint (ToolSig interned), with the response hash
+	analyze.Entry             // fingerprint (ToolSig interned), with the response hash
 	seq                 int64 // Decision.Seq: global, the same at every setting
 	ts                  time.Time
 	pos                 ingest.Pos
@@ -136,7 +142,7 @@ var errSweepSkip = errors.New("not scorable")
 // extracted: Collect drives it from a reader, a distributed replay from
 // feature records that crossed its shuffle.
 type Collector struct {
-	eng     *Engine
+	eng     *analyze.Engine
 	t       *Traffic
 	byName  map[string]*sweepTraffic
 	intern  map[string]string
@@ -146,13 +152,13 @@ type Collector struct {
 // NewCollector returns a collector for profile p. problem, if not nil,
 // sees every malformed or skipped item and every feature warning in replay
 // order, as Hooks.Problem does; an error it returns is returned by Step.
-func NewCollector(p *Profile, problem func(rec *ingest.Record, warn string) error) (*Collector, error) {
+func NewCollector(p *analyze.Profile, problem func(rec *ingest.Record, warn string) error) (*Collector, error) {
 	// A baseline engine numbers the requests (Seq, AgentN), merges usage
 	// into tokens and counts what the input held; its threshold never fires.
-	cfg := NewConfig()
+	cfg := analyze.NewConfig()
 	cfg.Profile = p
-	cfg.Default = Settings{Enabled: true, WindowSize: 1, Threshold: math.MaxFloat64}
-	eng, err := NewEngine(cfg)
+	cfg.Default = analyze.Settings{Enabled: true, WindowSize: 1, Threshold: math.MaxFloat64}
+	eng, err := analyze.NewEngine(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +168,7 @@ func NewCollector(p *Profile, problem func(rec *ingest.Record, warn string) erro
 
 // Step collects one record, in replay order, with its features (zero for
 // malformed, skipped and control records).
-func (c *Collector) Step(rec *ingest.Record, f *Features) error {
+func (c *Collector) Step(rec *ingest.Record, f *analyze.Features) error {
 	if rec.Err != nil || rec.Skip != "" {
 		if c.problem != nil {
 			if err := c.problem(rec, ""); err != nil {
@@ -173,7 +179,7 @@ func (c *Collector) Step(rec *ingest.Record, f *Features) error {
 	d, ok, _ := c.eng.Step(rec, f)
 	if c.problem != nil {
 		for _, w := range c.eng.Reported() {
-			if w.Kind != WarnResponse {
+			if w.Kind != analyze.WarnResponse {
 				continue // the others are printed from Input.Warnings
 			}
 			if err := c.problem(rec, w.Msg); err != nil {
@@ -239,19 +245,19 @@ func (c *Collector) Finish() *Traffic {
 // workers goroutines (≤ 0: GOMAXPROCS), the way Replay does, into a
 // Collector (see NewCollector for problem). The returned error is src's
 // I/O error or problem's.
-func Collect(src ingest.Reader, p *Profile, workers int, problem func(rec *ingest.Record, warn string) error) (*Traffic, error) {
+func Collect(src ingest.Reader, p *analyze.Profile, workers int, problem func(rec *ingest.Record, warn string) error) (*Traffic, error) {
 	c, err := NewCollector(p, problem)
 	if err != nil {
 		return nil, err
 	}
-	if err := drive(src, p, workers, c.Step); err != nil {
+	if err := analyze.Drive(src, p, workers, c.Step); err != nil {
 		return nil, err
 	}
 	return c.Finish(), nil
 }
 
 // Sweep reads src once (see Collect) and evaluates the grid of cfg.
-func Sweep(src ingest.Reader, cfg SweepConfig, workers int, problem func(rec *ingest.Record, warn string) error) (*SweepResult, error) {
+func Run(src ingest.Reader, cfg Config, workers int, problem func(rec *ingest.Record, warn string) error) (*Result, error) {
 	if _, err := cfg.normalize(); err != nil {
 		return nil, err
 	}
@@ -263,7 +269,7 @@ func Sweep(src ingest.Reader, cfg SweepConfig, workers int, problem func(rec *in
 }
 
 // normalize sorts and de-duplicates the grid and checks every setting.
-func (c *SweepConfig) normalize() (*SweepConfig, error) {
+func (c *Config) normalize() (*Config, error) {
 	if len(c.Windows) == 0 || len(c.Thresholds) == 0 {
 		return nil, errors.New("empty grid: give at least one window size and one threshold")
 	}
@@ -273,12 +279,12 @@ func (c *SweepConfig) normalize() (*SweepConfig, error) {
 	sort.Float64s(ts)
 	c.Windows, c.Thresholds = dedupe(ws), dedupe(ts)
 	for _, w := range c.Windows {
-		if err := (Settings{WindowSize: w}).Validate(); err != nil {
+		if err := (analyze.Settings{WindowSize: w}).Validate(); err != nil {
 			return nil, err
 		}
 	}
 	for _, th := range c.Thresholds {
-		if err := (Settings{WindowSize: 1, Threshold: th}).Validate(); err != nil {
+		if err := (analyze.Settings{WindowSize: 1, Threshold: th}).Validate(); err != nil {
 			return nil, err
 		}
 	}
@@ -302,23 +308,23 @@ func dedupe[T comparable](s []T) []T {
 }
 
 // settingConfig is the replay configuration of one grid setting.
-func (c *SweepConfig) settingConfig(w int, th float64) Config {
-	cfg := NewConfig()
+func (c *Config) settingConfig(w int, th float64) analyze.Config {
+	cfg := analyze.NewConfig()
 	cfg.Profile, cfg.Mode = c.Profile, c.Mode
-	cfg.Default = Settings{Enabled: true, WindowSize: w, Threshold: th}
+	cfg.Default = analyze.Settings{Enabled: true, WindowSize: w, Threshold: th}
 	cfg.RetryAfter, cfg.ReactivateAfter = c.RetryAfter, c.ReactivateAfter
 	return cfg
 }
 
 // SettingConfig returns the replay configuration equivalent to the grid
 // setting (w, th): a Replay with it gives the results Sweep reports there.
-func (c SweepConfig) SettingConfig(w int, th float64) Config { return c.settingConfig(w, th) }
+func (c Config) SettingConfig(w int, th float64) analyze.Config { return c.settingConfig(w, th) }
 
 // replay replays one collected agent through a fresh Engine with cfg,
 // calling fn with each request's index and decision (Seq is the engine's
 // own count; the caller knows the global one).
-func (a *sweepTraffic) replay(cfg Config, fn func(i int, d *Decision)) error {
-	eng, err := NewEngine(cfg)
+func (a *sweepTraffic) replay(cfg analyze.Config, fn func(i int, d *analyze.Decision)) error {
+	eng, err := analyze.NewEngine(cfg)
 	if err != nil {
 		return err
 	}
@@ -327,13 +333,13 @@ func (a *sweepTraffic) replay(cfg Config, fn func(i int, d *Decision)) error {
 		for ; ci < len(a.ctrls) && a.ctrls[ci].at == i; ci++ {
 			c := &a.ctrls[ci]
 			ctl := c.ctl
-			eng.Step(&ingest.Record{Pos: c.pos, TS: c.ts, Agent: a.name, Control: &ctl}, &Features{})
+			eng.Step(&ingest.Record{Pos: c.pos, TS: c.ts, Agent: a.name, Control: &ctl}, &analyze.Features{})
 		}
 		r := &a.reqs[i]
 		rec := ingest.Record{Pos: r.pos, TS: r.ts, Agent: a.name, Status: int(r.status),
 			TokensIn: r.tokensIn, TokensOut: r.tokensOut, HasTokens: r.hasTokens,
 			CostUSD: r.cost, HasCost: r.hasCost, Label: r.label}
-		f := Features{Entry: r.Entry, Ext: r.ext}
+		f := analyze.Features{Entry: r.Entry, Ext: r.ext}
 		if r.skip {
 			f.Err = errSweepSkip
 		}

@@ -1,8 +1,10 @@
-package analyze
+package sweep
 
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/killswitch/killswitch/analyze"
 )
 
 // TestSweepCountAll: one backward scan gives, for every k at once, what
@@ -11,18 +13,18 @@ import (
 func TestSweepCountAll(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	near := func() uint64 { return []uint64{0, 1, 3, 7, 0xff00}[rng.IntN(5)] }
-	entry := func() Entry {
-		e := Entry{Prompt: near(), HasPrompt: rng.IntN(5) > 0, Response: near(), HasResp: rng.IntN(3) > 0}
+	entry := func() analyze.Entry {
+		e := analyze.Entry{Prompt: near(), HasPrompt: rng.IntN(5) > 0, Response: near(), HasResp: rng.IntN(3) > 0}
 		if rng.IntN(2) == 0 {
 			e.ToolSig = []string{"a", "b"}[rng.IntN(2)]
 		}
 		return e
 	}
 	pasts := []int{0, 1, 2, 3, 5, 8, 13, 40}
-	out := make([]Counts, len(pasts))
+	out := make([]analyze.Counts, len(pasts))
 	seen := make([]bool, len(pasts))
 	for trial := 0; trial < 2000; trial++ {
-		w := NewWindow(1 + rng.IntN(20))
+		w := analyze.NewWindow(1 + rng.IntN(20))
 		for n := rng.IntN(40); n > 0; n-- {
 			w.Push(entry())
 		}
@@ -35,7 +37,7 @@ func TestSweepCountAll(t *testing.T) {
 			// seen: some entry among the last k has a response near cur's.
 			want := false
 			for i := max(0, w.Len()-k); i < w.Len() && k > 0; i++ {
-				if e := w.At(i); cur.HasResp && e.HasResp && Distance(e.Response, cur.Response) <= SimilarDistance {
+				if e := w.At(i); cur.HasResp && e.HasResp && analyze.Distance(e.Response, cur.Response) <= analyze.SimilarDistance {
 					want = true
 				}
 			}

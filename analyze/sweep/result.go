@@ -1,12 +1,13 @@
-package analyze
+package sweep
 
+import "github.com/killswitch/killswitch/analyze"
 import "time"
 
-// SweepResult is a sweep's outcome: every setting of the grid judged
+// Result is a sweep's outcome: every setting of the grid judged
 // against the ground truth, and the recommendation across them.
-type SweepResult struct {
-	Profile           *Profile
-	Mode              Mode
+type Result struct {
+	Profile           *analyze.Profile
+	Mode              analyze.Mode
 	Windows           []int     // ascending
 	Thresholds        []float64 // ascending
 	MaxFalsePositives int
@@ -15,9 +16,9 @@ type SweepResult struct {
 
 	// Settings holds one entry per grid setting, window-major:
 	// Settings[wi*len(Thresholds)+ti] is (Windows[wi], Thresholds[ti]).
-	Settings []SweepSetting
+	Settings []Setting
 	// Agents is every agent's ground truth, sorted by name.
-	Agents []SweepAgent
+	Agents []Agent
 	Truth  TruthCounts
 	// Recommended indexes Settings, or is -1 when no setting has at most
 	// MaxFalsePositives false positives.
@@ -25,19 +26,19 @@ type SweepResult struct {
 	// Curves holds one precision/recall curve per window, when some agent
 	// is a labelled loop.
 	Curves []PRCurve
-	// Series holds score-over-time series for charts (SweepConfig.Series),
+	// Series holds score-over-time series for charts (Config.Series),
 	// at the setting Settings[SeriesSetting]: the recommended one, else the
 	// highest threshold of the first window.
-	Series        []AgentSeries
+	Series        []analyze.AgentSeries
 	SeriesSetting int
 	// Exact counts the (agent, setting) pairs that were replayed exactly
 	// because their future after a kill depends on the setting.
 	Exact int
-	Input SweepInput
+	Input Input
 }
 
 // Setting returns the result at window w and threshold th, or nil.
-func (r *SweepResult) Setting(w int, th float64) *SweepSetting {
+func (r *Result) Setting(w int, th float64) *Setting {
 	for i := range r.Settings {
 		if s := &r.Settings[i]; s.Window == w && s.Threshold == th {
 			return s
@@ -46,18 +47,15 @@ func (r *SweepResult) Setting(w int, th float64) *SweepSetting {
 	return nil
 }
 
-// TruthClass is what ground truth says an agent is.
-type TruthClass uint8
+// TruthClass is what ground truth says an agent is (analyze.TruthClass:
+// score charts carry it).
+type TruthClass = analyze.TruthClass
 
 const (
-	ClassUnknown TruthClass = iota // no ground truth
-	ClassLoop                      // it looped (see SweepAgent.Start, End)
-	ClassLegit                     // healthy: it never looped
+	ClassUnknown = analyze.ClassUnknown // no ground truth
+	ClassLoop    = analyze.ClassLoop    // it looped (see Agent.Start, End)
+	ClassLegit   = analyze.ClassLegit   // healthy: it never looped
 )
-
-var classNames = [...]string{"unknown", "loop", "legit"}
-
-func (c TruthClass) String() string { return classNames[c] }
 
 // TruthSource is where an agent's ground truth came from, in order of
 // precedence.
@@ -74,8 +72,8 @@ var truthSourceNames = [...]string{"none", "capture labels", "labels file", "liv
 
 func (s TruthSource) String() string { return truthSourceNames[s] }
 
-// SweepAgent is one agent's ground truth.
-type SweepAgent struct {
+// Agent is one agent's ground truth.
+type Agent struct {
 	Agent    string
 	Requests int
 	Class    TruthClass
@@ -154,17 +152,17 @@ const HeuristicText = "a kill without ground truth is a likely false positive wh
 type AgentOutcome struct {
 	Agent string
 	// Kills are the firings, in order (Alert is not filled in).
-	Kills   []Kill
-	Blocked int   // requests refused while inactive
-	Blocks  int   // requests refused by the block variant
-	Saved   Saved // every refused request, as AgentSummary.Saved
+	Kills   []analyze.Kill
+	Blocked int           // requests refused while inactive
+	Blocks  int           // requests refused by the block variant
+	Saved   analyze.Saved // every refused request, as AgentSummary.Saved
 	// Verdict judges the outcome by ground truth; FalsePositive says some
 	// kill hit the agent outside its loop (any kill of a legit agent).
 	Verdict       Verdict
 	FalsePositive bool
 	// Heuristic judges it when there is no ground truth.
 	Heuristic Heuristic
-	// Delay from SweepAgent.Ref to the kill that caught the loop.
+	// Delay from Agent.Ref to the kill that caught the loop.
 	DelayRequests int
 	DelaySeconds  float64
 }
@@ -177,8 +175,8 @@ type Quantiles struct {
 	Median, P90 float64
 }
 
-// SweepSetting is the outcome of one grid setting.
-type SweepSetting struct {
+// Setting is the outcome of one grid setting.
+type Setting struct {
 	Window    int
 	Threshold float64
 	// Agents holds the agents the setting killed or refused requests of,
@@ -198,7 +196,7 @@ type SweepSetting struct {
 	// Refused adds up every refused request (as Totals.Saved of a replay);
 	// SavedLoops the ones inside a loop, LostLegit those of healthy
 	// traffic, Unjudged those of agents without ground truth.
-	Refused, SavedLoops, LostLegit, Unjudged Saved
+	Refused, SavedLoops, LostLegit, Unjudged analyze.Saved
 	// Detection delays of the caught loops (late ones included).
 	DelayRequests, DelaySeconds Quantiles
 	// Precision = caught / (caught + false-positive agents), 1 when
@@ -207,11 +205,11 @@ type SweepSetting struct {
 }
 
 // LoopsCaught counts loops caught, late ones included.
-func (s *SweepSetting) LoopsCaught() int { return s.Caught + s.CaughtLate }
+func (s *Setting) LoopsCaught() int { return s.Caught + s.CaughtLate }
 
 // Outcome returns the outcome of agent at this setting, or nil when the
 // setting left it alone.
-func (s *SweepSetting) Outcome(agent string) *AgentOutcome {
+func (s *Setting) Outcome(agent string) *AgentOutcome {
 	for i := range s.Agents {
 		if s.Agents[i].Agent == agent {
 			return &s.Agents[i]

@@ -1,11 +1,11 @@
-package analyze_test
+package sweep_test
 
 import (
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/sweep"
 	"github.com/killswitch/killswitch/ingest"
 )
 
@@ -30,7 +30,7 @@ func TestParseLabels(t *testing.T) {
 			`{"agent": "bot-b", "label": "loop", "from": 1767351600, "to": null}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := analyze.ParseLabels(tt.name, []byte(tt.data))
+			l, err := sweep.ParseLabels(tt.name, []byte(tt.data))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +71,7 @@ func TestParseLabelsErrors(t *testing.T) {
 		{`{"agent": "x", "label": "loop", "to": -5}`, `l.csv:1: "to": timestamp -5 is not a Unix time`},
 		{`{"agent": "x", "label": "loop"}` + "\n[1]\n", "l.csv:2: want a JSON object"},
 	} {
-		_, err := analyze.ParseLabels("l.csv", []byte(tt.data))
+		_, err := sweep.ParseLabels("l.csv", []byte(tt.data))
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("%q: error %v, want %q", tt.data, err, tt.want)
 		}
@@ -93,7 +93,7 @@ func FuzzParseLabels(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		l, err := analyze.ParseLabels("f", data)
+		l, err := sweep.ParseLabels("f", data)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f:") {
 				t.Errorf("error without position: %v", err)

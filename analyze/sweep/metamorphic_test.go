@@ -1,4 +1,4 @@
-package analyze_test
+package sweep_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/sweep"
 	"github.com/killswitch/killswitch/ingest"
 )
 
@@ -124,7 +125,7 @@ func randomCapture(seed uint64, n int, controls bool) []byte {
 }
 
 // checkAgainstReplay compares every setting of res with a replay of data.
-func checkAgainstReplay(t *testing.T, data []byte, cfg analyze.SweepConfig, res *analyze.SweepResult) {
+func checkAgainstReplay(t *testing.T, data []byte, cfg sweep.Config, res *sweep.Result) {
 	t.Helper()
 	for si := range res.Settings {
 		s := &res.Settings[si]
@@ -189,7 +190,7 @@ func TestSweepEqualsReplay(t *testing.T) {
 		name := fmt.Sprintf("%s/%s/reactivate=%v/controls=%v", tt.profile, tt.mode, tt.reactivate, tt.controls)
 		t.Run(name, func(t *testing.T) {
 			data := randomCapture(uint64(len(name)), 400, tt.controls)
-			cfg := analyze.SweepConfig{Profile: tt.profile, Mode: tt.mode, Windows: windows, Thresholds: thresholds,
+			cfg := sweep.Config{Profile: tt.profile, Mode: tt.mode, Windows: windows, Thresholds: thresholds,
 				ReactivateAfter: tt.reactivate, RetryAfter: time.Minute, LateAfter: 10}
 			res := sweepBytes(t, "m.jsonl", data, cfg)
 			kills := 0
@@ -209,10 +210,10 @@ func TestSweepEqualsReplay(t *testing.T) {
 // nothing.
 func TestSweepParallelCollect(t *testing.T) {
 	data := randomCapture(7, 600, true)
-	cfg := analyze.SweepConfig{Windows: []int{3, 20}, Thresholds: []float64{2, 5, 10}, LateAfter: 10, Series: true}
-	var results []*analyze.SweepResult
+	cfg := sweep.Config{Windows: []int{3, 20}, Thresholds: []float64{2, 5, 10}, LateAfter: 10, Series: true}
+	var results []*sweep.Result
 	for _, workers := range []int{1, 3} {
-		res, err := analyze.Sweep(ingest.NewJSONL(bytes.NewReader(data), "m.jsonl", ingest.JSONLOptions{}), cfg, workers, nil)
+		res, err := sweep.Run(ingest.NewJSONL(bytes.NewReader(data), "m.jsonl", ingest.JSONLOptions{}), cfg, workers, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package analyze
+package sweep
 
 import (
 	"bytes"
@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/valyala/fastjson"
-
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/valyala/fastjson"
 )
 
 // Labels is a labels file: ground truth for sweeps by agent and time range,
