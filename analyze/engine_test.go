@@ -1,7 +1,9 @@
-package analyze
+package analyze_test
 
 import (
 	"fmt"
+	"github.com/killswitch/killswitch/analyze"
+	. "github.com/killswitch/killswitch/analyze/analyzetest"
 	"strings"
 	"testing"
 	"time"
@@ -14,78 +16,8 @@ import (
 // hashing. Expected kill points are derived by hand from SPEC §1.5 in the
 // comments.
 
-var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-
-type step struct {
-	rec  *ingest.Record
-	feat Features
-}
-
-type builder struct {
-	n     int
-	steps []step
-}
-
-func (b *builder) at() time.Time { b.n++; return t0.Add(time.Duration(b.n) * time.Second) }
-
-// req adds a request of agent with prompt hash p, response hash r (0: no
-// response) and tool signature sig.
-func (b *builder) req(agent string, p, r uint64, sig string) *builder {
-	f := Features{Entry: Entry{Prompt: p, HasPrompt: true, Response: r, HasResp: r != 0, ToolSig: sig}}
-	ts := b.at()
-	rec := &ingest.Record{Pos: ingest.Pos{File: "t.jsonl", N: int64(b.n)}, TS: ts, Agent: agent, Status: 200}
-	b.steps = append(b.steps, step{rec, f})
-	return b
-}
-
-func (b *builder) repeat(n int, agent string, p, r uint64, sig string) *builder {
-	for i := 0; i < n; i++ {
-		b.req(agent, p, r, sig)
-	}
-	return b
-}
-
-func (b *builder) control(agent string, ev ingest.ControlEvent, patch ingest.KillSwitchPatch) *builder {
-	ts := b.at()
-	rec := &ingest.Record{Pos: ingest.Pos{File: "t.jsonl", N: int64(b.n)}, TS: ts, Agent: agent,
-		Control: &ingest.Control{Event: ev, By: "manual", KillSwitch: patch}}
-	b.steps = append(b.steps, step{rec, Features{}})
-	return b
-}
-
-// distinct returns a hash far (≥ 16 bits) from every other distinct(i).
-func distinct(i int) uint64 { return uint64(i+1) * 0x9e3779b97f4a7c15 }
-
-func replay(t *testing.T, cfg Config, b *builder) ([]Decision, []Transition, *Summary) {
-	t.Helper()
-	e, err := NewEngine(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ds []Decision
-	var ts []Transition
-	for i := range b.steps {
-		d, ok, tr := e.Step(b.steps[i].rec, &b.steps[i].feat)
-		if ok {
-			ds = append(ds, d)
-		}
-		ts = append(ts, tr...)
-	}
-	return ds, ts, e.Finish()
-}
-
-// firstKill returns the agent-request number of the first kill or block.
-func firstKill(ds []Decision, agent string) int {
-	for _, d := range ds {
-		if d.Agent == agent && (d.Action == ActionKill || d.Action == ActionBlock) {
-			return d.AgentN
-		}
-	}
-	return 0
-}
-
-func cfgFor(p *Profile) Config {
-	c := NewConfig()
+func cfgFor(p *analyze.Profile) analyze.Config {
+	c := analyze.NewConfig()
 	c.Profile = p
 	return c
 }
@@ -94,93 +26,93 @@ func TestScenarios(t *testing.T) {
 	const sig = "lookup{path:/tmp}"
 	tests := []struct {
 		name    string
-		profile *Profile
-		build   func(b *builder)
+		profile *analyze.Profile
+		build   func(b *Builder)
 		want    int // agent request of the first kill; 0 = never
 	}{
 		// Spec: request k sees k−1 past entries: k−1 similar prompts and
 		// k−2 similar responses → 3k−5 > 10 ⇒ k = 6.
-		{"identical/spec", ProfileSpec, func(b *builder) { b.repeat(12, "a", 1, 2, "") }, 6},
+		{"identical/spec", analyze.ProfileSpec, func(b *Builder) { b.Repeat(12, "a", 1, 2, "") }, 6},
 		// AgentGazer: same counts (k ≤ 20), but ≥ ⇒ 3k−5 ≥ 10 ⇒ k = 5.
-		{"identical/agentgazer", ProfileAgentGazer, func(b *builder) { b.repeat(12, "a", 1, 2, "") }, 5},
+		{"identical/agentgazer", analyze.ProfileAgentGazer, func(b *Builder) { b.Repeat(12, "a", 1, 2, "") }, 5},
 		// Prompt only: k−1 > 10 ⇒ k = 12; AgentGazer k−1 ≥ 10 ⇒ k = 11.
-		{"prompt-only/spec", ProfileSpec, func(b *builder) {
+		{"prompt-only/spec", analyze.ProfileSpec, func(b *Builder) {
 			for i := 0; i < 20; i++ {
-				b.req("a", 1, distinct(i), "")
+				b.Req("a", 1, Distinct(i), "")
 			}
 		}, 12},
-		{"prompt-only/agentgazer", ProfileAgentGazer, func(b *builder) {
+		{"prompt-only/agentgazer", analyze.ProfileAgentGazer, func(b *Builder) {
 			for i := 0; i < 20; i++ {
-				b.req("a", 1, distinct(i), "")
+				b.Req("a", 1, Distinct(i), "")
 			}
 		}, 11},
 		// Tool calls only: 1.5(k−1) > 10 ⇒ k−1 ≥ 7 ⇒ k = 8 (and ≥ gives the same).
-		{"tool-only/spec", ProfileSpec, func(b *builder) {
+		{"tool-only/spec", analyze.ProfileSpec, func(b *Builder) {
 			for i := 0; i < 20; i++ {
-				b.req("a", distinct(i), distinct(100+i), sig)
+				b.Req("a", Distinct(i), Distinct(100+i), sig)
 			}
 		}, 8},
-		{"tool-only/agentgazer", ProfileAgentGazer, func(b *builder) {
+		{"tool-only/agentgazer", analyze.ProfileAgentGazer, func(b *Builder) {
 			for i := 0; i < 20; i++ {
-				b.req("a", distinct(i), distinct(100+i), sig)
+				b.Req("a", Distinct(i), Distinct(100+i), sig)
 			}
 		}, 8},
 		// Responses only: k−2 similar responses ×2 > 10 ⇒ k−2 ≥ 6 ⇒ k = 8.
-		{"response-only/spec", ProfileSpec, func(b *builder) {
+		{"response-only/spec", analyze.ProfileSpec, func(b *Builder) {
 			for i := 0; i < 20; i++ {
-				b.req("a", distinct(i), 7, "")
+				b.Req("a", Distinct(i), 7, "")
 			}
 		}, 8},
 		// Hashes within distance 2 count as similar; 3 does not.
-		{"near-prompts/spec", ProfileSpec, func(b *builder) {
+		{"near-prompts/spec", analyze.ProfileSpec, func(b *Builder) {
 			for i := 0; i < 20; i++ {
-				b.req("a", 0xff00^uint64(i%4), distinct(i), "") // distance ≤ 2 between any two
+				b.Req("a", 0xff00^uint64(i%4), Distinct(i), "") // distance ≤ 2 between any two
 			}
 		}, 12},
-		{"far-prompts/spec", ProfileSpec, func(b *builder) {
+		{"far-prompts/spec", analyze.ProfileSpec, func(b *Builder) {
 			for i := 0; i < 20; i++ {
-				b.req("a", []uint64{0, 7, 7 << 3, 7 << 6}[i%4], distinct(i), "") // pairwise distance 3 or 6
+				b.Req("a", []uint64{0, 7, 7 << 3, 7 << 6}[i%4], Distinct(i), "") // pairwise distance 3 or 6
 			}
 		}, 0},
 		// Disabled: never fires.
-		{"disabled/spec", ProfileSpec, func(b *builder) {
+		{"disabled/spec", analyze.ProfileSpec, func(b *Builder) {
 			f := false
-			b.control("a", ingest.ControlConfig, ingest.KillSwitchPatch{Enabled: &f})
-			b.repeat(30, "a", 1, 2, "")
+			b.Control("a", ingest.ControlConfig, ingest.KillSwitchPatch{Enabled: &f})
+			b.Repeat(30, "a", 1, 2, "")
 		}, 0},
 		// Window 3 caps the score at 3 + 2×2 = 7.
-		{"window-cap/spec", ProfileSpec, func(b *builder) {
+		{"window-cap/spec", analyze.ProfileSpec, func(b *Builder) {
 			w := 3
-			b.control("a", ingest.ControlConfig, ingest.KillSwitchPatch{WindowSize: &w})
-			b.repeat(30, "a", 1, 2, "")
+			b.Control("a", ingest.ControlConfig, ingest.KillSwitchPatch{WindowSize: &w})
+			b.Repeat(30, "a", 1, 2, "")
 		}, 0},
 		// Threshold 6 with window 3: score at k=4 is 3+2×2 = 7 > 6.
-		{"window-cap-low-threshold/spec", ProfileSpec, func(b *builder) {
+		{"window-cap-low-threshold/spec", analyze.ProfileSpec, func(b *Builder) {
 			w, th := 3, 6.0
-			b.control("a", ingest.ControlConfig, ingest.KillSwitchPatch{WindowSize: &w, Threshold: &th})
-			b.repeat(30, "a", 1, 2, "")
+			b.Control("a", ingest.ControlConfig, ingest.KillSwitchPatch{WindowSize: &w, Threshold: &th})
+			b.Repeat(30, "a", 1, 2, "")
 		}, 4},
 		// Requests without a prompt never count as similar prompts.
-		{"no-prompt/spec", ProfileSpec, func(b *builder) {
+		{"no-prompt/spec", analyze.ProfileSpec, func(b *Builder) {
 			for i := 0; i < 30; i++ {
-				b.req("a", 0, distinct(i), "")
-				b.steps[len(b.steps)-1].feat.HasPrompt = false
+				b.Req("a", 0, Distinct(i), "")
+				b.Steps[len(b.Steps)-1].Feat.HasPrompt = false
 			}
 		}, 0},
 		// Agents are independent: interleaving two loops changes nothing.
-		{"interleaved/spec", ProfileSpec, func(b *builder) {
+		{"interleaved/spec", analyze.ProfileSpec, func(b *Builder) {
 			for i := 0; i < 10; i++ {
-				b.req("a", 1, 2, "")
-				b.req("b", 3, 4, "")
+				b.Req("a", 1, 2, "")
+				b.Req("b", 3, 4, "")
 			}
 		}, 6},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := &builder{}
+			b := &Builder{}
 			tt.build(b)
-			ds, _, _ := replay(t, cfgFor(tt.profile), b)
-			if got := firstKill(ds, "a"); got != tt.want {
+			ds, _, _ := Replay(t, cfgFor(tt.profile), b)
+			if got := FirstKill(ds, "a"); got != tt.want {
 				t.Errorf("first kill at request %d, want %d", got, tt.want)
 				for _, d := range ds {
 					t.Logf("%d %s score %.1f %+v", d.AgentN, d.Action, d.Score, d.Counts)
@@ -191,9 +123,9 @@ func TestScenarios(t *testing.T) {
 }
 
 func TestKillThenBlocked(t *testing.T) {
-	b := (&builder{}).repeat(9, "a", 1, 2, "")
-	ds, trans, sum := replay(t, NewConfig(), b)
-	want := []Action{ActionForward, ActionForward, ActionForward, ActionForward, ActionForward, ActionKill, ActionBlocked, ActionBlocked, ActionBlocked}
+	b := (&Builder{}).Repeat(9, "a", 1, 2, "")
+	ds, trans, sum := Replay(t, analyze.NewConfig(), b)
+	want := []analyze.Action{analyze.ActionForward, analyze.ActionForward, analyze.ActionForward, analyze.ActionForward, analyze.ActionForward, analyze.ActionKill, analyze.ActionBlocked, analyze.ActionBlocked, analyze.ActionBlocked}
 	for i, d := range ds {
 		if d.Action != want[i] {
 			t.Errorf("request %d: %s, want %s", i+1, d.Action, want[i])
@@ -206,11 +138,11 @@ func TestKillThenBlocked(t *testing.T) {
 	if !strings.Contains(ds[7].Reason, "deactivated by kill_switch at seq 6") {
 		t.Errorf("blocked reason %q", ds[7].Reason)
 	}
-	if len(trans) != 1 || trans[0].Kind != TransitionKill || trans[0].Seq != 6 {
+	if len(trans) != 1 || trans[0].Kind != analyze.TransitionKill || trans[0].Seq != 6 {
 		t.Errorf("transitions %+v", trans)
 	}
 	a := sum.Agents[0]
-	if a.Blocked != 3 || len(a.Kills) != 1 || a.Saved.Requests != 4 || a.FinalState != StateInactive || a.FinalDeactivatedBy != "kill_switch" {
+	if a.Blocked != 3 || len(a.Kills) != 1 || a.Saved.Requests != 4 || a.FinalState != analyze.StateInactive || a.FinalDeactivatedBy != "kill_switch" {
 		t.Errorf("summary %+v", a)
 	}
 	wantMsg := "Kill switch triggered for agent \"a\"\nLoop score: 13.0 (threshold: 10)\nDetails: 5 similar prompts, 4 similar responses, 0 repeated tool calls\nWindow size: 20"
@@ -220,13 +152,13 @@ func TestKillThenBlocked(t *testing.T) {
 }
 
 func TestReactivationClearsWindow(t *testing.T) {
-	b := (&builder{}).repeat(8, "a", 1, 2, "")
-	b.control("a", ingest.ControlActivate, ingest.KillSwitchPatch{})
-	b.repeat(8, "a", 1, 2, "")
-	ds, trans, _ := replay(t, NewConfig(), b)
+	b := (&Builder{}).Repeat(8, "a", 1, 2, "")
+	b.Control("a", ingest.ControlActivate, ingest.KillSwitchPatch{})
+	b.Repeat(8, "a", 1, 2, "")
+	ds, trans, _ := Replay(t, analyze.NewConfig(), b)
 	var kills []int
 	for _, d := range ds {
-		if d.Action == ActionKill {
+		if d.Action == analyze.ActionKill {
 			kills = append(kills, d.AgentN)
 		}
 	}
@@ -235,16 +167,16 @@ func TestReactivationClearsWindow(t *testing.T) {
 	if len(kills) != 2 || kills[0] != 6 || kills[1] != 14 {
 		t.Errorf("kills at %v, want [6 14]", kills)
 	}
-	if len(trans) != 3 || trans[1].Kind != TransitionActivate || trans[1].By != "operator" {
+	if len(trans) != 3 || trans[1].Kind != analyze.TransitionActivate || trans[1].By != "operator" {
 		t.Errorf("transitions %+v", trans)
 	}
 }
 
 func TestReactivateAfter(t *testing.T) {
-	cfg := NewConfig()
+	cfg := analyze.NewConfig()
 	cfg.ReactivateAfter = 3 * time.Second // requests are 1 s apart
-	b := (&builder{}).repeat(16, "a", 1, 2, "")
-	ds, trans, _ := replay(t, cfg, b)
+	b := (&Builder{}).Repeat(16, "a", 1, 2, "")
+	ds, trans, _ := Replay(t, cfg, b)
 	// Kill at request 6 (t=6s); blocked at 7, 8; at t=9s ≥ 6+3 it is
 	// re-activated before request 9 is scored: 9..14 are requests 1..6 of
 	// a fresh window, so request 14 is killed; 15, 16 blocked.
@@ -255,29 +187,29 @@ func TestReactivateAfter(t *testing.T) {
 	if want := "fffffkbbfffffkbb"; got != want {
 		t.Errorf("actions %s, want %s", got, want)
 	}
-	if trans[1].Kind != TransitionActivate || !trans[1].TS.Equal(t0.Add(9*time.Second)) || trans[1].By != "reactivate-after" {
+	if trans[1].Kind != analyze.TransitionActivate || !trans[1].TS.Equal(T0.Add(9*time.Second)) || trans[1].By != "reactivate-after" {
 		t.Errorf("reactivation %+v", trans[1])
 	}
 }
 
 func TestBlockMode(t *testing.T) {
-	cfg := NewConfig()
-	cfg.Mode = ModeBlock
-	b := (&builder{}).repeat(30, "a", 1, 2, "")
-	ds, trans, sum := replay(t, cfg, b)
+	cfg := analyze.NewConfig()
+	cfg.Mode = analyze.ModeBlock
+	b := (&Builder{}).Repeat(30, "a", 1, 2, "")
+	ds, trans, sum := Replay(t, cfg, b)
 	// Request 6 is blocked (429) like the kill; the agent stays active, the
 	// blocked requests enter the window without a response, so the prompt
 	// count alone keeps every later request above 10 (k−1 ≥ 10 from k=11;
 	// before that responses from requests 1–5 still count).
 	for _, d := range ds[5:] {
-		if d.Action != ActionBlock || d.Status != 429 {
+		if d.Action != analyze.ActionBlock || d.Status != 429 {
 			t.Fatalf("request %d: %s (%d), want block 429; score %.1f", d.AgentN, d.Action, d.Status, d.Score)
 		}
 	}
 	if len(trans) != 0 {
 		t.Errorf("block mode changed state: %+v", trans)
 	}
-	if a := sum.Agents[0]; a.FinalState != StateActive || a.Blocks != 25 {
+	if a := sum.Agents[0]; a.FinalState != analyze.StateActive || a.Blocks != 25 {
 		t.Errorf("summary %+v", a)
 	}
 	if !strings.Contains(ds[5].Reason, "retry after 60 s") {
@@ -286,14 +218,14 @@ func TestBlockMode(t *testing.T) {
 }
 
 func TestManualDeactivation(t *testing.T) {
-	b := (&builder{}).req("a", 1, 2, "")
-	b.control("a", ingest.ControlDeactivate, ingest.KillSwitchPatch{})
-	b.req("a", distinct(1), distinct(2), "")
-	ds, trans, sum := replay(t, NewConfig(), b)
-	if ds[1].Action != ActionBlocked || ds[1].Reason != "agent inactive: deactivated by manual" {
+	b := (&Builder{}).Req("a", 1, 2, "")
+	b.Control("a", ingest.ControlDeactivate, ingest.KillSwitchPatch{})
+	b.Req("a", Distinct(1), Distinct(2), "")
+	ds, trans, sum := Replay(t, analyze.NewConfig(), b)
+	if ds[1].Action != analyze.ActionBlocked || ds[1].Reason != "agent inactive: deactivated by manual" {
 		t.Errorf("after manual deactivation: %s %q", ds[1].Action, ds[1].Reason)
 	}
-	if trans[0].Kind != TransitionDeactivate || trans[0].By != "manual" {
+	if trans[0].Kind != analyze.TransitionDeactivate || trans[0].By != "manual" {
 		t.Errorf("transition %+v", trans[0])
 	}
 	if a := sum.Agents[0]; len(a.Kills) != 0 || a.FinalDeactivatedBy != "manual" {
@@ -302,49 +234,49 @@ func TestManualDeactivation(t *testing.T) {
 }
 
 func TestOutOfOrderWarns(t *testing.T) {
-	b := (&builder{}).repeat(3, "a", 1, 2, "")
-	b.steps[2].rec.TS = t0 // before the first two
-	_, _, sum := replay(t, NewConfig(), b)
+	b := (&Builder{}).Repeat(3, "a", 1, 2, "")
+	b.Steps[2].Rec.TS = T0 // before the first two
+	_, _, sum := Replay(t, analyze.NewConfig(), b)
 	if len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0].String(), "t.jsonl:3: out of time order") {
 		t.Errorf("warnings %v", sum.Warnings)
 	}
 }
 
 func TestMalformedAndSkippedAreCounted(t *testing.T) {
-	b := (&builder{}).req("a", 1, 2, "")
+	b := (&Builder{}).Req("a", 1, 2, "")
 	bad := &ingest.Record{Pos: ingest.Pos{File: "t.jsonl", N: 9}, Err: ingest.Errorf(ingest.Pos{File: "t.jsonl", N: 9}, "broken")}
 	skip := &ingest.Record{Pos: ingest.Pos{File: "t.har", Kind: ingest.PosEntry, N: 2}, Skip: "not an LLM call: GET /v1/models"}
-	b.steps = append(b.steps, step{bad, Features{}}, step{skip, Features{}}, step{skip, Features{}})
-	_, _, sum := replay(t, NewConfig(), b)
+	b.Steps = append(b.Steps, Step{Rec: bad}, Step{Rec: skip}, Step{Rec: skip})
+	_, _, sum := Replay(t, analyze.NewConfig(), b)
 	if sum.Malformed != 1 || len(sum.Skips) != 1 || sum.Skips[0].Count != 2 {
 		t.Errorf("malformed %d, skips %+v", sum.Malformed, sum.Skips)
 	}
 }
 
 func TestWindowMostRecentResponse(t *testing.T) {
-	w := NewWindow(5)
+	w := analyze.NewWindow(5)
 	for _, r := range []uint64{0xA, 0xA, 0xF0F0F0} {
-		w.Push(Entry{Response: r, HasResp: true})
+		w.Push(analyze.Entry{Response: r, HasResp: true})
 	}
 	// The newest response (0xF0F0F0) is the reference: no other is near it.
-	if c := w.Count(&Entry{}, 5); c.SimilarResponses != 0 {
+	if c := w.Count(&analyze.Entry{}, 5); c.SimilarResponses != 0 {
 		t.Errorf("similar responses %d, want 0", c.SimilarResponses)
 	}
-	w.Push(Entry{Response: 0xA, HasResp: true})
+	w.Push(analyze.Entry{Response: 0xA, HasResp: true})
 	// Now 0xA is newest: the two older 0xA entries count, 0xF0F0F0 does not.
-	if c := w.Count(&Entry{}, 5); c.SimilarResponses != 2 {
+	if c := w.Count(&analyze.Entry{}, 5); c.SimilarResponses != 2 {
 		t.Errorf("similar responses %d, want 2", c.SimilarResponses)
 	}
 	// Only the last 1 entry: the reference alone, nothing to compare.
-	if c := w.Count(&Entry{}, 1); c.SimilarResponses != 0 {
+	if c := w.Count(&analyze.Entry{}, 1); c.SimilarResponses != 0 {
 		t.Errorf("k=1: similar responses %d, want 0", c.SimilarResponses)
 	}
 }
 
 func TestWindowFIFOAndResize(t *testing.T) {
-	w := NewWindow(3)
+	w := analyze.NewWindow(3)
 	for i := 1; i <= 5; i++ {
-		w.Push(Entry{Prompt: uint64(i), HasPrompt: true})
+		w.Push(analyze.Entry{Prompt: uint64(i), HasPrompt: true})
 	}
 	if w.Len() != 3 || w.At(0).Prompt != 3 || w.Newest().Prompt != 5 {
 		t.Fatalf("after 5 pushes: len %d, oldest %d, newest %d", w.Len(), w.At(0).Prompt, w.Newest().Prompt)
@@ -354,7 +286,7 @@ func TestWindowFIFOAndResize(t *testing.T) {
 		t.Fatalf("after shrink: len %d, oldest %d", w.Len(), w.At(0).Prompt)
 	}
 	w.Resize(4)
-	w.Push(Entry{Prompt: 6, HasPrompt: true})
+	w.Push(analyze.Entry{Prompt: 6, HasPrompt: true})
 	if w.Len() != 3 || w.At(0).Prompt != 4 || w.Newest().Prompt != 6 {
 		t.Fatalf("after grow: len %d, oldest %d", w.Len(), w.At(0).Prompt)
 	}
@@ -363,13 +295,13 @@ func TestWindowFIFOAndResize(t *testing.T) {
 // A capture grouped by agent, each agent in time order, is in order: only
 // an agent going back in time warns.
 func TestOutOfOrderIsPerAgent(t *testing.T) {
-	b := (&builder{}).repeat(3, "late", 1, 2, "")
-	early := (&builder{}).repeat(3, "early", 3, 4, "")
-	for i := range early.steps {
-		early.steps[i].rec.TS = t0.Add(-time.Hour + time.Duration(i)*time.Second)
-		b.steps = append(b.steps, early.steps[i])
+	b := (&Builder{}).Repeat(3, "late", 1, 2, "")
+	early := (&Builder{}).Repeat(3, "early", 3, 4, "")
+	for i := range early.Steps {
+		early.Steps[i].Rec.TS = T0.Add(-time.Hour + time.Duration(i)*time.Second)
+		b.Steps = append(b.Steps, early.Steps[i])
 	}
-	_, _, sum := replay(t, NewConfig(), b)
+	_, _, sum := Replay(t, analyze.NewConfig(), b)
 	if len(sum.Warnings) != 0 || sum.WarningTotal() != 0 {
 		t.Errorf("warnings %v", sum.Warnings)
 	}
@@ -379,15 +311,15 @@ func TestOutOfOrderIsPerAgent(t *testing.T) {
 // the first KeptWarnings; the rest are counted.
 func TestOutOfOrderWarningsAreBounded(t *testing.T) {
 	const n = 100
-	b := (&builder{}).repeat(n, "a", 1, 2, "")
-	for i := range b.steps {
-		b.steps[i].rec.TS = t0.Add(time.Duration(n-i) * time.Second)
+	b := (&Builder{}).Repeat(n, "a", 1, 2, "")
+	for i := range b.Steps {
+		b.Steps[i].Rec.TS = T0.Add(time.Duration(n-i) * time.Second)
 	}
-	_, _, sum := replay(t, NewConfig(), b)
-	if len(sum.Warnings) != KeptWarnings {
-		t.Errorf("kept %d warnings, want %d", len(sum.Warnings), KeptWarnings)
+	_, _, sum := Replay(t, analyze.NewConfig(), b)
+	if len(sum.Warnings) != analyze.KeptWarnings {
+		t.Errorf("kept %d warnings, want %d", len(sum.Warnings), analyze.KeptWarnings)
 	}
-	want := []WarningCount{{WarnOutOfOrder, n - 1}}
+	want := []analyze.WarningCount{{analyze.WarnOutOfOrder, n - 1}}
 	if fmt.Sprint(sum.WarningCounts) != fmt.Sprint(want) {
 		t.Errorf("counts %v, want %v", sum.WarningCounts, want)
 	}

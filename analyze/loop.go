@@ -42,7 +42,7 @@ func (p *LoopPolicy) Name() string { return "loop" }
 func (p *LoopPolicy) agent(name string) *LoopAgent {
 	a := p.agents[name]
 	if a == nil {
-		s := p.cfg.settingsFor(name)
+		s := p.cfg.SettingsFor(name)
 		a = &LoopAgent{name: name, settings: s, det: p.cfg.Profile.detector(s.WindowSize)}
 		p.agents[name] = a
 	}

@@ -112,8 +112,8 @@ func NewConfig() Config {
 	return Config{Profile: ProfileSpec, Default: DefaultSettings, RetryAfter: 60 * time.Second}
 }
 
-// settingsFor returns the configured settings of agent.
-func (c *Config) settingsFor(agent string) Settings {
+// SettingsFor returns the settings agent starts with.
+func (c *Config) SettingsFor(agent string) Settings {
 	if s, ok := c.Agents[agent]; ok {
 		return s
 	}

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/state"
 	"github.com/killswitch/killswitch/ingest"
 )
 
-// State writes (analyze.Write) rendered as JSONL and as a SQLite script,
+// State writes (state.Write) rendered as JSONL and as a SQLite script,
 // and as parameterized statements for a database driver.
 
 // WritesJSONL writes one JSON object per state write:
@@ -37,7 +37,7 @@ func NewWritesJSONL(w io.Writer) *WritesJSONL {
 }
 
 // Write appends one line.
-func (j *WritesJSONL) Write(wr *analyze.Write) error {
+func (j *WritesJSONL) Write(wr *state.Write) error {
 	j.buf = AppendWriteJSON(j.buf[:0], wr)
 	j.buf = append(j.buf, '\n')
 	_, err := j.w.Write(j.buf)
@@ -48,18 +48,18 @@ func (j *WritesJSONL) Write(wr *analyze.Write) error {
 func (j *WritesJSONL) Flush() error { return j.w.Flush() }
 
 // AppendWriteJSON appends wr as the JSON object WritesJSONL describes.
-func AppendWriteJSON(b []byte, wr *analyze.Write) []byte {
+func AppendWriteJSON(b []byte, wr *state.Write) []byte {
 	b = append(b, `{"ts":`...)
 	b = AppendString(b, ingest.FormatTime(wr.TS))
 	b = append(b, `,"store":`...)
 	b = AppendString(b, wr.Store.String())
 	b = append(b, `,"op":`...)
 	b = AppendString(b, wr.Op.String())
-	if wr.Store == analyze.StoreSQLite {
+	if wr.Store == state.StoreSQLite {
 		b = append(b, `,"table":`...)
 		b = AppendString(b, wr.Table)
 	}
-	if wr.Op == analyze.OpUpdate {
+	if wr.Op == state.OpUpdate {
 		b = append(b, `,"key":`...)
 		b = appendColumnsJSON(b, wr.Key)
 	}
@@ -74,7 +74,7 @@ func AppendWriteJSON(b []byte, wr *analyze.Write) []byte {
 	return append(b, '}')
 }
 
-func appendColumnsJSON(b []byte, cols []analyze.Column) []byte {
+func appendColumnsJSON(b []byte, cols []state.Column) []byte {
 	b = append(b, '{')
 	for i, c := range cols {
 		if i > 0 {
@@ -83,13 +83,13 @@ func appendColumnsJSON(b []byte, cols []analyze.Column) []byte {
 		b = AppendString(b, c.Name)
 		b = append(b, ':')
 		switch v := c.Value; v.Kind {
-		case analyze.KindNull:
+		case state.KindNull:
 			b = append(b, "null"...)
-		case analyze.KindInt:
+		case state.KindInt:
 			b = strconv.AppendInt(b, v.Int, 10)
-		case analyze.KindReal:
+		case state.KindReal:
 			b = appendReal(b, v.Real)
-		case analyze.KindText:
+		case state.KindText:
 			b = AppendString(b, v.Text)
 		}
 	}
@@ -116,7 +116,7 @@ func appendReal(b []byte, f float64) []byte {
 
 // Schema of the tables the writes go to: agents and agent_events exactly as
 // SPEC §4.2 gives AgentGazer's, and the replay's alerts table
-// (analyze.TableAlerts). CREATE TABLE IF NOT EXISTS leaves an existing
+// (state.TableAlerts). CREATE TABLE IF NOT EXISTS leaves an existing
 // AgentGazer database's tables as they are.
 var sqlSchema = []string{
 	`CREATE TABLE IF NOT EXISTS agents (
@@ -200,8 +200,8 @@ func NewWritesSQL(w io.Writer) *WritesSQL {
 }
 
 // Write appends the statement of one write; webhook posts write nothing.
-func (s *WritesSQL) Write(wr *analyze.Write) error {
-	if wr.Store != analyze.StoreSQLite {
+func (s *WritesSQL) Write(wr *state.Write) error {
+	if wr.Store != state.StoreSQLite {
 		return nil
 	}
 	var err error
@@ -223,17 +223,17 @@ func (s *WritesSQL) Close() error {
 // SQLStatement returns the parameterized statement of a StoreSQLite write
 // (placeholders ?) and its arguments (nil, int64, float64 or string), for
 // database/sql. ok is false for writes that are not SQL (webhook posts).
-func SQLStatement(wr *analyze.Write) (query string, args []any, ok bool, err error) {
-	if wr.Store != analyze.StoreSQLite {
+func SQLStatement(wr *state.Write) (query string, args []any, ok bool, err error) {
+	if wr.Store != state.StoreSQLite {
 		return "", nil, false, nil
 	}
-	b, err := appendStatement(nil, wr, func(b []byte, v analyze.Value) []byte {
+	b, err := appendStatement(nil, wr, func(b []byte, v state.Value) []byte {
 		switch v.Kind {
-		case analyze.KindInt:
+		case state.KindInt:
 			args = append(args, v.Int)
-		case analyze.KindReal:
+		case state.KindReal:
 			args = append(args, v.Real)
-		case analyze.KindText:
+		case state.KindText:
 			args = append(args, v.Text)
 		default:
 			args = append(args, nil)
@@ -249,7 +249,7 @@ func SQLStatement(wr *analyze.Write) (query string, args []any, ok bool, err err
 // appendStatement appends the SQL statement of wr, each value appended by
 // val: INSERT OR IGNORE INTO t (cols) VALUES (vals), or UPDATE t SET c = v,
 // … WHERE k = v AND ….
-func appendStatement(b []byte, wr *analyze.Write, val func([]byte, analyze.Value) []byte) ([]byte, error) {
+func appendStatement(b []byte, wr *state.Write, val func([]byte, state.Value) []byte) ([]byte, error) {
 	if err := checkIdent(wr.Table); err != nil {
 		return b, err
 	}
@@ -267,7 +267,7 @@ func appendStatement(b []byte, wr *analyze.Write, val func([]byte, analyze.Value
 		return b, fmt.Errorf("%s of table %s sets no columns", wr.Op, wr.Table)
 	}
 	switch wr.Op {
-	case analyze.OpInsert:
+	case state.OpInsert:
 		b = append(b, "INSERT OR IGNORE INTO "...)
 		b = append(b, wr.Table...)
 		b = append(b, " ("...)
@@ -285,7 +285,7 @@ func appendStatement(b []byte, wr *analyze.Write, val func([]byte, analyze.Value
 			b = val(b, c.Value)
 		}
 		return append(b, ')'), nil
-	case analyze.OpUpdate:
+	case state.OpUpdate:
 		if len(wr.Key) == 0 {
 			return b, fmt.Errorf("update of table %s has no key", wr.Table)
 		}
@@ -332,17 +332,17 @@ func checkIdent(s string) error {
 
 // AppendSQLValue appends v as a SQLite literal: NULL, an integer, a real
 // (see appendReal), or text (see AppendSQLText).
-func AppendSQLValue(b []byte, v analyze.Value) []byte {
+func AppendSQLValue(b []byte, v state.Value) []byte {
 	switch v.Kind {
-	case analyze.KindInt:
+	case state.KindInt:
 		return strconv.AppendInt(b, v.Int, 10)
-	case analyze.KindReal:
+	case state.KindReal:
 		r := appendReal(nil, v.Real)
 		if string(r) == "null" {
 			return append(b, "NULL"...)
 		}
 		return append(b, r...)
-	case analyze.KindText:
+	case state.KindText:
 		return AppendSQLText(b, v.Text)
 	}
 	return append(b, "NULL"...)

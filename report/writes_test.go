@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/state"
 	"github.com/killswitch/killswitch/ingest"
 )
 
@@ -56,13 +57,13 @@ const oddAgent = "o'brien\\\x00\n; DROP TABLE agents; --é\xff"
 // forwarded once, killed (deactivate mode), refused once, re-activated by an
 // operator, deactivated by hand and refused again; oddAgent is killed and
 // re-activated by --reactivate-after.
-func sampleWrites(t testing.TB) []analyze.Write {
+func sampleWrites(t testing.TB) []state.Write {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	pos := func(n int64) ingest.Pos { return ingest.Pos{File: "captures/day1.jsonl", N: n} }
 	cfg := analyze.NewConfig()
-	var out []analyze.Write
-	sw := analyze.NewStateWriter(cfg, func(w *analyze.Write) error { out = append(out, *w); return nil })
+	var out []state.Write
+	sw := state.NewLoopWriter(cfg, func(w *state.Write) error { out = append(out, *w); return nil })
 	h := sw.Hooks(analyze.Hooks{})
 	bot := analyze.Settings{Enabled: true, WindowSize: 5, Threshold: 12}
 	steps := []any{
@@ -94,7 +95,7 @@ func sampleWrites(t testing.TB) []analyze.Write {
 	return out
 }
 
-func render(t *testing.T, ws []analyze.Write) (jsonl, sql []byte) {
+func render(t *testing.T, ws []state.Write) (jsonl, sql []byte) {
 	var jb, sb bytes.Buffer
 	j, s := NewWritesJSONL(&jb), NewWritesSQL(&sb)
 	for i := range ws {
@@ -177,13 +178,13 @@ func TestSQLStatement(t *testing.T) {
 		t.Errorf("SQLStatement = %q %v", q, args)
 	}
 	for i := range ws {
-		if ws[i].Store == analyze.StoreWebhook {
+		if ws[i].Store == state.StoreWebhook {
 			if _, _, ok, _ := SQLStatement(&ws[i]); ok {
 				t.Error("a webhook post rendered as SQL")
 			}
 		}
 	}
-	bad := analyze.Write{Store: analyze.StoreSQLite, Op: analyze.OpInsert, Table: "agents; DROP", Values: ws[0].Values}
+	bad := state.Write{Store: state.StoreSQLite, Op: state.OpInsert, Table: "agents; DROP", Values: ws[0].Values}
 	if _, _, _, err := SQLStatement(&bad); err == nil {
 		t.Error("a table name that needs quoting was accepted")
 	}

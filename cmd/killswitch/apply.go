@@ -11,6 +11,7 @@ import (
 	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite": the build needs no cgo
 
 	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/state"
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/report"
 )
@@ -31,8 +32,8 @@ func (f *stateFlags) register(fs *pflag.FlagSet) {
 // is made, to the --writes file and the --apply database. A nil
 // *stateWrites (neither flag given) does nothing.
 type stateWrites struct {
-	sw    *analyze.StateWriter
-	sinks []func(*analyze.Write) error
+	sw    *state.LoopWriter
+	sinks []func(*state.Write) error
 	flush func() error // the file renderer's end (COMMIT, flush)
 	file  *atomicStream
 	db    *sqliteApply
@@ -75,7 +76,7 @@ func (f *stateFlags) open(cfg analyze.Config) (*stateWrites, error) {
 		s.db = db
 		s.sinks = append(s.sinks, db.write)
 	}
-	s.sw = analyze.NewStateWriter(cfg, func(w *analyze.Write) error {
+	s.sw = state.NewLoopWriter(cfg, func(w *state.Write) error {
 		for _, sink := range s.sinks {
 			if err := sink(w); err != nil {
 				return err
@@ -189,7 +190,7 @@ func openSQLiteApply(path string) (*sqliteApply, error) {
 	return a, nil
 }
 
-func (a *sqliteApply) write(w *analyze.Write) error {
+func (a *sqliteApply) write(w *state.Write) error {
 	q, args, ok, err := report.SQLStatement(w)
 	if err != nil || !ok {
 		return err
@@ -207,7 +208,7 @@ func (a *sqliteApply) write(w *analyze.Write) error {
 	return nil
 }
 
-func ingestPos(w *analyze.Write) string {
+func ingestPos(w *state.Write) string {
 	if w.Source.File == "" {
 		return ingest.FormatTime(w.TS)
 	}

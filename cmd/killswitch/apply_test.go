@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/state"
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/report"
 )
@@ -393,10 +394,10 @@ func TestStateFlagErrors(t *testing.T) {
 
 // agentIDWrites is a kill, an inactive refusal and a re-activation of
 // agent: every kind of write that names the agent.
-func agentIDWrites(agent string) []analyze.Write {
+func agentIDWrites(agent string) []state.Write {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	var ws []analyze.Write
-	sw := analyze.NewStateWriter(analyze.NewConfig(), func(w *analyze.Write) error { ws = append(ws, *w); return nil })
+	var ws []state.Write
+	sw := state.NewLoopWriter(analyze.NewConfig(), func(w *state.Write) error { ws = append(ws, *w); return nil })
 	pos := ingest.Pos{File: "f.jsonl", N: 1}
 	sw.Decision(&analyze.Decision{Seq: 1, AgentN: 1, TS: t0, Agent: agent, Source: pos, Threshold: 10, Window: 20,
 		Counts: analyze.Counts{SimilarPrompts: 11}, Score: 11, Action: analyze.ActionKill})

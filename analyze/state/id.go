@@ -1,4 +1,4 @@
-package analyze
+package state
 
 import (
 	"crypto/sha1"

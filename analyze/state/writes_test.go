@@ -1,7 +1,9 @@
-package analyze
+package state
 
 import (
 	"fmt"
+	"github.com/killswitch/killswitch/analyze"
+	. "github.com/killswitch/killswitch/analyze/analyzetest"
 	"math"
 	"strings"
 	"testing"
@@ -11,18 +13,18 @@ import (
 )
 
 // replayWrites steps an engine over b and feeds its output to a
-// StateWriter in the order Replay delivers it (a record's transitions, then
+// LoopWriter in the order Replay delivers it (a record's transitions, then
 // its decision).
-func replayWrites(t *testing.T, cfg Config, b *builder) []Write {
+func replayWrites(t *testing.T, cfg analyze.Config, b *Builder) []Write {
 	t.Helper()
-	e, err := NewEngine(cfg)
+	e, err := analyze.NewEngine(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []Write
-	sw := NewStateWriter(cfg, func(w *Write) error { out = append(out, *w); return nil })
-	for i := range b.steps {
-		d, ok, trans := e.Step(b.steps[i].rec, &b.steps[i].feat)
+	sw := NewLoopWriter(cfg, func(w *Write) error { out = append(out, *w); return nil })
+	for i := range b.Steps {
+		d, ok, trans := e.Step(b.Steps[i].Rec, &b.Steps[i].Feat)
 		for j := range trans {
 			if err := sw.Transition(&trans[j]); err != nil {
 				t.Fatal(err)
@@ -116,17 +118,17 @@ func TestStateWritesSequence(t *testing.T) {
 	// Requests 7 and 8 are refused (inactive, by kill_switch); an operator
 	// re-activates; a manual deactivation follows; request 9 is refused
 	// (inactive, by manual). Agent b appears once and only gets its row.
-	// Record n is at t0 + n s (t0 = 03:04:05).
+	// Record n is at T0 + n s (T0 = 03:04:05).
 	twelve := 12.0
-	b := &builder{}
-	b.control("a", ingest.ControlConfig, ingest.KillSwitchPatch{Threshold: &twelve}) // n=1, 03:04:06
-	b.repeat(6, "a", 1, 2, "")                                                       // n=2..7, kill at 03:04:12
-	b.repeat(2, "a", 1, 2, "")                                                       // n=8,9
-	b.control("a", ingest.ControlActivate, ingest.KillSwitchPatch{})                 // n=10
-	b.control("a", ingest.ControlDeactivate, ingest.KillSwitchPatch{})               // n=11
-	b.req("a", 1, 2, "")                                                             // n=12
-	b.req("b", 7, 8, "")                                                             // n=13
-	ws := replayWrites(t, NewConfig(), b)
+	b := &Builder{}
+	b.Control("a", ingest.ControlConfig, ingest.KillSwitchPatch{Threshold: &twelve}) // n=1, 03:04:06
+	b.Repeat(6, "a", 1, 2, "")                                                       // n=2..7, kill at 03:04:12
+	b.Repeat(2, "a", 1, 2, "")                                                       // n=8,9
+	b.Control("a", ingest.ControlActivate, ingest.KillSwitchPatch{})                 // n=10
+	b.Control("a", ingest.ControlDeactivate, ingest.KillSwitchPatch{})               // n=11
+	b.Req("a", 1, 2, "")                                                             // n=12
+	b.Req("b", 7, 8, "")                                                             // n=13
+	ws := replayWrites(t, analyze.NewConfig(), b)
 
 	want := []string{
 		"03:04:06 sqlite insert agents agent_id=a active=1 deactivated_by=NULL kill_switch_enabled=1 kill_switch_window_size=20 kill_switch_threshold=10r",
@@ -196,11 +198,11 @@ func TestStateWritesBlockMode(t *testing.T) {
 	// enters the window without a response, so request 7 sees 6 similar
 	// prompts and, among the 5 responses, 4 similar to the newest:
 	// 6 + 2·4 = 14 > 10, refused too. The agent stays active: no update.
-	cfg := NewConfig()
-	cfg.Mode = ModeBlock
+	cfg := analyze.NewConfig()
+	cfg.Mode = analyze.ModeBlock
 	cfg.RetryAfter = 30*time.Second + 900*time.Millisecond
-	b := &builder{}
-	b.repeat(7, "a", 1, 2, "")
+	b := &Builder{}
+	b.Repeat(7, "a", 1, 2, "")
 	ws := replayWrites(t, cfg, b)
 	if len(ws) != 3 {
 		t.Fatalf("got %d writes, want 3 (agent row, two 429 events)", len(ws))
@@ -229,10 +231,10 @@ func TestStateWritesReactivateAfter(t *testing.T) {
 	// Kill at request 6 (03:04:11); with --reactivate-after 3s the agent is
 	// re-activated at 03:04:14, when request 9 arrives: requests 7 and 8
 	// are refused, request 9 is scored against an empty window.
-	cfg := NewConfig()
+	cfg := analyze.NewConfig()
 	cfg.ReactivateAfter = 3 * time.Second
-	b := &builder{}
-	b.repeat(9, "a", 1, 2, "")
+	b := &Builder{}
+	b.Repeat(9, "a", 1, 2, "")
 	var got []string
 	for _, w := range replayWrites(t, cfg, b) {
 		what := w.Store.String() + " " + w.Op.String() + " " + w.Table

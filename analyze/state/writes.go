@@ -1,6 +1,13 @@
-package analyze
+// Package state computes the writes the live loop kill switch would have
+// made to its store while a replay ran — AgentGazer's agents and
+// agent_events rows, our alerts rows and the webhook bodies — as plain
+// values (Write), rendered by report and applied by the command. Writes
+// belong to the policy that makes them: this is the loop policy's
+// (LoopWriter); other policies bring their own store.
+package state
 
 import (
+	"github.com/killswitch/killswitch/analyze"
 	"strconv"
 	"strings"
 	"time"
@@ -145,7 +152,7 @@ var nsURL = [16]byte{0x6b, 0xa7, 0xb8, 0x11, 0x9d, 0xad, 0x11, 0xd1, 0x80, 0xb4,
 // Retry-After the first (HTTP 429) version of the live kill switch sent.
 func RetryAfterSeconds(d time.Duration) int64 { return int64(d / time.Second) }
 
-// StateWriter turns a replay's decisions and transitions, delivered in
+// LoopWriter turns a replay's decisions and transitions, delivered in
 // replay order (use Hooks), into Writes passed to emit in the order the live
 // system would have made them. emit may keep the *Write. Per agent:
 //
@@ -163,8 +170,8 @@ func RetryAfterSeconds(d time.Duration) int64 { return int64(d / time.Second) }
 //     deactivated_by = NULL; manual deactivation: active = 0,
 //     deactivated_by = 'manual' (or who the control record names);
 //   - config change: the kill_switch_* columns.
-type StateWriter struct {
-	cfg    Config
+type LoopWriter struct {
+	cfg    analyze.Config
 	emit   func(*Write) error
 	agents map[string]*writerAgent
 }
@@ -173,16 +180,16 @@ type writerAgent struct {
 	deactivatedBy string
 }
 
-// NewStateWriter returns a StateWriter for a replay configured by cfg.
-func NewStateWriter(cfg Config, emit func(*Write) error) *StateWriter {
-	return &StateWriter{cfg: cfg, emit: emit, agents: map[string]*writerAgent{}}
+// NewLoopWriter returns a LoopWriter for a replay configured by cfg.
+func NewLoopWriter(cfg analyze.Config, emit func(*Write) error) *LoopWriter {
+	return &LoopWriter{cfg: cfg, emit: emit, agents: map[string]*writerAgent{}}
 }
 
-// Hooks returns next with the StateWriter's Decision and Transition hooks
+// Hooks returns next with the LoopWriter's Decision and Transition hooks
 // run before next's own.
-func (s *StateWriter) Hooks(next Hooks) Hooks {
+func (s *LoopWriter) Hooks(next analyze.Hooks) analyze.Hooks {
 	h := next
-	h.Decision = func(d *Decision) error {
+	h.Decision = func(d *analyze.Decision) error {
 		if err := s.Decision(d); err != nil {
 			return err
 		}
@@ -191,7 +198,7 @@ func (s *StateWriter) Hooks(next Hooks) Hooks {
 		}
 		return nil
 	}
-	h.Transition = func(t *Transition) error {
+	h.Transition = func(t *analyze.Transition) error {
 		if err := s.Transition(t); err != nil {
 			return err
 		}
@@ -204,13 +211,13 @@ func (s *StateWriter) Hooks(next Hooks) Hooks {
 }
 
 // see inserts the agent row the first time the agent appears.
-func (s *StateWriter) see(agent string, ts time.Time, seq int64, src ingest.Pos) (*writerAgent, error) {
+func (s *LoopWriter) see(agent string, ts time.Time, seq int64, src ingest.Pos) (*writerAgent, error) {
 	if a := s.agents[agent]; a != nil {
 		return a, nil
 	}
 	a := &writerAgent{}
 	s.agents[agent] = a
-	st := s.cfg.settingsFor(agent)
+	st := s.cfg.SettingsFor(agent)
 	return a, s.emit(&Write{TS: ts, Seq: seq, Source: src, Store: StoreSQLite, Op: OpInsert, Table: TableAgents,
 		Values: []Column{
 			{"id", Text(NameUUID(Namespace, "agent\x00"+agent))},
@@ -227,29 +234,29 @@ func (s *StateWriter) see(agent string, ts time.Time, seq int64, src ingest.Pos)
 }
 
 // updateAgent sets columns of the agent's row.
-func (s *StateWriter) updateAgent(agent string, ts time.Time, seq int64, src ingest.Pos, cols ...Column) error {
+func (s *LoopWriter) updateAgent(agent string, ts time.Time, seq int64, src ingest.Pos, cols ...Column) error {
 	cols = append(cols, Column{"updated_at", timeText(ts)})
 	return s.emit(&Write{TS: ts, Seq: seq, Source: src, Store: StoreSQLite, Op: OpUpdate, Table: TableAgents,
 		Key: []Column{{"agent_id", Text(agent)}}, Values: cols})
 }
 
 // Transition records an agent state change.
-func (s *StateWriter) Transition(t *Transition) error {
+func (s *LoopWriter) Transition(t *analyze.Transition) error {
 	a, err := s.see(t.Agent, t.TS, t.Seq, t.Source)
 	if err != nil {
 		return err
 	}
 	switch t.Kind {
-	case TransitionKill:
+	case analyze.TransitionKill:
 		// Written with the killing decision, which carries the score.
 		return nil
-	case TransitionActivate:
+	case analyze.TransitionActivate:
 		a.deactivatedBy = ""
 		return s.updateAgent(t.Agent, t.TS, 0, t.Source, Column{"active", Int(1)}, Column{"deactivated_by", Null()})
-	case TransitionDeactivate:
+	case analyze.TransitionDeactivate:
 		a.deactivatedBy = t.By
 		return s.updateAgent(t.Agent, t.TS, 0, t.Source, Column{"active", Int(0)}, Column{"deactivated_by", Text(t.By)})
-	case TransitionConfig:
+	case analyze.TransitionConfig:
 		return s.updateAgent(t.Agent, t.TS, 0, t.Source,
 			Column{"kill_switch_enabled", boolInt(t.Settings.Enabled)},
 			Column{"kill_switch_window_size", Int(int64(t.Settings.WindowSize))},
@@ -259,13 +266,13 @@ func (s *StateWriter) Transition(t *Transition) error {
 }
 
 // Decision records what the kill switch did with a request.
-func (s *StateWriter) Decision(d *Decision) error {
+func (s *LoopWriter) Decision(d *analyze.Decision) error {
 	a, err := s.see(d.Agent, d.TS, d.Seq, d.Source)
 	if err != nil {
 		return err
 	}
 	switch d.Action {
-	case ActionKill:
+	case analyze.ActionKill:
 		a.deactivatedBy = "kill_switch"
 		if err := s.updateAgent(d.Agent, d.TS, d.Seq, d.Source,
 			Column{"active", Int(0)}, Column{"deactivated_by", Text("kill_switch")}); err != nil {
@@ -278,9 +285,9 @@ func (s *StateWriter) Decision(d *Decision) error {
 			return err
 		}
 		return s.alert(d)
-	case ActionBlock:
+	case analyze.ActionBlock:
 		return s.event(d, "blocked/loop_detected/429", "blocked", 429, BlockTags(d, RetryAfterSeconds(s.cfg.RetryAfter)))
-	case ActionBlocked:
+	case analyze.ActionBlocked:
 		by := a.deactivatedBy
 		if by == "" {
 			by = "kill_switch" // unreachable: the engine blocks only after a deactivation
@@ -292,7 +299,7 @@ func (s *StateWriter) Decision(d *Decision) error {
 
 // writeID derives the id of an event or alert (see the package comment on
 // state writes): kind, agent, capture file base name and position, time.
-func writeID(kind string, d *Decision) string {
+func writeID(kind string, d *analyze.Decision) string {
 	p := d.Source
 	p.File = baseName(p.File)
 	return NameUUID(Namespace, kind+"\x00"+d.Agent+"\x00"+p.String()+"\x00"+d.TS.UTC().Format(time.RFC3339Nano))
@@ -308,7 +315,7 @@ func baseName(f string) string {
 }
 
 // event emits one agent_events row; kind names it for its id.
-func (s *StateWriter) event(d *Decision, kind, eventType string, status int64, tags string) error {
+func (s *LoopWriter) event(d *analyze.Decision, kind, eventType string, status int64, tags string) error {
 	ts := timeText(d.TS)
 	return s.emit(&Write{TS: d.TS, Seq: d.Seq, Source: d.Source, Store: StoreSQLite, Op: OpInsert, Table: TableAgentEvents,
 		Values: []Column{
@@ -337,8 +344,8 @@ func (s *StateWriter) event(d *Decision, kind, eventType string, status int64, t
 }
 
 // alert emits the alert row and the webhook post of a kill.
-func (s *StateWriter) alert(d *Decision) error {
-	al := AlertFor(d.Agent, Kill{Seq: d.Seq, AgentN: d.AgentN, TS: d.TS, Source: d.Source, Counts: d.Counts,
+func (s *LoopWriter) alert(d *analyze.Decision) error {
+	al := analyze.AlertFor(d.Agent, analyze.Kill{Seq: d.Seq, AgentN: d.AgentN, TS: d.TS, Source: d.Source, Counts: d.Counts,
 		Score: d.Score, Threshold: d.Threshold, Window: d.Window, Action: d.Action})
 	body := []Column{
 		{"agent_id", Text(al.AgentID)},
@@ -366,7 +373,7 @@ func LoopMessage(score float64) string {
 
 // KillBlockedTags are the tags of the killing request's 'blocked' event:
 // {"block_reason":"loop_detected","block_message":"Agent loop detected (score: X.X). …"}.
-func KillBlockedTags(d *Decision) string {
+func KillBlockedTags(d *analyze.Decision) string {
 	b := []byte(`{"block_reason":"loop_detected","block_message":`)
 	b = appendJSString(b, LoopMessage(d.Score))
 	return string(append(b, '}'))
@@ -376,12 +383,12 @@ func KillBlockedTags(d *Decision) string {
 // proxy's order, numbers as JavaScript prints them (12, not 12.0):
 // {loop_score, threshold, window_size, similar_prompts, similar_responses,
 // repeated_tool_calls, action: "deactivated"}.
-func KillSwitchTags(d *Decision) string {
+func KillSwitchTags(d *analyze.Decision) string {
 	b := appendScoreTags(append([]byte(nil), '{'), d)
 	return string(append(b, `,"action":"deactivated"}`...))
 }
 
-func appendScoreTags(b []byte, d *Decision) []byte {
+func appendScoreTags(b []byte, d *analyze.Decision) []byte {
 	b = append(b, `"loop_score":`...)
 	b = appendJSNumber(b, d.Score)
 	b = append(b, `,"threshold":`...)
@@ -406,7 +413,7 @@ func BlockMessage(score float64, retryAfter int64) string {
 // 429; SPEC §1.6, first variant): {"blocked":true,"block_reason":
 // "loop_detected","block_message":…,"retry_after_seconds":N, then the score
 // details as in KillSwitchTags, "action":"blocked"}.
-func BlockTags(d *Decision, retryAfter int64) string {
+func BlockTags(d *analyze.Decision, retryAfter int64) string {
 	b := []byte(`{"blocked":true,"block_reason":"loop_detected","block_message":`)
 	b = appendJSString(b, BlockMessage(d.Score, retryAfter))
 	b = append(b, `,"retry_after_seconds":`...)
