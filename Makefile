@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/killswitch
 FUZZTIME ?= 10s
 
-.PHONY: all build run test services vet fmt-check bench fuzz fixtures clean beam test-beam
+.PHONY: all build run test services tidy-check vet fmt-check bench fuzz fixtures clean beam test-beam
 
 all: build
 
@@ -16,7 +16,7 @@ run: build
 
 # Everything CI runs: formatting, vet, the unit/golden/fuzz-seed tests,
 # and the captured-loop regression check over fixtures/.
-test: services fmt-check vet build
+test: services fmt-check tidy-check vet build
 	$(GO) test ./...
 	$(GO) test -race -run 'Deterministic|SweepEqualsReplay|SweepParallel|Formats|Apply|Example' ./analyze/ ./analyze/sweep/ ./cmd/killswitch/
 	./$(BIN) check fixtures/
@@ -26,6 +26,11 @@ test: services fmt-check vet build
 # when missing and we are root; otherwise it says what to install.
 services:
 	@bash .ci/install-services
+
+# go.mod and go.sum say exactly what the code imports (both modules).
+tidy-check:
+	$(GO) mod tidy -diff
+	cd cmd/killswitch-beam && $(GO) mod tidy -diff
 
 vet:
 	$(GO) vet ./...
