@@ -100,6 +100,16 @@ func cmdCheck(e *env, args []string) int {
 	if err != nil {
 		return errorf(e, "check", "%v", err)
 	}
+	var reads []string
+	for _, t := range targets {
+		reads = append(reads, t.expect, t.capture)
+	}
+	if err := checkOutputs([]string{*output, *junit}, reads); err != nil {
+		return errorf(e, "check", "%v", err)
+	}
+	if err := checkWorkers(*workers); err != nil {
+		return errorf(e, "check", "%v", err)
+	}
 	rf := replayFlags{input: inputOptions{format: "auto", agentHeader: "X-Agent-Id"}, workers: *workers, strict: *strict, verbose: *verbose}
 	c := &report.Check{Overrides: overNames, Update: *update}
 	for _, t := range targets {

@@ -73,6 +73,9 @@ func (f *replayFlags) config() (analyze.Config, error) {
 	if err := applySettings(&cfg, fileDef, flagPatch, agents); err != nil {
 		return cfg, err
 	}
+	if err := checkWorkers(f.workers); err != nil {
+		return cfg, err
+	}
 	if f.reactivateAfter < 0 || f.retryAfter < 0 {
 		return cfg, errors.New("durations must not be negative")
 	}
@@ -128,6 +131,9 @@ func cmdReplay(e *env, args []string) int {
 	case report.FormatTable, report.FormatJSON, report.FormatJSONL, report.FormatCSV, report.FormatMarkdown, report.FormatHTML:
 	default:
 		return errorf(e, "replay", "unknown --format %q (want table, json, jsonl, csv, markdown or html)", *format)
+	}
+	if err := checkOutputs([]string{*output, sf.writes}, fs.Args()); err != nil {
+		return errorf(e, "replay", "%v", err)
 	}
 	cfg, err := rf.config()
 	if err != nil {

@@ -66,6 +66,12 @@ func cmdSweep(e *env, args []string) int {
 	default:
 		return errorf(e, "sweep", "unknown --format %q (want table, json, csv, markdown or html)", f.format)
 	}
+	if err := checkOutputs([]string{f.output}, append(fs.Args(), f.labels)); err != nil {
+		return errorf(e, "sweep", "%v", err)
+	}
+	if err := checkWorkers(f.workers); err != nil {
+		return errorf(e, "sweep", "%v", err)
+	}
 	cfg, err := f.config()
 	if err != nil {
 		return errorf(e, "sweep", "%v", err)

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+const oneRecord = `{"ts":"2026-01-02T03:04:05Z","agent":"a","request":{"messages":[{"role":"user","content":"hi"}]}}` + "\n"
+
+// A FIFO given as -o is written to, not replaced by a regular file (its
+// reader would hang, and as root /dev/null would become a file).
+func TestOutputFIFOIsWrittenThrough(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(in, []byte(oneRecord), 0o644)
+	fifo := filepath.Join(dir, "out.fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	got := make(chan string)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		got <- string(b)
+	}()
+	_, stderr, code := runCLI(t, "", "replay", "-f", "csv", "-o", fifo, in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if out := <-got; !strings.Contains(out, "a,") {
+		t.Errorf("the FIFO's reader got %q", out)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("%s is no longer a FIFO: %v %v", fifo, fi.Mode(), err)
+	}
+}
+
+// A symbolic link given as -o is followed: its target gets the report, the
+// link stays a link.
+func TestOutputSymlinkIsFollowed(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(in, []byte(oneRecord), 0o644)
+	target := filepath.Join(dir, "real.csv")
+	os.WriteFile(target, []byte("old"), 0o600)
+	link := filepath.Join(dir, "link.csv")
+	if err := os.Symlink("real.csv", link); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runCLI(t, "", "replay", "-f", "csv", "-o", link, in); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	b, _ := os.ReadFile(target)
+	if !strings.Contains(string(b), "a,") {
+		t.Errorf("target holds %q", b)
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 {
+		t.Errorf("target mode %v, want its own 0600 kept", fi.Mode().Perm())
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, ".*tmp-*"))
+	if len(matches) > 0 {
+		t.Errorf("temporary files left: %v", matches)
+	}
+}
+
+// An output that is one of the inputs is refused before anything is read,
+// whatever name it is given by.
+func TestOutputOntoInputIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "x.jsonl")
+	os.WriteFile(in, []byte(oneRecord), 0o644)
+	alias := filepath.Join(dir, "alias.jsonl")
+	os.Link(in, alias)
+	for _, args := range [][]string{
+		{"replay", "-o", in, in},
+		{"replay", "-o", alias, in},
+		{"replay", "--writes", in, in},
+		{"sweep", "-o", alias, in},
+	} {
+		_, stderr, code := runCLI(t, "", args...)
+		if code != exitUsage || !strings.Contains(stderr, "refusing to overwrite") {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+		if b, _ := os.ReadFile(in); string(b) != oneRecord {
+			t.Fatalf("%v: the input was changed", args)
+		}
+	}
+}
+
+// Messages about an output name the user's path, never a temporary file.
+func TestOutputErrorNamesThePath(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(in, []byte(oneRecord), 0o644)
+	out := filepath.Join(dir, "missing-dir", "out.csv")
+	_, stderr, code := runCLI(t, "", "replay", "-f", "csv", "-o", out, in)
+	if code != exitUsage || !strings.Contains(stderr, out) || strings.Contains(stderr, ".tmp-") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+}
+
+func TestWorkersAreValidated(t *testing.T) {
+	for _, w := range []string{"-1", "1000000000"} {
+		_, stderr, code := runCLI(t, "", "replay", "--workers", w, "../../fixtures/scenarios/healthy.jsonl")
+		if code != exitUsage || !strings.Contains(stderr, "--workers") {
+			t.Errorf("--workers %s: exit %d, %q", w, code, stderr)
+		}
+	}
+}
