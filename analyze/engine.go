@@ -108,10 +108,11 @@ const (
 	WarnResponse                      // a response that could not be read
 	WarnConfig                        // a config record that was ignored
 	WarnPolicy                        // any other warning of a policy
+	WarnInput                         // a field of a record that was dropped
 	numWarningKinds
 )
 
-var warningKindNames = [...]string{"out-of-order", "response", "config", "policy"}
+var warningKindNames = [...]string{"out-of-order", "response", "config", "policy", "input"}
 
 func (k WarningKind) String() string { return warningKindNames[k] }
 
@@ -227,12 +228,33 @@ func (e *Engine) Step(rec *ingest.Record, f *Features) (d Decision, ok bool, tra
 	if !dp.HasTokens && f.HasUsage {
 		dp.TokensIn, dp.TokensOut, dp.HasTokens = f.TokensIn, f.TokensOut, true
 	}
+	e.checkCost(rec.Pos, dp)
 	for _, p := range e.policies {
 		p.Decide(rec, f, dp, &e.fx)
 	}
 	e.effects(rec.Pos, b)
 	e.sum.add(b.sum, dp)
 	return *dp, true, e.fx.Transitions
+}
+
+// MaxTokens and MaxCostUSD bound what one request can plausibly use;
+// beyond them (or negative, or not a number) a capture's tokens or cost
+// are a malformed field: reported, and the request is kept without them,
+// so that sums stay meaningful and every output format can print them.
+const (
+	MaxTokens  = 1e12
+	MaxCostUSD = 1e6
+)
+
+func (e *Engine) checkCost(pos ingest.Pos, d *Decision) {
+	if d.HasTokens && (d.TokensIn < 0 || d.TokensOut < 0 || d.TokensIn > MaxTokens || d.TokensOut > MaxTokens) {
+		e.warn(pos, WarnInput, "token counts out of range (0 to 1e12 per request): not counted")
+		d.TokensIn, d.TokensOut, d.HasTokens = 0, 0, false
+	}
+	if d.HasCost && !(d.CostUSD >= 0 && d.CostUSD <= MaxCostUSD) {
+		e.warn(pos, WarnInput, "cost out of range (0 to 1,000,000 USD per request): not counted")
+		d.CostUSD, d.HasCost = 0, false
+	}
 }
 
 // effects books what the policies reported besides the decision.

@@ -119,3 +119,21 @@ func TestWorkersAreValidated(t *testing.T) {
 		}
 	}
 }
+
+// Absurd numbers in a capture are dropped with a warning: saved tokens
+// never go negative, and -f json never fails on +Inf (#15 item 7).
+func TestAbsurdNumbersAreDropped(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "absurd.jsonl")
+	os.WriteFile(in, []byte(
+		`{"ts":"2026-01-02T03:04:05Z","agent":"a","request":{"messages":[{"role":"user","content":"hi"}]},"tokens_in":9223372036854775807,"tokens_out":1,"cost_usd":1.7e308}`+"\n"+
+			`{"ts":"2026-01-02T03:04:06Z","agent":"a","request":{"messages":[{"role":"user","content":"hi"}]},"tokens_in":5,"tokens_out":1,"cost_usd":0.5}`+"\n"), 0o644)
+	for _, f := range []string{"json", "table", "csv", "markdown"} {
+		stdout, stderr, code := runCLI(t, "", "replay", "-f", f, in)
+		if code != 0 || strings.Contains(stdout, "Inf") || strings.Contains(stdout, "-9223") {
+			t.Errorf("-f %s: exit %d, %q %q", f, code, stdout, stderr)
+		}
+		if !strings.Contains(stderr, "token counts out of range") || !strings.Contains(stderr, "cost out of range") {
+			t.Errorf("-f %s: warnings %q", f, stderr)
+		}
+	}
+}
