@@ -324,6 +324,27 @@ type inputSet struct {
 func openAll(e *env, paths []string, opt inputOptions) (*inputSet, error) {
 	set := &inputSet{}
 	var readers []ingest.Reader
+	// The same file twice would replay every record twice (with the same
+	// ids, so writes would dedupe them, but not the timelines): refused.
+	var seen []os.FileInfo
+	for i, p := range paths {
+		if p == "-" {
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue // opening it reports the error
+		}
+		for j, s := range seen {
+			if s != nil && os.SameFile(fi, s) {
+				return nil, fmt.Errorf("%s is the same file as %s: given twice", p, paths[j])
+			}
+		}
+		for len(seen) < i {
+			seen = append(seen, nil)
+		}
+		seen = append(seen, fi)
+	}
 	for _, p := range paths {
 		in, err := openInput(e, p, opt, &set.read)
 		if err != nil {

@@ -262,6 +262,7 @@ func TestSharedCaptures(t *testing.T) {
 	if len(all) < 70 {
 		t.Errorf("found %d capture files; the shared captures hold 74", len(all))
 	}
+	empty := 0
 	for _, p := range all {
 		out, stderr, code := runCLI(t, "", "replay", "-f", "json", p)
 		if strings.HasSuffix(p, "llm-message.json") {
@@ -270,9 +271,19 @@ func TestSharedCaptures(t *testing.T) {
 			}
 			continue
 		}
+		if code == 2 && strings.Contains(stderr, "no LLM request in the input (0 malformed items") {
+			// Only non-LLM entries (image generation, a Batch results
+			// file without its input): well-formed, and refused unless
+			// --allow-empty says an empty capture is fine.
+			empty++
+			out, stderr, code = runCLI(t, "", "replay", "--allow-empty", "-f", "json", p)
+		}
 		if code != 0 || !strings.Contains(out, `"malformed": 0`) {
 			t.Errorf("%s: exit %d\n%s", p, code, stderr)
 		}
+	}
+	if empty != 4 {
+		t.Errorf("%d captures without an LLM request, want the 4 known ones", empty)
 	}
 	// OpenHands: both sessions tag their agent "Agent"; --agent-per-file
 	// tells them apart. Under spec neither is killed (the claude session's

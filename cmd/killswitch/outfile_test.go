@@ -113,7 +113,7 @@ func TestOutputErrorNamesThePath(t *testing.T) {
 
 func TestWorkersAreValidated(t *testing.T) {
 	for _, w := range []string{"-1", "1000000000"} {
-		_, stderr, code := runCLI(t, "", "replay", "--workers", w, "../../fixtures/scenarios/healthy.jsonl")
+		_, stderr, code := runCLI(t, "", "replay", "--workers", w, "fixtures/scenarios/healthy.jsonl")
 		if code != exitUsage || !strings.Contains(stderr, "--workers") {
 			t.Errorf("--workers %s: exit %d, %q", w, code, stderr)
 		}
@@ -135,5 +135,42 @@ func TestAbsurdNumbersAreDropped(t *testing.T) {
 		if !strings.Contains(stderr, "token counts out of range") || !strings.Contains(stderr, "cost out of range") {
 			t.Errorf("-f %s: warnings %q", f, stderr)
 		}
+	}
+}
+
+// Input that yields no LLM request exits 2 with one line saying why, so a
+// corrupt nightly file cannot pass `replay --fail-on-kill` (#15 item 3).
+func TestUnusableInputExits2(t *testing.T) {
+	dir := t.TempDir()
+	random := filepath.Join(dir, "random.jsonl")
+	b := make([]byte, 4096)
+	for i := range b {
+		b[i] = byte(i*7919 + i/13)
+	}
+	os.WriteFile(random, b, 0o644)
+	empty := filepath.Join(dir, "empty.jsonl")
+	os.WriteFile(empty, nil, 0o644)
+	har := filepath.Join(dir, "bad.har")
+	os.WriteFile(har, []byte(`{"log":{"version":"1.2","entries":"not a list"}}`), 0o644)
+	good := "fixtures/scenarios/healthy.jsonl"
+	for _, args := range [][]string{
+		{"replay", random},
+		{"replay", empty},
+		{"replay", "-"},
+		{"replay", har},
+		{"replay", "--input-format", "har", good},
+		{"sweep", empty},
+	} {
+		_, stderr, code := runCLI(t, "", args...)
+		why := strings.Contains(stderr, "no LLM request in the input") || strings.Contains(stderr, "not a capture format")
+		if code != exitUsage || !why {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+	}
+	if _, stderr, code := runCLI(t, "", "replay", "--allow-empty", empty); code != 0 {
+		t.Errorf("--allow-empty: exit %d, %q", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "", "replay", good, "./"+good); code != exitUsage || !strings.Contains(stderr, "given twice") {
+		t.Errorf("same file twice: exit %d, %q", code, stderr)
 	}
 }

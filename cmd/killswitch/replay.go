@@ -118,6 +118,7 @@ func cmdReplay(e *env, args []string) int {
 	format := fs.StringP("format", "f", "table", "output: table, json, jsonl (decision records), csv, markdown or html")
 	output := fs.StringP("output", "o", "", "write the report to this file (atomically) instead of standard output")
 	failOnKill := fs.Bool("fail-on-kill", false, "exit 1 when any agent would have been killed or blocked")
+	allowEmpty := fs.Bool("allow-empty", false, "accept input without any LLM request (else exit 2: a corrupt or wrong file must not pass a nightly job)")
 	var sf stateFlags
 	sf.register(fs)
 	if code, ok := parseFlags(e, fs, args); !ok {
@@ -159,6 +160,11 @@ func cmdReplay(e *env, args []string) int {
 		var err error
 		if sum, err = rf.replayFiles(e, "replay", fs.Args(), cfg, h); err != nil {
 			return err
+		}
+		if !*allowEmpty {
+			if err := noRequests(sum.Totals.Requests, sum.Malformed, sum.Skips); err != nil {
+				return err
+			}
 		}
 		switch *format {
 		case report.FormatJSONL:

@@ -33,7 +33,7 @@ type sweepFlags struct {
 	maxFP, late, workers                                       int
 	input                                                      inputOptions
 	reactivateAfter, retryAfter                                time.Duration
-	strict, verbose                                            bool
+	strict, verbose, allowEmpty                                bool
 }
 
 func cmdSweep(e *env, args []string) int {
@@ -51,6 +51,7 @@ func cmdSweep(e *env, args []string) int {
 	f.input.register(fs)
 	fs.DurationVar(&f.reactivateAfter, "reactivate-after", 0, "simulate an operator re-activating killed agents after this delay (e.g. 10m)")
 	fs.DurationVar(&f.retryAfter, "retry-after", 60*time.Second, "block mode: the retry_after_seconds a refusal announces")
+	fs.BoolVar(&f.allowEmpty, "allow-empty", false, "accept input without any LLM request (else exit 2)")
 	fs.IntVar(&f.workers, "workers", 0, "parallel feature extraction (0: one per CPU); output is identical at any value")
 	fs.BoolVar(&f.strict, "strict", false, "stop at the first malformed input item")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "also report each skipped (non-LLM) input item on standard error")
@@ -79,6 +80,11 @@ func cmdSweep(e *env, args []string) int {
 	tr, err := f.collect(e, fs.Args(), cfg.Profile)
 	if err != nil {
 		return errorf(e, "sweep", "%v", err)
+	}
+	if !f.allowEmpty {
+		if err := noRequests(tr.Input.Requests, tr.Input.Malformed, tr.Input.Skips); err != nil {
+			return errorf(e, "sweep", "%v", err)
+		}
 	}
 	res, err := tr.Sweep(cfg)
 	if err != nil {

@@ -15,3 +15,17 @@ func reportHiddenWarnings(e *env, cmd string, counts []analyze.WarningCount) {
 		}
 	}
 }
+
+// noRequests is the error for input that held no LLM request: random
+// bytes, an empty file, a wrong --input-format. A nightly job must not
+// pass on such a file (--allow-empty accepts it).
+func noRequests(requests, malformed int, skips []analyze.SkipCount) error {
+	if requests > 0 {
+		return nil
+	}
+	skipped := 0
+	for _, s := range skips {
+		skipped += s.Count
+	}
+	return fmt.Errorf("no LLM request in the input (%d malformed items, %d skipped items); --allow-empty accepts it", malformed, skipped)
+}
