@@ -8,7 +8,7 @@ FUZZTIME ?= 10s
 all: build
 
 build:
-	$(GO) build -o $(BIN) ./cmd/killswitch
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/killswitch
 
 # Replay the bundled fixtures and print the deactivation timelines.
 run: build

@@ -288,9 +288,12 @@ func SweepCSV(w io.Writer, r *sweep.Result) error {
 			}
 			return sweepNum(q.Median)
 		}
-		recall := ""
+		recall, precision := "", ""
 		if r.Truth.Loop > 0 {
 			recall = sweepNum(s.Recall)
+		}
+		if r.Truth.Loop+r.Truth.Legit > 0 {
+			precision = sweepNum(s.Precision)
 		}
 		tok := func(s analyze.Saved) string { return strconv.FormatInt(s.TokensIn+s.TokensOut, 10) }
 		cw.Write([]string{strconv.Itoa(s.Window), sweepNum(s.Threshold), strconv.FormatBool(i == r.Recommended),
@@ -301,7 +304,7 @@ func SweepCSV(w io.Writer, r *sweep.Result) error {
 			strconv.Itoa(s.SavedLoops.Requests), tok(s.SavedLoops), sweepNum(RoundCost(s.SavedLoops.CostUSD)),
 			strconv.Itoa(s.LostLegit.Requests), tok(s.LostLegit), sweepNum(RoundCost(s.LostLegit.CostUSD)),
 			q(s.DelayRequests, false), q(s.DelayRequests, true), q(s.DelaySeconds, false), q(s.DelaySeconds, true),
-			sweepNum(s.Precision), recall})
+			precision, recall})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -354,7 +357,7 @@ type sweepJSONConfig struct {
 	DelayP90             *float64           `json:"detection_delay_p90"`
 	DelaySecondsMedian   *float64           `json:"detection_delay_seconds_median"`
 	DelaySecondsP90      *float64           `json:"detection_delay_seconds_p90"`
-	Precision            float64            `json:"precision"`
+	Precision            *float64           `json:"precision"`
 	Recall               *float64           `json:"recall"`
 	Kills                []sweepJSONOutcome `json:"kills"`
 }
@@ -420,7 +423,7 @@ func sweepPtr[T any](v T) *T { return &v }
 // recommended setting (null when none qualifies). loop_agents_caught
 // includes the late catches; loop_agents_caught_late counts those alone.
 // Delays are null when no loop was caught, recall when no agent is a
-// labelled loop.
+// labelled loop, precision when no agent has ground truth.
 func SweepJSON(w io.Writer, r *sweep.Result) error {
 	t := r.Truth
 	out := sweepJSON{
@@ -438,13 +441,16 @@ func SweepJSON(w io.Writer, r *sweep.Result) error {
 			LoopAgentsEarly: s.KilledEarly, LoopAgentsMissed: s.Missed, LegitAgentsKilled: s.LegitKilled,
 			FalsePositives: append([]string{}, s.FalsePositives...), LikelyFalsePositives: append([]string{}, s.LikelyFalsePositives...),
 			RequestsBlocked: s.Refused.Requests, Blocked: savedJSON(s.Refused), Saved: savedJSON(s.SavedLoops),
-			Lost: savedJSON(s.LostLegit), Unjudged: savedJSON(s.Unjudged), Precision: s.Precision, Kills: []sweepJSONOutcome{}}
+			Lost: savedJSON(s.LostLegit), Unjudged: savedJSON(s.Unjudged), Kills: []sweepJSONOutcome{}}
 		if s.DelayRequests.N > 0 {
 			c.DelayMedian, c.DelayP90 = sweepPtr(s.DelayRequests.Median), sweepPtr(s.DelayRequests.P90)
 			c.DelaySecondsMedian, c.DelaySecondsP90 = sweepPtr(s.DelaySeconds.Median), sweepPtr(s.DelaySeconds.P90)
 		}
 		if t.Loop > 0 {
 			c.Recall = sweepPtr(s.Recall)
+		}
+		if t.Loop+t.Legit > 0 {
+			c.Precision = sweepPtr(s.Precision) // without ground truth, no kill is known to be right or wrong
 		}
 		for _, o := range s.Agents {
 			if len(o.Kills) == 0 {

@@ -200,7 +200,8 @@ type Setting struct {
 	// Detection delays of the caught loops (late ones included).
 	DelayRequests, DelaySeconds Quantiles
 	// Precision = caught / (caught + false-positive agents), 1 when
-	// nothing was killed; Recall = caught / loop agents (late included).
+	// nothing was killed; meaningful only with ground truth (reports leave
+	// it out without). Recall = caught / loop agents (late included).
 	Precision, Recall float64
 }
 

@@ -45,10 +45,11 @@ func cmdCheck(e *env, args []string) int {
 			"the expectation beside it), replays the capture beside each (NAME.jsonl, .har or .parquet, compressed\n"+
 			"or not) and checks what the kill switch did against it. Settings given here override every file's.\n"+
 			"Exit status: 0 all expectations hold, 1 one failed, 2 bad usage or unusable input.")
-	profile := fs.String("profile", "spec", "override every file's profile: spec or agentgazer")
-	window := fs.Int("window", analyze.DefaultSettings.WindowSize, "override every file's window size N")
-	threshold := fs.Float64("threshold", analyze.DefaultSettings.Threshold, "override every file's threshold")
-	mode := fs.String("mode", "deactivate", "override every file's mode: deactivate or block")
+	// Overrides apply only when given: no default is shown or used.
+	profile := fs.String("profile", "", "override every file's profile: "+analyze.ProfileNames())
+	window := fs.Int("window", 0, "override every file's window size N")
+	threshold := fs.Float64("threshold", 0, "override every file's threshold")
+	mode := fs.String("mode", "", "override every file's mode: deactivate or block")
 	junit := fs.String("junit", "", "also write a JUnit XML report to this file (atomically)")
 	format := fs.StringP("format", "f", checkFormatText, "report: text (one line per expectation) or markdown (a pull-request comment)")
 	output := fs.StringP("output", "o", "", "write the report to this file (atomically) instead of standard output")

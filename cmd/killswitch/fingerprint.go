@@ -3,18 +3,21 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/report"
 )
 
 func cmdFingerprint(e *env, args []string) int {
-	fs := newFlags(e, "fingerprint", "[flags] [TEXT | -] [TEXT2 | -]",
+	fs := newFlags(e, "fingerprint", "[flags] [TEXT | FILE | -] [TEXT2 | FILE2 | -]",
 		"Shows how the kill switch sees one prompt: the text it extracts (when the input is a provider\n"+
 			"request body), the normalized form and the 64-bit SimHash. With two inputs it also prints their\n"+
-			"Hamming distance and whether they count as similar. - (or no argument) reads standard input.")
+			"Hamming distance and whether they count as similar. An argument naming a file reads the file\n"+
+			"(--text takes it as text); - (or no argument) reads standard input.")
 	profileName := fs.String("profile", "spec", "detector profile: "+analyze.ProfileNames())
 	asResponse := fs.Bool("response", false, "treat the input as a provider response body (hash its response text)")
+	literal := fs.Bool("text", false, "take every argument as text, even one that names a file")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -34,7 +37,13 @@ func cmdFingerprint(e *env, args []string) int {
 	stdinUsed := false
 	for _, in := range inputs {
 		text := []byte(in)
-		if in == "-" {
+		if fi, err := os.Stat(in); err == nil && fi.Mode().IsRegular() && in != "-" && !*literal {
+			// A path that names a file means the file (a request body, a
+			// response body, or a prompt).
+			if text, err = os.ReadFile(in); err != nil {
+				return errorf(e, "fingerprint", "%v", err)
+			}
+		} else if in == "-" {
 			if stdinUsed {
 				return errorf(e, "fingerprint", "standard input named twice")
 			}

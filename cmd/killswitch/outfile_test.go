@@ -174,3 +174,24 @@ func TestUnusableInputExits2(t *testing.T) {
 		t.Errorf("same file twice: exit %d, %q", code, stderr)
 	}
 }
+
+func TestVersion(t *testing.T) {
+	stdout, _, code := runCLI(t, "", "--version")
+	if code != 0 || !strings.HasPrefix(stdout, "killswitch ") || !strings.Contains(stdout, "go1.") {
+		t.Errorf("exit %d, %q", code, stdout)
+	}
+}
+
+// fingerprint FILE reads the file; --text takes the argument as text.
+func TestFingerprintFileArgument(t *testing.T) {
+	body := filepath.Join(t.TempDir(), "request.json")
+	os.WriteFile(body, []byte(`{"model":"m","messages":[{"role":"user","content":"Check order 12"}]}`), 0o644)
+	stdout, stderr, code := runCLI(t, "", "fingerprint", body)
+	if code != 0 || !strings.Contains(stdout, `prompt:     "Check order 12"`) {
+		t.Errorf("exit %d: %s%s", code, stdout, stderr)
+	}
+	stdout, _, _ = runCLI(t, "", "fingerprint", "--text", body)
+	if !strings.Contains(stdout, "source:     text") {
+		t.Errorf("--text: %s", stdout)
+	}
+}

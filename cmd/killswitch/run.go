@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -45,7 +46,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
 	}
-	fmt.Fprint(w, "\nRun 'killswitch COMMAND --help' for a command's flags.\nExit status: 0 success, 1 a check failed or --fail-on-kill saw a kill, 2 bad usage or unreadable input.\n")
+	fmt.Fprint(w, "\nRun 'killswitch COMMAND --help' for a command's flags, 'killswitch --version' for the version.\nExit status: 0 success, 1 a check failed or --fail-on-kill saw a kill, 2 bad usage or unreadable input.\n")
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -57,6 +58,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	switch args[0] {
 	case "-h", "--help", "help":
 		usage(stdout)
+		return exitOK
+	}
+	if args[0] == "--version" || args[0] == "version" {
+		fmt.Fprintln(stdout, versionLine())
 		return exitOK
 	}
 	for _, c := range commands {
@@ -97,4 +102,39 @@ func parseFlags(e *env, fs *pflag.FlagSet, args []string) (code int, ok bool) {
 func errorf(e *env, cmd, format string, args ...any) int {
 	fmt.Fprintf(e.stderr, "killswitch %s: %s\n", cmd, strings.TrimSpace(fmt.Sprintf(format, args...)))
 	return exitUsage
+}
+
+// versionLine is what --version prints: the module version and the VCS
+// revision the binary was built from (from its build information).
+func versionLine() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "killswitch (no build information)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	line := "killswitch " + v
+	var rev, when, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = ", modified"
+			}
+		}
+	}
+	if rev != "" {
+		line += " (revision " + rev
+		if when != "" {
+			line += ", " + when
+		}
+		line += dirty + ")"
+	}
+	return line + ", " + bi.GoVersion
 }
