@@ -295,7 +295,7 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 	if m.status != nil && !isNull(m.status) {
 		f, err := numberValue(m.status)
 		if err != nil || f != math.Trunc(f) || f < 0 || f > 999 {
-			return r.bad(`"status": not an HTTP status: %s`, truncate(m.status, 20))
+			return r.bad(`"status": not an HTTP status: %s`, describe(m.status))
 		}
 		rec.Status = int(f)
 	}
@@ -318,7 +318,7 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 	if m.latencyMS != nil && !isNull(m.latencyMS) {
 		f, err := numberValue(m.latencyMS)
 		if err != nil || f < 0 {
-			return r.bad(`"latency_ms": not a duration in milliseconds: %s`, truncate(m.latencyMS, 20))
+			return r.bad(`"latency_ms": not a duration in milliseconds: %s`, describe(m.latencyMS))
 		}
 		rec.LatencyMS, rec.HasLatency = int64(f), true
 	}
@@ -333,7 +333,7 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 			}
 			f, err := numberValue(t.raw)
 			if err != nil || f < 0 || f != math.Trunc(f) {
-				return r.bad(`"%s": not a token count: %s`, t.name, truncate(t.raw, 20))
+				return r.bad(`"%s": not a token count: %s`, t.name, describe(t.raw))
 			}
 			*t.dst, rec.HasTokens = int64(f), true
 		}
@@ -341,7 +341,7 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 	if m.costUSD != nil && !isNull(m.costUSD) {
 		f, err := numberValue(m.costUSD)
 		if err != nil || f < 0 || math.IsInf(f, 0) {
-			return r.bad(`"cost_usd": not a cost: %s`, truncate(m.costUSD, 20))
+			return r.bad(`"cost_usd": not a cost: %s`, describe(m.costUSD))
 		}
 		rec.CostUSD, rec.HasCost = f, true
 	}
@@ -388,7 +388,7 @@ func timeValue(raw []byte) (t time.Time, err error) {
 	}
 	f, err := numberValue(raw)
 	if err != nil {
-		return t, fmt.Errorf("not a time: %s", truncate(raw, 30))
+		return t, fmt.Errorf("not a time: %s", describe(raw))
 	}
 	return UnixNumber(f)
 }
@@ -406,7 +406,7 @@ func bodyValue(raw []byte) ([]byte, error) {
 		}
 		return []byte(s), nil
 	}
-	return nil, fmt.Errorf("want a JSON object or a string holding the body, got %s", truncate(raw, 20))
+	return nil, fmt.Errorf("want a JSON object or a string holding the body, got %s", describe(raw))
 }
 
 // ParseKillSwitch parses a kill_switch settings object
@@ -416,7 +416,7 @@ func ParseKillSwitch(raw []byte) (KillSwitchPatch, error) {
 	var p KillSwitchPatch
 	v, err := fastjson.ParseBytes(raw)
 	if err != nil {
-		return p, err
+		return p, errors.New(NotJSON(raw))
 	}
 	o, err := v.Object()
 	if err != nil {

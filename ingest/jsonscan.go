@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // This file is a minimal scanner over one JSON object: it yields the raw
@@ -91,7 +92,7 @@ func skipValue(b []byte, i int) (int, error) {
 		case "true", "false", "null":
 		default:
 			if !json.Valid(lit) {
-				return 0, fmt.Errorf("invalid literal %q at byte %d", truncate(lit, 20), i+1)
+				return 0, fmt.Errorf("invalid literal of %d bytes at byte %d", len(lit), i+1)
 			}
 		}
 		return j, nil
@@ -104,7 +105,7 @@ func eachMember(b []byte, fn func(key, val []byte) error) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		if i < len(b) {
-			return fmt.Errorf("line is not a JSON object (starts with %q)", truncate(b[i:], 12))
+			return fmt.Errorf("line is not a JSON object (%d bytes, not starting with '{')", len(b))
 		}
 		return errUnexpectedEnd
 	}
@@ -168,7 +169,7 @@ func truncate(b []byte, n int) string {
 // unquote decodes a raw JSON string value (with its quotes).
 func unquote(raw []byte) (string, error) {
 	if len(raw) < 2 || raw[0] != '"' {
-		return "", fmt.Errorf("not a string: %s", truncate(raw, 40))
+		return "", fmt.Errorf("not a string: %s", describe(raw))
 	}
 	in := raw[1 : len(raw)-1]
 	if bytes.IndexByte(in, '\\') < 0 {
@@ -202,3 +203,46 @@ func numberValue(raw []byte) (float64, error) {
 }
 
 func isNull(raw []byte) bool { return string(raw) == "null" }
+
+// describe names the kind of a raw JSON value without its content, for
+// messages: a capture's fields may hold secrets, and a field of the wrong
+// type is where one ends up (an API key pasted into "ts"). Only short
+// numbers and the JSON literals are shown as they are.
+func describe(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) == 0:
+		return "nothing"
+	case raw[0] == '"':
+		if s, err := unquote(raw); err == nil {
+			return fmt.Sprintf("a string of %d characters", utf8.RuneCountInString(s))
+		}
+		return fmt.Sprintf("a malformed string of %d bytes", len(raw))
+	case raw[0] == '{':
+		return "an object"
+	case raw[0] == '[':
+		return "an array"
+	case string(raw) == "true" || string(raw) == "false" || string(raw) == "null":
+		return string(raw)
+	case raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'):
+		if _, err := strconv.ParseFloat(string(raw), 64); err == nil {
+			if len(raw) <= 12 {
+				return "the number " + string(raw)
+			}
+			return fmt.Sprintf("a number of %d characters", len(raw))
+		}
+	}
+	return fmt.Sprintf("%d bytes that are not a JSON value", len(raw))
+}
+
+// NotJSON says where b stops being JSON, never what it holds: a JSON
+// parser's own message quotes the text around the error, and a capture's
+// text may hold secrets. Call it only on the error path.
+func NotJSON(b []byte) string {
+	var v any
+	var se *json.SyntaxError
+	if err := json.Unmarshal(b, &v); errors.As(err, &se) {
+		return fmt.Sprintf("invalid JSON at byte %d of %d", se.Offset, len(b))
+	}
+	return fmt.Sprintf("invalid JSON (%d bytes)", len(b))
+}

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // PosKind says how a Pos counts.
@@ -104,7 +105,7 @@ func ParseLabel(s string) (Label, error) {
 	case "legit":
 		return LabelLegit, nil
 	}
-	return LabelNone, fmt.Errorf("label %q is neither \"loop\" nor \"legit\"", s)
+	return LabelNone, fmt.Errorf("a string of %d characters is neither \"loop\" nor \"legit\"", utf8.RuneCountInString(s))
 }
 
 // ControlEvent is what an operator did to an agent.
@@ -145,7 +146,7 @@ func ParseControlEvent(s string) (ControlEvent, error) {
 	case "config":
 		return ControlConfig, nil
 	}
-	return ControlNone, fmt.Errorf("event %q is not one of activate, deactivate, config, kill_switch", s)
+	return ControlNone, fmt.Errorf("a string of %d characters is not one of activate, deactivate, config, kill_switch", utf8.RuneCountInString(s))
 }
 
 // KillSwitchPatch is a partial kill-switch configuration: nil fields are left

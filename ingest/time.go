@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Unix numbers at or above this are milliseconds, below it seconds: 1e11
@@ -28,7 +29,7 @@ func ParseTimeString(s string) (time.Time, error) {
 				return t.UTC(), nil
 			}
 		}
-		return time.Time{}, fmt.Errorf("unparsable timestamp %q (want RFC 3339)", s)
+		return time.Time{}, fmt.Errorf("unparsable timestamp: a string of %d characters where a time was expected (want RFC 3339)", utf8.RuneCountInString(s))
 	}
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
 		return UnixNumber(f)
@@ -38,7 +39,7 @@ func ParseTimeString(s string) (time.Time, error) {
 			return t.UTC(), nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("unparsable timestamp %q (want RFC 3339 or Unix seconds/milliseconds)", s)
+	return time.Time{}, fmt.Errorf("unparsable timestamp: a string of %d characters where a time was expected (want RFC 3339 or Unix seconds/milliseconds)", utf8.RuneCountInString(s))
 }
 
 var isoLayouts = []string{

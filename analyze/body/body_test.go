@@ -304,17 +304,17 @@ func TestErrors(t *testing.T) {
 		body     string
 		wantText string // the error must start with this
 	}{
-		{"request not JSON", true, `{"messages":[`, "request body is not JSON: cannot parse JSON"},
+		{"request not JSON", true, `{"messages":[`, "request body is not JSON: invalid at byte 13 of 13"},
 		{"request empty", true, ``, "request body is not JSON: "},
 		{"request array", true, `[1,2]`, "unknown request body shape: JSON array"},
 		{"request unknown keys", true, `{"z":1,"a":2,"m":null}`, "unknown request body shape: object with keys [a m z]"},
 		{"messages not array", true, `{"messages":"hi"}`, `request body field "messages" is a JSON string, want an array`},
 		{"contents not array", true, `{"contents":{}}`, `request body field "contents" is a JSON object, want an array`},
-		{"response not JSON", false, `{"choices":`, "response body is not JSON: cannot parse JSON"},
+		{"response not JSON", false, `{"choices":`, "response body is not JSON: invalid at byte 11 of 11"},
 		{"response html", false, `<html>502</html>`, "response body is not JSON: "},
 		{"response string", false, `"text"`, "unknown response body shape: JSON string"},
 		{"response unknown keys", false, `{"created":1,"data":[]}`, "unknown response body shape: object with keys [created data]"},
-		{"sse bad data", false, "data: {\"choices\":[]}\n\n: comment\ndata: {oops\n\n", "event-stream line 4: data is not JSON: cannot parse JSON"},
+		{"sse bad data", false, "data: {\"choices\":[]}\n\n: comment\ndata: {oops\n\n", "event-stream line 4: data is not JSON: invalid at byte 2 of 5"},
 		{"sse bad data crlf", false, "event: a\r\ndata: {\"choices\":[]}\r\n\r\nevent: b\r\ndata: [1,\r\n\r\n", "event-stream line 5: data is not JSON: "},
 		{"sse unknown chunk", false, "data: {\"choices\":[]}\n\ndata: {\"foo\":1,\"bar\":2}\n\n", "event-stream line 3: unknown chunk shape: object with keys [bar foo]"},
 		{"sse scalar chunk", false, "data: 42\n\n", "event-stream line 1: unknown chunk shape: JSON number"},

@@ -16,7 +16,7 @@ import (
 func (p *Parser) ParseRequest(raw []byte) (Request, error) {
 	v, err := p.doc.ParseBytes(raw)
 	if err != nil {
-		return Request{}, fmt.Errorf("request body is not JSON: %w", err)
+		return Request{}, notJSON("request body", raw)
 	}
 	if v.Type() != fastjson.TypeObject {
 		return Request{}, fmt.Errorf("unknown request body shape: JSON %s", v.Type())

@@ -26,7 +26,7 @@ func (p *Parser) ParseResponse(raw []byte) (Response, error) {
 	}
 	v, err := p.doc.ParseBytes(b)
 	if err != nil {
-		return Response{}, fmt.Errorf("response body is not JSON: %w", err)
+		return Response{}, notJSON("response body", b)
 	}
 	switch v.Type() {
 	case fastjson.TypeArray:

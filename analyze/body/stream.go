@@ -108,7 +108,7 @@ func (p *Parser) eventStream(b []byte) (Response, error) {
 		}
 		v, err := p.doc.ParseBytes(t)
 		if err != nil {
-			return fmt.Errorf("event-stream line %d: data is not JSON: %w", dataLine, err)
+			return fmt.Errorf("event-stream line %d: %w", dataLine, notJSON("data", t))
 		}
 		if err := p.chunk(v); err != nil {
 			return fmt.Errorf("event-stream line %d: %w", dataLine, err)

@@ -147,7 +147,7 @@ func parseLabelsCSV(name string, data []byte) (*Labels, error) {
 		p := pos()
 		e := LabelEntry{Agent: strings.TrimSpace(rec[col["agent"]]), Pos: p}
 		if e.Label, err = ingest.ParseLabel(strings.TrimSpace(rec[col["label"]])); err != nil {
-			return nil, ingest.Errorf(p, "%v", err)
+			return nil, ingest.Errorf(p, "label: %v", err)
 		}
 		for _, b := range []struct {
 			name string
@@ -180,7 +180,7 @@ func parseLabelsJSONL(name string, data []byte) (*Labels, error) {
 		}
 		v, err := par.ParseBytes(line)
 		if err != nil {
-			return nil, ingest.Errorf(p, "not JSON: %v", err)
+			return nil, ingest.Errorf(p, "not JSON: %s", ingest.NotJSON(line))
 		}
 		o, err := v.Object()
 		if err != nil {

@@ -195,3 +195,38 @@ func TestFingerprintFileArgument(t *testing.T) {
 		t.Errorf("--text: %s", stdout)
 	}
 }
+
+// A secret pasted into the wrong field never reaches a message or a
+// report: messages name the field, the position and the kind of value
+// (#15 item 6).
+func TestSecretsInWrongFieldsAreNotEchoed(t *testing.T) {
+	const secret = "sk-proj-SECRETSECRETSECRET0123456789"
+	req := `"request":{"messages":[{"role":"user","content":"hi"}]}`
+	lines := []string{
+		`{"ts":"` + secret + `","agent":"a",` + req + `}`,
+		`{"ts":"2026-01-02T03:04:05Z","agent":"a","event":"` + secret + `"}`,
+		`{"ts":"2026-01-02T03:04:05Z","agent":"a",` + req + `,"label":"` + secret + `"}`,
+		`{"ts":"2026-01-02T03:04:05Z","agent":"a",` + req + `,"tokens_in":"` + secret + `"}`,
+		`{"ts":"2026-01-02T03:04:05Z","agent":"a",` + req + `,"cost_usd":"` + secret + `"}`,
+		`{"ts":"2026-01-02T03:04:05Z","agent":"a",` + req + `,"status":"` + secret + `"}`,
+		`{"ts":"2026-01-02T03:04:05Z","agent":"a",` + req + `,"latency_ms":"` + secret + `"}`,
+		`{"ts":"2026-01-02T03:04:06Z","agent":"a",` + req + `,"response":"` + secret + `"}`,
+		`{"ts":"2026-01-02T03:04:07Z","agent":"a","request":"` + secret + `"}`,
+		secret + ` is not a line of JSON`,
+		`{"ts":"2026-01-02T03:04:08Z","agent":"a",` + req + `}`,
+	}
+	in := filepath.Join(t.TempDir(), "secrets.jsonl")
+	os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	for _, f := range []string{"json", "jsonl", "table"} {
+		stdout, stderr, _ := runCLI(t, "", "replay", "-v", "-f", f, in)
+		if strings.Contains(stdout+stderr, "SECRET") {
+			t.Errorf("-f %s: the secret leaked:\n%s\n%s", f, stdout, stderr)
+		}
+	}
+	for _, profile := range []string{"spec", "agentgazer"} {
+		stdout, stderr, _ := runCLI(t, "", "replay", "--profile", profile, "-f", "jsonl", in)
+		if strings.Contains(stdout+stderr, "SECRET") {
+			t.Errorf("%s: the secret leaked:\n%s\n%s", profile, stdout, stderr)
+		}
+	}
+}

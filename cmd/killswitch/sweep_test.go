@@ -98,7 +98,7 @@ func TestSweepCommandErrors(t *testing.T) {
 		{[]string{"sweep", "--format", "pdf", "x.jsonl"}, `unknown --format "pdf"`},
 		{[]string{"sweep", "--profile", "nope", "x.jsonl"}, `unknown profile "nope"`},
 		{[]string{"sweep", "--labels", filepath.Join(dir, "missing.csv"), "x.jsonl"}, "missing.csv: no such file"},
-		{[]string{"sweep", "--labels", badLabels, "x.jsonl"}, `labels.csv:2: label "sometimes" is neither "loop" nor "legit"`},
+		{[]string{"sweep", "--labels", badLabels, "x.jsonl"}, `labels.csv:2: label: a string of 9 characters is neither "loop" nor "legit"`},
 		{[]string{"sweep", filepath.Join(dir, "nothing.jsonl")}, "nothing.jsonl: no such file"},
 	} {
 		out, errs, code := sweepRun(tt.args...)

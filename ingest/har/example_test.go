@@ -41,5 +41,5 @@ func ExampleNewReader() {
 	// Output:
 	// run.har:entries[0]: 21:46:34.311 agent=planner provider=openai model=gpt-4o status=200 latency=812ms
 	// run.har:entries[1]: skipped: not an LLM call: GET https://api.openai.com/v1/models
-	// malformed: run.har:entries[2]: startedDateTime: unparsable timestamp "yesterday" (want RFC 3339 or Unix seconds/milliseconds)
+	// malformed: run.har:entries[2]: startedDateTime: unparsable timestamp: a string of 9 characters where a time was expected (want RFC 3339 or Unix seconds/milliseconds)
 }

@@ -39,7 +39,7 @@ var malformedCases = []struct {
 	// LiteLLM.
 	{"litellm-not-object", FormatLiteLLM, "42\n\"s\"\n", []string{`x:1: a LiteLLM log entry is a JSON object, got a number`, `x:2: a LiteLLM log entry is a JSON object, got a string`}},
 	{"litellm-no-start", FormatLiteLLM, `{"call_type":"completion","messages":[]}`, []string{`x:1: missing "startTime"`}},
-	{"litellm-bad-start", FormatLiteLLM, `{"startTime":"yesterday"}`, []string{`x:1: "startTime": unparsable timestamp "yesterday" (want RFC 3339 or Unix seconds/milliseconds)`}},
+	{"litellm-bad-start", FormatLiteLLM, `{"startTime":"yesterday"}`, []string{`x:1: "startTime": unparsable timestamp: a string of 9 characters where a time was expected (want RFC 3339 or Unix seconds/milliseconds)`}},
 	{"litellm-null-start", FormatLiteLLM, `{"startTime":null}`, []string{`x:1: "startTime": is null`}},
 	{"litellm-negative-start", FormatLiteLLM, `{"startTime":-5}`, []string{`x:1: "startTime": timestamp -5 is not a Unix time`}},
 	{"litellm-bool-start", FormatLiteLLM, `{"startTime":true}`, []string{`x:1: "startTime": not a time: a boolean`}},
@@ -52,7 +52,7 @@ var malformedCases = []struct {
 		[]string{`x:observations[0]: an observation is a JSON object, got null`, `x:observations[1]: an observation is a JSON object, got a string`}},
 	{"langfuse-no-start", FormatLangfuse, `{"observations":[{"type":"GENERATION","input":"q"}]}`, []string{`x:observations[0]: GENERATION observation without "startTime"`}},
 	{"langfuse-bad-start", FormatLangfuse, "{\"observations\":[{\"type\":\"SPAN\"},\n{\"type\":\"GENERATION\",\"input\":\"q\",\"startTime\":\"2025-13-01T00:00:00Z\"}]}",
-		[]string{`x:observations[1]: "startTime": unparsable timestamp "2025-13-01T00:00:00Z" (want RFC 3339)`}},
+		[]string{`x:observations[1]: "startTime": unparsable timestamp: a string of 20 characters where a time was expected (want RFC 3339)`}},
 	{"langfuse-jsonl-positions", FormatLangfuse, "{\"observations\":[]}\n{\"observations\":[{\"type\":\"GENERATION\",\"input\":\"q\",\"startTime\":7}]}\n{\"observations\":[{\"type\":\"GENERATION\",\"input\":\"q\",\"startTime\":[]}]}",
 		[]string{`x:3:observations[0]: "startTime": not a time: an array`}},
 

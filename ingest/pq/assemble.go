@@ -461,7 +461,7 @@ func (a *assembler) leaf(n *jnode, v parquet.Value) {
 			a.out = append(a.out, "null"...)
 		case t.logical == lJSON:
 			if err := fastjson.ValidateBytes(b); err != nil {
-				a.fail(n, fmt.Errorf("JSON column holds invalid JSON: %w", err))
+				a.fail(n, errors.New("JSON column holds "+ingest.NotJSON(b)))
 				a.out = append(a.out, "null"...)
 				return
 			}

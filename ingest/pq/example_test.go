@@ -45,6 +45,6 @@ func Example() {
 	}
 	// Output:
 	// day1.parquet:row 1 2026-01-02T03:04:05.000Z support-bot {"messages":[{"role":"user","content":"refund order #1"}]}
-	// bad: day1.parquet:row 2: request: is not a JSON object: "not json"
+	// bad: day1.parquet:row 2: request: is not a JSON object (8 bytes)
 	// day1.parquet:row 3 2026-01-02T03:04:07.000Z support-bot deactivate
 }

@@ -643,22 +643,22 @@ func requestText(b []byte) ([]byte, error) {
 		var p fastjson.Parser
 		v, err := p.ParseBytes(t)
 		if err != nil {
-			return nil, fmt.Errorf("is not JSON: %w", err)
+			return nil, errors.New("is not JSON: " + ingest.NotJSON(t))
 		}
 		inner := v.GetStringBytes()
 		if u := bytes.TrimLeft(inner, " \t\r\n"); len(u) == 0 || u[0] != '{' {
-			return nil, fmt.Errorf("is a JSON string, not a JSON object: %q", truncate(string(inner), 40))
+			return nil, fmt.Errorf("is a JSON string of %d bytes, not a JSON object", len(inner))
 		}
 		if err := fastjson.ValidateBytes(inner); err != nil {
-			return nil, fmt.Errorf("is not a JSON object: %w", err)
+			return nil, errors.New("is not a JSON object: " + ingest.NotJSON(inner))
 		}
 		return append([]byte(nil), inner...), nil
 	}
 	if t[0] != '{' {
-		return nil, fmt.Errorf("is not a JSON object: %q", truncate(string(t), 40))
+		return nil, fmt.Errorf("is not a JSON object (%d bytes)", len(t))
 	}
 	if err := fastjson.ValidateBytes(b); err != nil {
-		return nil, fmt.Errorf("is not a JSON object: %w", err)
+		return nil, errors.New("is not a JSON object: " + ingest.NotJSON(b))
 	}
 	return b, nil
 }

@@ -237,7 +237,7 @@ func (t leafType) number(v parquet.Value) (float64, error) {
 		s := strings.TrimSpace(string(b))
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
-			return 0, fmt.Errorf("%q is not a number", truncate(s, 40))
+			return 0, fmt.Errorf("a string of %d characters is not a number", utf8.RuneCountInString(s))
 		}
 		return f, nil
 	}
@@ -272,7 +272,7 @@ func (t leafType) boolean(v parquet.Value) (bool, error) {
 	case "false":
 		return false, nil
 	default:
-		return false, fmt.Errorf("%q is neither true nor false", truncate(s, 40))
+		return false, fmt.Errorf("a string of %d characters is neither true nor false", utf8.RuneCountInString(s))
 	}
 }
 
