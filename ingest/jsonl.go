@@ -19,7 +19,16 @@ import (
 type JSONLOptions struct {
 	// Agent, when set, is the agent id of every record (the mapping flag).
 	Agent string
+	// MaxLine bounds a line's length in bytes (0: DefaultMaxLine). A longer
+	// line is a malformed item (its position and length reported) and is
+	// read past without being kept, so memory stays bounded whatever the
+	// input (/dev/zero, a gigabyte of whitespace).
+	MaxLine int
 }
+
+// DefaultMaxLine is the longest line a JSONL reader keeps: 64 MiB, far
+// above any real LLM call.
+const DefaultMaxLine = 64 << 20
 
 // JSONLReader reads one capture record per line. Lines may be of any
 // length; blank lines are ignored; the input may be gzip or zstd
@@ -35,19 +44,24 @@ type JSONLOptions struct {
 //     latency_sec, cost, and the agent in kwargs.extra_body.metadata.tags
 //     as "agent:NAME" (else metadata.agent_id / user, else "default").
 type JSONLReader struct {
-	br   *bufio.Reader
-	name string
-	opt  JSONLOptions
-	line int64
-	rec  *Record
-	err  error
-	buf  []byte
-	kw   fastjson.Parser
+	br     *bufio.Reader
+	name   string
+	opt    JSONLOptions
+	line   int64
+	rec    *Record
+	err    error
+	buf    []byte
+	kw     fastjson.Parser
+	long   int64    // the length of the line just read past, when over MaxLine
+	chunks [][]byte // a long line's fragments while it is read
 }
 
 // NewJSONL returns a reader of r, whose records name their position as
 // name:line.
 func NewJSONL(r io.Reader, name string, opt JSONLOptions) *JSONLReader {
+	if opt.MaxLine <= 0 {
+		opt.MaxLine = DefaultMaxLine
+	}
 	return &JSONLReader{br: bufio.NewReaderSize(r, 1<<20), name: name, opt: opt}
 }
 
@@ -65,6 +79,12 @@ func (r *JSONLReader) Scan() bool {
 			return false
 		}
 		r.line++
+		if r.long > 0 {
+			pos := Pos{File: r.name, N: r.line}
+			r.rec = &Record{Pos: pos, Err: Errorf(pos, "line of %d bytes is longer than the %d-byte limit (--max-line): skipped", r.long, r.opt.MaxLine)}
+			r.long = 0
+			return true
+		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
@@ -92,20 +112,43 @@ func (r *JSONLReader) readLine() ([]byte, error) {
 	if err != bufio.ErrBufferFull {
 		return nil, err
 	}
-	// A line longer than the buffer: accumulate it in r.buf.
-	if cap(r.buf) > 64<<20 {
-		r.buf = nil // do not pin a huge buffer after a huge line
-	}
-	r.buf = append(r.buf[:0], frag...)
+	// A line longer than the buffer: keep its fragments (each copied once,
+	// in chunks that never grow) and join them once at the end, so a long
+	// line costs its length twice at most, never the garbage of a slice
+	// grown by doubling; past MaxLine, read on without keeping anything.
+	r.chunks = append(r.chunks[:0], append([]byte(nil), frag...))
+	n := int64(len(frag))
 	for {
 		frag, err = r.br.ReadSlice('\n')
-		r.buf = append(r.buf, frag...)
+		n += int64(len(frag))
+		if n > int64(r.opt.MaxLine) {
+			clear(r.chunks)
+			r.chunks = r.chunks[:0]
+		} else {
+			r.chunks = append(r.chunks, append([]byte(nil), frag...))
+		}
 		if err == bufio.ErrBufferFull {
 			continue
 		}
 		if err != nil && err != io.EOF {
 			return nil, err
 		}
+		if n > int64(r.opt.MaxLine) {
+			if len(frag) > 0 && frag[len(frag)-1] == '\n' {
+				n--
+			}
+			r.long = n
+			return nil, nil
+		}
+		if cap(r.buf) > 64<<20 || cap(r.buf) < int(n) {
+			r.buf = make([]byte, 0, n) // do not pin a huge buffer after a huge line
+		}
+		r.buf = r.buf[:0]
+		for _, c := range r.chunks {
+			r.buf = append(r.buf, c...)
+		}
+		clear(r.chunks)
+		r.chunks = r.chunks[:0]
 		return trimEOL(r.buf), nil
 	}
 }

@@ -27,6 +27,7 @@ type inputOptions struct {
 	perFile     bool     // qualify agent ids with the file's base name
 	batchOutput string   // a Batch API output file to join with the input on custom_id
 	mapping     []string // Parquet: field=column renames (--map)
+	maxLine     string   // --max-line: the longest JSONL line kept
 }
 
 // columnMap parses --map field=column flags.
@@ -144,7 +145,15 @@ func openInput(e *env, path string, opt inputOptions, read *atomic.Int64) (*open
 	in := &openedInput{name: name, format: format, compression: comp.String(), close: func() { closeDec(); closeFile() }}
 	switch format {
 	case "jsonl", string(logs.FormatCapture), string(logs.FormatCompletionLog):
-		in.reader = ingest.NewJSONL(r, name, ingest.JSONLOptions{Agent: opt.agent})
+		maxLine := 0 // ingest.DefaultMaxLine
+		if opt.maxLine != "" {
+			var err error
+			if maxLine, err = parseSize(opt.maxLine); err != nil {
+				in.close()
+				return nil, fmt.Errorf("--max-line: %v", err)
+			}
+		}
+		in.reader = ingest.NewJSONL(r, name, ingest.JSONLOptions{Agent: opt.agent, MaxLine: maxLine})
 	case "har":
 		in.reader = har.NewReader(r, name, har.Options{Agent: opt.agent, AgentHeader: opt.agentHeader})
 	case string(logs.FormatOpenAIBatch), string(logs.FormatAnthropicBatch):
@@ -307,6 +316,7 @@ func (o *inputOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.agentHeader, "agent-header", "X-Agent-Id", "HAR: request header holding the agent id")
 	fs.BoolVar(&o.perFile, "agent-per-file", false, "qualify agent ids with their file's name (agent@file), when ids repeat across unrelated captures")
 	fs.StringArrayVar(&o.mapping, "map", nil, "Parquet: read logical field from a differently named column (field=column; repeatable)")
+	fs.StringVar(&o.maxLine, "max-line", "64MiB", "JSONL: the longest line kept (a longer one is reported and skipped, so memory stays bounded)")
 	fs.StringVar(&o.batchOutput, "batch-output", "", "OpenAI/Anthropic Batch API: the output (results) file to join with the input on custom_id")
 }
 

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -228,5 +229,21 @@ func TestSecretsInWrongFieldsAreNotEchoed(t *testing.T) {
 		if strings.Contains(stdout+stderr, "SECRET") {
 			t.Errorf("%s: the secret leaked:\n%s\n%s", profile, stdout, stderr)
 		}
+	}
+}
+
+// A line longer than --max-line is reported with its position and read
+// past without being kept; the records after it are replayed (#15 item 4).
+func TestMaxLine(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "long.jsonl")
+	long := `{"ts":"2026-01-02T03:04:05Z","agent":"a","pad":"` + strings.Repeat(" ", 3<<20) + `"}`
+	os.WriteFile(in, []byte(long+"\n"+oneRecord), 0o644)
+	stdout, stderr, code := runCLI(t, "", "replay", "--max-line", "1MiB", "-f", "csv", in)
+	if code != 0 || !strings.Contains(stderr, "long.jsonl:1: line of "+strconv.Itoa(len(long))+" bytes is longer than the 1048576-byte limit (--max-line): skipped") ||
+		!strings.Contains(stdout, "a,1,") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, stderr, code := runCLI(t, "", "replay", "--max-line", "lots", in); code != exitUsage || !strings.Contains(stderr, "--max-line") {
+		t.Errorf("bad --max-line: exit %d, %q", code, stderr)
 	}
 }
