@@ -72,7 +72,7 @@ func agentList(as []analyze.AgentCount, max int) string {
 			parts = append(parts, fmt.Sprintf("… %d more", len(as)-max))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s (%d)", a.Agent, a.Requests))
+		parts = append(parts, fmt.Sprintf("%s (%d)", Printable(a.Agent), a.Requests))
 	}
 	return strings.Join(parts, ", ")
 }

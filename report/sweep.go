@@ -155,9 +155,9 @@ func nameRuns(r *sweep.Result, names func(s *sweep.Setting) []string) []string {
 	nt := len(r.Thresholds)
 	for wi, w := range r.Windows {
 		for ti := 0; ti < nt; {
-			cur := strings.Join(names(&r.Settings[wi*nt+ti]), ", ")
+			cur := Printable(strings.Join(names(&r.Settings[wi*nt+ti]), ", "))
 			tj := ti
-			for tj+1 < nt && strings.Join(names(&r.Settings[wi*nt+tj+1]), ", ") == cur {
+			for tj+1 < nt && Printable(strings.Join(names(&r.Settings[wi*nt+tj+1]), ", ")) == cur {
 				tj++
 			}
 			if cur != "" {
@@ -219,7 +219,7 @@ func SweepTable(w io.Writer, r *sweep.Result) error {
 	)
 	tbl.Header(upper(sweepHeader))
 	for _, row := range sweepRows(r) {
-		if err := tbl.Append(row); err != nil {
+		if err := tbl.Append(printableRow(row)); err != nil {
 			return err
 		}
 	}
@@ -296,7 +296,7 @@ func SweepCSV(w io.Writer, r *sweep.Result) error {
 			precision = sweepNum(s.Precision)
 		}
 		tok := func(s analyze.Saved) string { return strconv.FormatInt(s.TokensIn+s.TokensOut, 10) }
-		cw.Write([]string{strconv.Itoa(s.Window), sweepNum(s.Threshold), strconv.FormatBool(i == r.Recommended),
+		cw.Write(printableRow([]string{strconv.Itoa(s.Window), sweepNum(s.Threshold), strconv.FormatBool(i == r.Recommended),
 			strconv.Itoa(s.AgentsKilled), strconv.Itoa(s.LoopsCaught()), strconv.Itoa(s.CaughtLate),
 			strconv.Itoa(s.KilledEarly), strconv.Itoa(s.Missed), strconv.Itoa(s.LegitKilled),
 			strings.Join(s.FalsePositives, ";"), strings.Join(s.LikelyFalsePositives, ";"),
@@ -304,7 +304,7 @@ func SweepCSV(w io.Writer, r *sweep.Result) error {
 			strconv.Itoa(s.SavedLoops.Requests), tok(s.SavedLoops), sweepNum(RoundCost(s.SavedLoops.CostUSD)),
 			strconv.Itoa(s.LostLegit.Requests), tok(s.LostLegit), sweepNum(RoundCost(s.LostLegit.CostUSD)),
 			q(s.DelayRequests, false), q(s.DelayRequests, true), q(s.DelaySeconds, false), q(s.DelaySeconds, true),
-			precision, recall})
+			precision, recall}))
 	}
 	cw.Flush()
 	return cw.Error()

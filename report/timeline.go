@@ -143,7 +143,7 @@ func alertLines(s *analyze.Summary) []string {
 				continue
 			}
 			out = append(out, fmt.Sprintf("%s %s (%s)", ingest.FormatTime(k.TS), k.Alert.RuleType, k.Source),
-				"  "+strings.ReplaceAll(k.Alert.Message, "\n", "\n  "))
+				"  "+strings.Join(printableRow(strings.Split(k.Alert.Message, "\n")), "\n  "))
 		}
 	}
 	return out
@@ -160,7 +160,7 @@ func TimelineTable(w io.Writer, s *analyze.Summary) error {
 	)
 	tbl.Header(upper(timelineHeader))
 	for _, r := range rows {
-		if err := tbl.Append(r); err != nil {
+		if err := tbl.Append(printableRow(r)); err != nil {
 			return err
 		}
 	}
@@ -229,7 +229,7 @@ func TimelineMarkdown(w io.Writer, s *analyze.Summary) error {
 func mdRow(w io.Writer, cells []string) {
 	esc := make([]string, len(cells))
 	for i, c := range cells {
-		esc[i] = strings.NewReplacer("|", `\|`, "\n", " ").Replace(c)
+		esc[i] = strings.NewReplacer("|", `\|`).Replace(Printable(c))
 	}
 	fmt.Fprintf(w, "| %s |\n", strings.Join(esc, " | "))
 }
@@ -249,14 +249,14 @@ func TimelineCSV(w io.Writer, s *analyze.Summary) error {
 			strconv.FormatInt(a.Saved.TokensIn, 10), strconv.FormatInt(a.Saved.TokensOut, 10),
 			strconv.FormatFloat(RoundCost(a.Saved.CostUSD), 'f', -1, 64), a.FinalState.String()}
 		if len(a.Kills) == 0 {
-			cw.Write(append(append(base(), "false", "", "", "", "", "", "", "", "", "", ""), tail...))
+			cw.Write(printableRow(append(append(base(), "false", "", "", "", "", "", "", "", "", "", ""), tail...)))
 			continue
 		}
 		for _, k := range a.Kills {
 			row := append(base(), "true", strconv.FormatInt(k.Seq, 10), strconv.Itoa(k.AgentN), ingest.FormatTime(k.TS), k.Action.String(),
 				score(k.Score), strconv.FormatFloat(k.Threshold, 'f', -1, 64), strconv.Itoa(k.Window),
 				strconv.Itoa(k.Counts.SimilarPrompts), strconv.Itoa(k.Counts.SimilarResponses), strconv.Itoa(k.Counts.RepeatedToolCalls))
-			cw.Write(append(row, tail...))
+			cw.Write(printableRow(append(row, tail...)))
 		}
 	}
 	cw.Flush()
