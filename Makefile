@@ -53,6 +53,7 @@ fuzz:
 # Regenerate the generated fixtures (deterministic).
 fixtures:
 	$(GO) run ./fixtures/gen
+	$(GO) run ./fixtures/examples/gen
 
 # The Apache Beam pipeline (a module of its own: the Beam SDK is large).
 beam:
