@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -149,16 +150,58 @@ func alertLines(s *analyze.Summary) []string {
 	return out
 }
 
-// TimelineTable renders the timelines as a terminal table.
+// TableOptions shape a terminal table.
+type TableOptions struct {
+	// Width is the terminal's width in columns (0: DefaultWidth). A table
+	// wider than it shows only the columns that matter (compactColumns).
+	Width int
+	// Wide shows every column whatever the width.
+	Wide bool
+}
+
+// DefaultWidth is the width a table fits when the terminal's is unknown
+// (output to a file or a pipe).
+const DefaultWidth = 100
+
+// compactColumns are the timeline columns a narrow table keeps: who, how
+// much, at which request and score it was killed, what that refused.
+var compactColumns = []int{0, 1, 3, 4, 8, 10}
+
+// TimelineTable renders the timelines as a terminal table, every column.
 func TimelineTable(w io.Writer, s *analyze.Summary) error {
+	return TimelineTableOpts(w, s, TableOptions{Wide: true})
+}
+
+// TimelineTableOpts renders the timelines as a terminal table that fits
+// opt.Width unless opt.Wide.
+func TimelineTableOpts(w io.Writer, s *analyze.Summary, opt TableOptions) error {
 	rows, total := timelineRows(s)
-	fmt.Fprintf(w, "Deactivation timelines — %s\n\n", settingsLine(s))
+	width := opt.Width
+	if width <= 0 {
+		width = DefaultWidth
+	}
+	fmt.Fprintf(w, "%s\n\n", wrap("Deactivation timelines — "+settingsLine(s), width))
+	header := upper(timelineHeader)
+	note := ""
+	if !opt.Wide && tableWidth(header, rows, total) > width {
+		killed := total[2]
+		header, total = pick(header, compactColumns), pick(total, compactColumns)
+		header[2], total[2] = "KILLED AT REQUEST", killed
+		for i, r := range rows {
+			rows[i] = pick(r, compactColumns)
+			if strings.HasSuffix(r[2], " (429)") {
+				rows[i][2] += " (429)" // block mode: the time column is gone, the mark stays
+			}
+		}
+		note = fmt.Sprintf("(%d of %d columns, to fit %d: --wide shows every one, -f csv or json every value)\n",
+			len(compactColumns), len(timelineHeader), width)
+	}
 	tbl := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 	)
-	tbl.Header(upper(timelineHeader))
+	tbl.Header(header)
 	for _, r := range rows {
 		if err := tbl.Append(printableRow(r)); err != nil {
 			return err
@@ -168,9 +211,10 @@ func TimelineTable(w io.Writer, s *analyze.Summary) error {
 	if err := tbl.Render(); err != nil {
 		return err
 	}
+	fmt.Fprint(w, note)
 	fmt.Fprintln(w)
 	for _, l := range inputLines(s) {
-		fmt.Fprintln(w, l)
+		fmt.Fprintln(w, wrap(l, width))
 	}
 	if al := alertLines(s); len(al) > 0 {
 		fmt.Fprintln(w, "\nAlerts that would have gone out:")
@@ -179,6 +223,35 @@ func TimelineTable(w io.Writer, s *analyze.Summary) error {
 		}
 	}
 	return nil
+}
+
+// tableWidth is how wide an ASCII table of these cells renders: each
+// column as wide as its widest cell plus a space either side, and a
+// border between and around them.
+func tableWidth(header []string, rows [][]string, total []string) int {
+	widths := make([]int, len(header))
+	for _, r := range append(append([][]string{header}, rows...), total) {
+		for i, c := range r {
+			if i < len(widths) {
+				widths[i] = max(widths[i], utf8.RuneCountInString(Printable(c)))
+			}
+		}
+	}
+	n := 1
+	for _, w := range widths {
+		n += w + 3
+	}
+	return n
+}
+
+func pick(r []string, cols []int) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		if c < len(r) {
+			out[i] = r[c]
+		}
+	}
+	return out
 }
 
 func upper(h []string) []string {
@@ -415,4 +488,30 @@ func TimelineJSON(w io.Writer, s *analyze.Summary) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
+}
+
+// wrap breaks a line of prose at spaces so that no line is wider than
+// width; continuation lines are indented by two spaces. A word longer than
+// the width stays whole.
+func wrap(s string, width int) string {
+	if utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	var b strings.Builder
+	n := 0
+	for i, word := range strings.Split(s, " ") {
+		wl := utf8.RuneCountInString(word)
+		switch {
+		case i == 0:
+		case n+1+wl > width:
+			b.WriteString("\n  ")
+			n = 2
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(word)
+		n += wl
+	}
+	return b.String()
 }

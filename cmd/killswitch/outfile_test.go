@@ -247,3 +247,22 @@ func TestMaxLine(t *testing.T) {
 		t.Errorf("bad --max-line: exit %d, %q", code, stderr)
 	}
 }
+
+// The table fits 100 columns when the terminal's width is unknown, and
+// --wide shows every column (#15 item 9).
+func TestTableFitsTheWidth(t *testing.T) {
+	files := scenarioFiles(t)
+	stdout, _, _ := runCLI(t, "", append([]string{"replay"}, files...)...)
+	for _, l := range strings.Split(stdout, "\n") {
+		if n := len([]rune(l)); n > 100 {
+			t.Errorf("a line of %d columns: %s", n, l)
+		}
+	}
+	if !strings.Contains(stdout, "--wide shows every one") {
+		t.Errorf("no note on the hidden columns:\n%s", stdout)
+	}
+	wide, _, _ := runCLI(t, "", append([]string{"replay", "--wide"}, files...)...)
+	if !strings.Contains(wide, "SAVED TOKENS") || !strings.Contains(wide, "TOOL CALLS") {
+		t.Errorf("--wide:\n%s", wide)
+	}
+}

@@ -56,3 +56,22 @@ func startProgress(e *env, read, records *atomic.Int64, total int64) func() {
 	}()
 	return func() { close(done); <-finished }
 }
+
+// termWidth is the width of the terminal the report goes to: standard
+// output's when it is a terminal and the report is not written to a file;
+// else 0 (report.DefaultWidth), so that output to a file or a pipe does
+// not depend on the terminal.
+func termWidth(e *env, output string) int {
+	if output != "" && output != "-" {
+		return 0
+	}
+	f, ok := e.stdout.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	w, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return w
+}

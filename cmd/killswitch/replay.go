@@ -118,6 +118,7 @@ func cmdReplay(e *env, args []string) int {
 	format := fs.StringP("format", "f", "table", "output: table, json, jsonl (decision records), csv, markdown or html")
 	output := fs.StringP("output", "o", "", "write the report to this file (atomically) instead of standard output")
 	failOnKill := fs.Bool("fail-on-kill", false, "exit 1 when any agent would have been killed or blocked")
+	wide := fs.Bool("wide", false, "table: every column, whatever the terminal's width (else a table wider than the terminal, or than 100 columns when not a terminal, shows the columns that matter)")
 	allowEmpty := fs.Bool("allow-empty", false, "accept input without any LLM request (else exit 2: a corrupt or wrong file must not pass a nightly job)")
 	var sf stateFlags
 	sf.register(fs)
@@ -170,7 +171,7 @@ func cmdReplay(e *env, args []string) int {
 		case report.FormatJSONL:
 			return dw.Flush()
 		case report.FormatTable:
-			return report.TimelineTable(w, sum)
+			return report.TimelineTableOpts(w, sum, report.TableOptions{Width: termWidth(e, *output), Wide: *wide})
 		case report.FormatJSON:
 			return report.TimelineJSON(w, sum)
 		case report.FormatCSV:
