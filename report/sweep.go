@@ -211,14 +211,70 @@ func sweepNotes(r *sweep.Result) [][2]any {
 
 // SweepTable renders a sweep as a terminal table.
 func SweepTable(w io.Writer, r *sweep.Result) error {
-	fmt.Fprintf(w, "Threshold sweep — %s\n%s\n\n", sweepTitle(r), truthLine(r))
+	return SweepTableOpts(w, r, SweepTableOptions{TableOptions: TableOptions{Wide: true}, All: true})
+}
+
+// SweepTableOptions shape the sweep's terminal table.
+type SweepTableOptions struct {
+	TableOptions
+	// All shows every setting of the grid; else the recommended one and
+	// the SweepAround thresholds either side of it in its window, and the
+	// other windows at the recommended threshold.
+	All bool
+}
+
+// SweepAround is how many thresholds either side of the recommended
+// setting the default sweep table shows.
+const SweepAround = 3
+
+// sweepCompact are the columns a narrow sweep table keeps.
+var sweepCompact = []int{0, 1, 2, 3, 4, 7, 8, 11, 13, 14}
+
+// SweepTableOpts renders the sweep as a terminal table: led by the
+// recommendation and the settings around it unless opt.All, fitting
+// opt.Width unless opt.Wide.
+func SweepTableOpts(w io.Writer, r *sweep.Result, opt SweepTableOptions) error {
+	width := opt.Width
+	if width <= 0 {
+		width = DefaultWidth
+	}
+	fmt.Fprintf(w, "%s\n%s\n\n", wrap("Threshold sweep — "+sweepTitle(r), width), wrap(truthLine(r), width))
+	all := sweepRows(r)
+	rows, shown := all, len(all)
+	if !opt.All && r.Recommended >= 0 {
+		rows, shown = nil, 0
+		nt := len(r.Thresholds)
+		rw, rt := r.Recommended/nt, r.Recommended%nt
+		for i := range r.Settings {
+			wi, ti := i/nt, i%nt
+			if (wi == rw && ti >= rt-SweepAround && ti <= rt+SweepAround) || (wi != rw && ti == rt) {
+				rows = append(rows, all[i])
+				shown++
+			}
+		}
+	}
+	header := upper(sweepHeader)
+	var notes []string
+	if shown < len(all) {
+		notes = append(notes, fmt.Sprintf("%d of %d settings: the recommended one (*), %d thresholds either side, the other windows at its threshold; --all for the grid", shown, len(all), SweepAround))
+	}
+	if !opt.Wide && tableWidth(header, rows, nil) > width {
+		header = pick(header, sweepCompact)
+		for i := range rows {
+			rows[i] = pick(rows[i], sweepCompact)
+		}
+		notes = append(notes, fmt.Sprintf("%d of %d columns, to fit %d: --wide shows every one", len(sweepCompact), len(sweepHeader), width))
+	}
+	if len(notes) > 0 {
+		notes[len(notes)-1] += "; -f csv, json or html every value"
+	}
 	tbl := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 	)
-	tbl.Header(upper(sweepHeader))
-	for _, row := range sweepRows(r) {
+	tbl.Header(header)
+	for _, row := range rows {
 		if err := tbl.Append(printableRow(row)); err != nil {
 			return err
 		}
@@ -226,13 +282,16 @@ func SweepTable(w io.Writer, r *sweep.Result) error {
 	if err := tbl.Render(); err != nil {
 		return err
 	}
+	for _, n := range notes {
+		fmt.Fprintln(w, wrap("("+n+")", width))
+	}
 	for _, n := range sweepNotes(r) {
 		fmt.Fprintln(w)
 		if h := n[0].(string); h != "" {
 			fmt.Fprintln(w, h+":")
 		}
 		for _, l := range n[1].([]string) {
-			fmt.Fprintln(w, l)
+			fmt.Fprintln(w, wrap(l, width))
 		}
 	}
 	return nil

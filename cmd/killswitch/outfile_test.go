@@ -266,3 +266,21 @@ func TestTableFitsTheWidth(t *testing.T) {
 		t.Errorf("--wide:\n%s", wide)
 	}
 }
+
+// The sweep table leads with the recommendation and the settings around
+// it and fits 100 columns; --all --wide shows the whole grid (#15 item 9).
+func TestSweepTableFits(t *testing.T) {
+	stdout, _, code := runCLI(t, "", "sweep", "fixtures/sweep/labelled.jsonl")
+	if code != 0 || !strings.Contains(stdout, "9 of 75 settings") || !strings.Contains(stdout, "14.5 *") {
+		t.Fatalf("exit %d:\n%s", code, stdout)
+	}
+	for _, l := range strings.Split(stdout, "\n") {
+		if n := len([]rune(l)); n > 100 {
+			t.Errorf("a line of %d columns: %s", n, l)
+		}
+	}
+	all, _, _ := runCLI(t, "", "sweep", "--all", "--wide", "fixtures/sweep/labelled.jsonl")
+	if rows := strings.Count(all, "\n| "); rows != 76 { // the header and 75 settings
+		t.Errorf("--all: %d table rows, want 76", rows)
+	}
+}

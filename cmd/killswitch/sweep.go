@@ -33,7 +33,7 @@ type sweepFlags struct {
 	maxFP, late, workers                                       int
 	input                                                      inputOptions
 	reactivateAfter, retryAfter                                time.Duration
-	strict, verbose, allowEmpty                                bool
+	strict, verbose, allowEmpty, all, wide                     bool
 }
 
 func cmdSweep(e *env, args []string) int {
@@ -51,6 +51,8 @@ func cmdSweep(e *env, args []string) int {
 	f.input.register(fs)
 	fs.DurationVar(&f.reactivateAfter, "reactivate-after", 0, "simulate an operator re-activating killed agents after this delay (e.g. 10m)")
 	fs.DurationVar(&f.retryAfter, "retry-after", 60*time.Second, "block mode: the retry_after_seconds a refusal announces")
+	fs.BoolVar(&f.all, "all", false, "table: every setting of the grid (else the recommended one and the settings around it)")
+	fs.BoolVar(&f.wide, "wide", false, "table: every column, whatever the terminal's width")
 	fs.BoolVar(&f.allowEmpty, "allow-empty", false, "accept input without any LLM request (else exit 2)")
 	fs.IntVar(&f.workers, "workers", 0, "parallel feature extraction (0: one per CPU); output is identical at any value")
 	fs.BoolVar(&f.strict, "strict", false, "stop at the first malformed input item")
@@ -101,7 +103,8 @@ func cmdSweep(e *env, args []string) int {
 		case report.FormatHTML:
 			return report.SweepHTML(w, res)
 		}
-		return report.SweepTable(w, res)
+		return report.SweepTableOpts(w, res, report.SweepTableOptions{
+			TableOptions: report.TableOptions{Width: termWidth(e, f.output), Wide: f.wide}, All: f.all})
 	})
 	if err != nil {
 		return errorf(e, "sweep", "%v", err)
