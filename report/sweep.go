@@ -228,7 +228,10 @@ type SweepTableOptions struct {
 const SweepAround = 3
 
 // sweepCompact are the columns a narrow sweep table keeps.
-var sweepCompact = []int{0, 1, 2, 3, 4, 7, 8, 11, 13, 14}
+var sweepCompact = []int{0, 1, 2, 3, 7, 8, 11, 13, 14}
+
+// sweepCompactHeader names them briefly.
+var sweepCompactHeader = []string{"WINDOW", "THRESHOLD", "KILLED", "CAUGHT", "FALSE POS.", "LIKELY FP", "SAVED $", "LOST $", "DELAY REQ"}
 
 // SweepTableOpts renders the sweep as a terminal table: led by the
 // recommendation and the settings around it unless opt.All, fitting
@@ -259,7 +262,7 @@ func SweepTableOpts(w io.Writer, r *sweep.Result, opt SweepTableOptions) error {
 		notes = append(notes, fmt.Sprintf("%d of %d settings: the recommended one (*), %d thresholds either side, the other windows at its threshold; --all for the grid", shown, len(all), SweepAround))
 	}
 	if !opt.Wide && tableWidth(header, rows, nil) > width {
-		header = pick(header, sweepCompact)
+		header = sweepCompactHeader
 		for i := range rows {
 			rows[i] = pick(rows[i], sweepCompact)
 		}
