@@ -31,7 +31,7 @@ func (r *JSONLReader) freezeRecord(m *members, rec *Record) *Record {
 		return r.bad(`"entity": %v`, err)
 	}
 	if c.Entity != "tenant" && c.Entity != "key" {
-		return r.bad(`"entity": %q is neither "tenant" nor "key"`, c.Entity)
+		return r.bad(`"entity": %s is neither "tenant" nor "key"`, describe(m.entity))
 	}
 	for _, s := range []struct {
 		dst  *string

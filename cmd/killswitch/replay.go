@@ -118,6 +118,8 @@ func cmdReplay(e *env, args []string) int {
 	format := fs.StringP("format", "f", "table", "output: table, json, jsonl (decision records), csv, markdown or html")
 	output := fs.StringP("output", "o", "", "write the report to this file (atomically) instead of standard output")
 	failOnKill := fs.Bool("fail-on-kill", false, "exit 1 when any agent would have been killed or blocked")
+	policy := fs.String("policy", "loop", "the kill switch replayed: loop (the loop detector) or gateway (tenant/key freezes and\n"+
+		"M22's guardrail pack; --profile m22 (default) or spec; -f jsonl, table or markdown; --writes FILE.sql, --apply postgres://…)")
 	wide := fs.Bool("wide", false, "table: every column, whatever the terminal's width (else a table wider than the terminal, or than 100 columns when not a terminal, shows the columns that matter)")
 	allowEmpty := fs.Bool("allow-empty", false, "accept input without any LLM request (else exit 2: a corrupt or wrong file must not pass a nightly job)")
 	var sf stateFlags
@@ -133,6 +135,21 @@ func cmdReplay(e *env, args []string) int {
 	case report.FormatTable, report.FormatJSON, report.FormatJSONL, report.FormatCSV, report.FormatMarkdown, report.FormatHTML:
 	default:
 		return errorf(e, "replay", "unknown --format %q (want table, json, jsonl, csv, markdown or html)", *format)
+	}
+	switch *policy {
+	case "loop":
+	case "gateway":
+		if err := checkOutputs([]string{*output, sf.writes}, fs.Args()); err != nil {
+			return errorf(e, "replay", "%v", err)
+		}
+		if err := checkWorkers(rf.workers); err != nil {
+			return errorf(e, "replay", "%v", err)
+		}
+		g := gatewayRun{rf: &rf, profileGiven: fs.Changed("profile"), format: *format, output: *output,
+			writes: sf.writes, apply: sf.apply, failOnKill: *failOnKill, allowEmpty: *allowEmpty}
+		return g.run(e, fs.Args())
+	default:
+		return errorf(e, "replay", "unknown --policy %q (want loop or gateway)", *policy)
 	}
 	if err := checkOutputs([]string{*output, sf.writes}, fs.Args()); err != nil {
 		return errorf(e, "replay", "%v", err)

@@ -1,0 +1,77 @@
+package gateway
+
+import (
+	"fmt"
+
+	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// Policy is the gateway on the analyze policy seam: every record goes
+// through Gateway.Step in replay order; a request the gateway refuses is
+// refused in the replay's decision too (423: blocked, the tenant or key is
+// frozen; 400, 402, 429, 422, 500: refused by a guardrail, a budget, the
+// rate limit or a body M22 rejects). Its own decisions and result are kept
+// for the reports and the PostgreSQL writes.
+type Policy struct {
+	g         *Gateway
+	decisions []Decision
+	result    *Result
+}
+
+// NewPolicy returns the gateway policy configured by cfg.
+func NewPolicy(cfg Config) (*Policy, error) {
+	g, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Policy{g: g}, nil
+}
+
+// Name is "gateway".
+func (p *Policy) Name() string { return "gateway" }
+
+// Control applies freeze and unfreeze records.
+func (p *Policy) Control(rec *ingest.Record, fx *analyze.Effects) { p.g.Step(rec) }
+
+// Decide decides one request as the gateway would.
+func (p *Policy) Decide(rec *ingest.Record, f *analyze.Features, d *analyze.Decision, fx *analyze.Effects) {
+	gd, ok := p.g.Step(rec)
+	if !ok {
+		return
+	}
+	p.decisions = append(p.decisions, gd)
+	if d.Action.Refused() || !gd.Refused() {
+		return
+	}
+	d.Status = gd.HTTPStatus
+	d.Action = analyze.ActionBlock
+	if gd.HTTPStatus == 423 {
+		d.Action = analyze.ActionBlocked
+	}
+	switch {
+	case gd.Invalid != "":
+		d.Reason = fmt.Sprintf("HTTP %d: %s", gd.HTTPStatus, gd.Invalid)
+	case gd.BlockReason != "":
+		d.Reason = fmt.Sprintf("HTTP %d: %s", gd.HTTPStatus, gd.BlockReason)
+		for _, g := range gd.Guardrails {
+			if !g.Passed && g.Name == gd.BlockReason && g.Reason != "" {
+				d.Reason += ": " + g.Reason
+				break
+			}
+		}
+	default:
+		d.Reason = fmt.Sprintf("HTTP %d", gd.HTTPStatus)
+	}
+}
+
+// Decisions returns the gateway's decisions, in replay order.
+func (p *Policy) Decisions() []Decision { return p.decisions }
+
+// Result finishes the gateway (once) and returns its result.
+func (p *Policy) Result() *Result {
+	if p.result == nil {
+		p.result = p.g.Finish()
+	}
+	return p.result
+}

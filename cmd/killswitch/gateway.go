@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/gateway"
+	"github.com/killswitch/killswitch/report"
+)
+
+// gatewayRun is `replay --policy gateway`: the captures through the
+// gateway policy (tenant and key freezes, the default guardrail pack;
+// profile m22 by default, or spec), its decisions or its incident report,
+// and its PostgreSQL state.
+type gatewayRun struct {
+	rf                     *replayFlags
+	profileGiven           bool
+	format, output         string
+	writes, apply          string
+	failOnKill, allowEmpty bool
+}
+
+func (g *gatewayRun) run(e *env, paths []string) int {
+	name := "m22"
+	if g.profileGiven {
+		name = g.rf.profile
+	}
+	prof, err := gateway.ProfileByName(name)
+	if err != nil {
+		return errorf(e, "replay", "--policy gateway: %v", err)
+	}
+	cfg := gateway.DefaultConfig(prof)
+	if g.rf.settings != "" {
+		data, err := os.ReadFile(g.rf.settings)
+		if err != nil {
+			return errorf(e, "replay", "%v", err)
+		}
+		if err := cfg.ApplySettings(data); err != nil {
+			return errorf(e, "replay", "%s: %v", g.rf.settings, err)
+		}
+	}
+	switch g.format {
+	case report.FormatJSONL, report.FormatTable, report.FormatMarkdown:
+	default:
+		return errorf(e, "replay", "--policy gateway: -f %s is not available (want jsonl, table or markdown)", g.format)
+	}
+	if g.writes != "" && !strings.HasSuffix(g.writes, ".sql") {
+		return errorf(e, "replay", "--policy gateway: --writes %s: want FILE.sql (the PostgreSQL state)", g.writes)
+	}
+	if g.apply != "" && !strings.HasPrefix(g.apply, "postgres://") && !strings.HasPrefix(g.apply, "postgresql://") {
+		return errorf(e, "replay", "--policy gateway: --apply %s: want postgres://…", g.apply)
+	}
+	pol, err := gateway.NewPolicy(cfg)
+	if err != nil {
+		return errorf(e, "replay", "%v", err)
+	}
+	acfg := analyze.NewConfig()
+	acfg.Policies = []analyze.Policy{pol}
+	var sum *analyze.Summary
+	err = writeOutput(e, g.output, func(w io.Writer) error {
+		var err error
+		if sum, err = g.rf.replayFiles(e, "replay", paths, acfg, analyze.Hooks{}); err != nil {
+			return err
+		}
+		if !g.allowEmpty {
+			if err := noRequests(sum.Totals.Requests, sum.Malformed, sum.Skips); err != nil {
+				return err
+			}
+		}
+		res := pol.Result()
+		switch g.format {
+		case report.FormatJSONL:
+			return report.GatewayDecisionsJSONL(w, pol.Decisions())
+		case report.FormatMarkdown:
+			return report.GatewayText(w, res, true)
+		}
+		return report.GatewayText(w, res, false)
+	})
+	if err != nil {
+		return errorf(e, "replay", "%v", err)
+	}
+	stmts := report.GatewayStatements(pol.Decisions(), pol.Result())
+	if g.writes != "" {
+		if err := writeFileAtomic(g.writes, func(w io.Writer) error { return report.WriteGatewaySQL(w, stmts) }); err != nil {
+			return errorf(e, "replay", "--writes: %v", err)
+		}
+	}
+	if g.apply != "" {
+		if err := applyPostgres(context.Background(), g.apply, stmts); err != nil {
+			return errorf(e, "replay", "%v", err)
+		}
+	}
+	reportHiddenWarnings(e, "replay", sum.WarningCounts)
+	if sum.Malformed > 0 {
+		fmt.Fprintf(e.stderr, "killswitch replay: %d malformed input items skipped (reported above)\n", sum.Malformed)
+	}
+	if g.failOnKill && (sum.Totals.Blocks > 0 || sum.Totals.Blocked > 0) {
+		return exitFound
+	}
+	return exitOK
+}

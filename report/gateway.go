@@ -1,0 +1,203 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/killswitch/killswitch/analyze/gateway"
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// AppendGatewayDecision appends one gateway decision record: the call, the
+// status the gateway answered, why, the guardrail decisions as M22 stores
+// them (policy_decisions_json) and the cost estimate.
+func AppendGatewayDecision(b []byte, d *gateway.Decision) []byte {
+	b = append(b, `{"seq":`...)
+	b = strconv.AppendInt(b, d.Seq, 10)
+	b = append(b, `,"ts":`...)
+	b = AppendString(b, ingest.FormatTime(d.TS))
+	b = append(b, `,"tenant":`...)
+	b = AppendString(b, d.Tenant)
+	b = append(b, `,"api_key_id":`...)
+	b = appendNullString(b, d.APIKeyID)
+	b = append(b, `,"source":`...)
+	b = AppendString(b, d.Source.String())
+	b = append(b, `,"call_id":`...)
+	b = AppendString(b, d.CallID)
+	b = append(b, `,"model":`...)
+	b = appendNullString(b, d.Model)
+	b = append(b, `,"http_status":`...)
+	b = strconv.AppendInt(b, int64(d.HTTPStatus), 10)
+	b = append(b, `,"was_blocked":`...)
+	b = strconv.AppendBool(b, d.Blocked)
+	b = append(b, `,"block_reason":`...)
+	b = appendNullString(b, d.BlockReason)
+	b = append(b, `,"invalid":`...)
+	b = appendNullString(b, d.Invalid)
+	b = append(b, `,"cost_estimate_cents":`...)
+	if d.HasCost {
+		b = strconv.AppendFloat(b, d.CostCents, 'f', -1, 64)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"policy_decisions":`...)
+	if d.Guardrails == nil {
+		b = append(b, "null"...)
+	} else {
+		b = gateway.AppendDecisionsJSON(b, d.Guardrails)
+	}
+	b = append(b, `,"incident_id":`...)
+	b = appendNullString(b, d.IncidentID)
+	return append(b, '}')
+}
+
+func appendNullString(b []byte, s string) []byte {
+	if s == "" {
+		return append(b, "null"...)
+	}
+	return AppendString(b, s)
+}
+
+// GatewayDecisionsJSONL writes one decision record per line.
+func GatewayDecisionsJSONL(w io.Writer, ds []gateway.Decision) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var buf []byte
+	for i := range ds {
+		buf = AppendGatewayDecision(buf[:0], &ds[i])
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// GatewayText renders the gateway replay for a terminal (markdown when md):
+// what each tenant's and key's calls got, the refusals by reason, the
+// freezes, and one screen per incident — its trigger, start and end, calls
+// affected, cost avoided, its events in order and the requests behind it.
+func GatewayText(w io.Writer, res *gateway.Result, md bool) error {
+	h := func(s string) {
+		if md {
+			fmt.Fprintf(w, "\n## %s\n\n", s)
+		} else {
+			fmt.Fprintf(w, "\n%s\n%s\n", s, strings.Repeat("-", len([]rune(s))))
+		}
+	}
+	title := fmt.Sprintf("Gateway replay — profile %s: %d calls", res.Profile, res.Requests)
+	if md {
+		fmt.Fprintf(w, "# %s\n", title)
+	} else {
+		fmt.Fprintln(w, title)
+	}
+	h("Calls by tenant and key")
+	rows := [][]string{}
+	for _, t := range append(append([]gateway.Totals(nil), res.Tenants...), res.Keys...) {
+		who := Printable(t.Tenant)
+		if t.APIKeyID != "" {
+			who += " / " + Printable(t.APIKeyID)
+		}
+		rows = append(rows, []string{who, strconv.Itoa(t.Requests), strconv.Itoa(t.Forwarded), statusCounts(t.ByStatus),
+			fmt.Sprintf("%.4f¢", t.CostAvoidedCents)})
+	}
+	textTable(w, md, []string{"tenant / key", "calls", "forwarded", "answered", "cost avoided"}, rows)
+	if len(res.ByReason) > 0 {
+		h("Refusals by reason")
+		var reasons []string
+		for r := range res.ByReason {
+			reasons = append(reasons, r)
+		}
+		sort.Strings(reasons)
+		for _, r := range reasons {
+			fmt.Fprintf(w, "- %s: %d\n", Printable(r), res.ByReason[r])
+		}
+	}
+	if len(res.Freezes) > 0 {
+		h("Freezes")
+		for _, f := range res.Freezes {
+			verb := "unfrozen"
+			if f.Freeze {
+				verb = "frozen"
+			}
+			fmt.Fprintf(w, "- %s %s %s %s by %s (%s)", ingest.FormatTime(f.TS), f.Entity, Printable(f.EntityID), verb, Printable(f.By), f.Source)
+			if f.Reason != "" {
+				fmt.Fprintf(w, ": %s", Printable(f.Reason))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	h(fmt.Sprintf("Incidents (%d)", len(res.Incidents)))
+	if len(res.Incidents) == 0 {
+		fmt.Fprintln(w, "none")
+	}
+	for _, in := range res.Incidents {
+		end := "open"
+		if !in.EndedAt.IsZero() {
+			end = ingest.FormatTime(in.EndedAt) + " (" + in.ResolvedBy + ")"
+		}
+		fmt.Fprintf(w, "\n%s [%s, %s] %s\n", in.ID, in.Severity, in.Status, Printable(in.Title))
+		fmt.Fprintf(w, "  tenant %s, trigger %s, from %s to %s, %d calls affected, cost avoided %.4f¢\n",
+			Printable(in.Tenant), in.Trigger, ingest.FormatTime(in.StartedAt), end, len(in.Calls), in.CostCents)
+		for _, ev := range in.Events {
+			fmt.Fprintf(w, "  %s %s: %s\n", ingest.FormatTime(ev.TS), ev.Type, Printable(ev.Description))
+		}
+		for _, c := range in.Calls {
+			fmt.Fprintf(w, "    call %d at %s: HTTP %d (%s)\n", c.Seq, ingest.FormatTime(c.TS), c.Status, c.Source)
+		}
+	}
+	if len(res.Warnings) > 0 {
+		h("Warnings")
+		for _, wn := range res.Warnings {
+			fmt.Fprintf(w, "- %s: %s\n", wn.Pos, Printable(wn.Msg))
+		}
+	}
+	return nil
+}
+
+func statusCounts(m map[int]int) string {
+	var codes []int
+	for c := range m {
+		codes = append(codes, c)
+	}
+	sort.Ints(codes)
+	parts := make([]string, len(codes))
+	for i, c := range codes {
+		parts[i] = fmt.Sprintf("%d×%d", m[c], c)
+	}
+	return strings.Join(parts, " ")
+}
+
+// textTable writes a small aligned table (or a Markdown one).
+func textTable(w io.Writer, md bool, header []string, rows [][]string) {
+	if md {
+		mdRow(w, header)
+		fmt.Fprintf(w, "|%s|\n", strings.Repeat("---|", len(header)))
+		for _, r := range rows {
+			mdRow(w, r)
+		}
+		return
+	}
+	widths := make([]int, len(header))
+	for _, r := range append([][]string{header}, rows...) {
+		for i, c := range r {
+			widths[i] = max(widths[i], len([]rune(c)))
+		}
+	}
+	for _, r := range append([][]string{header}, rows...) {
+		for i, c := range r {
+			pad := widths[i] - len([]rune(c))
+			if i == len(r)-1 {
+				pad = 0
+			}
+			fmt.Fprint(w, c+strings.Repeat(" ", pad))
+			if i < len(r)-1 {
+				fmt.Fprint(w, "  ")
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}
