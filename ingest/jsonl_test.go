@@ -319,7 +319,7 @@ func TestFreezeRecords(t *testing.T) {
 	want := []string{
 		"freeze tenant acme/ by=ops reason=runaway agent=acme",
 		"unfreeze key acme/k1 by=manual reason= agent=acme",
-		`f.jsonl:3: "entity": "org" is neither "tenant" nor "key"`,
+		`f.jsonl:3: "entity": a string of 3 characters is neither "tenant" nor "key"`,
 		`f.jsonl:4: "freeze" of a key without "api_key_id"`,
 		`f.jsonl:5: "freeze" of a tenant without "tenant"`,
 	}
