@@ -40,21 +40,24 @@ const SimilarDistance = 2
 func Distance(a, b uint64) int { return bits.OnesCount64(a ^ b) }
 
 // Window is an agent's FIFO of the most recent fingerprints: a ring buffer
-// holding at most Cap entries. The zero value is unusable; use NewWindow.
+// holding at most Cap entries. Its storage grows on demand (most agents
+// send few requests), so an idle agent's window costs a few words. The
+// zero value is unusable; use NewWindow.
 type Window struct {
-	buf  []Entry
-	head int // index of the oldest entry
+	buf  []Entry // the ring: len(buf) ≤ size, grown by doubling
+	size int     // the most entries held
+	head int     // index of the oldest entry
 	n    int
 }
 
 // NewWindow returns an empty window holding at most size entries.
-func NewWindow(size int) *Window { return &Window{buf: make([]Entry, size)} }
+func NewWindow(size int) *Window { return &Window{size: size} }
 
 // Len is the number of entries held.
 func (w *Window) Len() int { return w.n }
 
 // Cap is the most entries the window holds.
-func (w *Window) Cap() int { return len(w.buf) }
+func (w *Window) Cap() int { return w.size }
 
 // At returns the i-th entry, 0 being the oldest.
 func (w *Window) At(i int) *Entry { return &w.buf[(w.head+i)%len(w.buf)] }
@@ -69,6 +72,9 @@ func (w *Window) Newest() *Entry {
 
 // Push appends e, evicting the oldest entry when full.
 func (w *Window) Push(e Entry) {
+	if w.n == len(w.buf) && len(w.buf) < w.size {
+		w.grow(min(w.size, max(2, 2*len(w.buf))))
+	}
 	if w.n < len(w.buf) {
 		w.buf[(w.head+w.n)%len(w.buf)] = e
 		w.n++
@@ -78,20 +84,29 @@ func (w *Window) Push(e Entry) {
 	w.head = (w.head + 1) % len(w.buf)
 }
 
+// grow re-allocates the ring with room for c entries, oldest first.
+func (w *Window) grow(c int) {
+	nb := make([]Entry, c)
+	for i := 0; i < w.n; i++ {
+		nb[i] = *w.At(i)
+	}
+	w.buf, w.head = nb, 0
+}
+
 // Clear empties the window.
 func (w *Window) Clear() { w.head, w.n = 0, 0 }
 
 // Resize changes the capacity, keeping the most recent entries.
 func (w *Window) Resize(size int) {
-	if size == len(w.buf) {
+	if size == w.size {
 		return
 	}
 	keep := min(w.n, size)
-	nb := make([]Entry, size)
+	nb := make([]Entry, keep)
 	for i := 0; i < keep; i++ {
 		nb[i] = *w.At(w.n - keep + i)
 	}
-	w.buf, w.head, w.n = nb, 0, keep
+	w.buf, w.size, w.head, w.n = nb, size, 0, keep
 }
 
 // Count scores cur against the last k entries of the window (all of them
