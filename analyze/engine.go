@@ -175,7 +175,7 @@ func (e *Engine) Policies() []Policy { return e.policies }
 func (e *Engine) book(name string) *agentBook {
 	b := e.agents[name]
 	if b == nil {
-		b = &agentBook{sum: e.sum.agent(name)}
+		b = &agentBook{sum: e.sum.newAgent(name)}
 		e.agents[name] = b
 	}
 	return b

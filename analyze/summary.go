@@ -114,22 +114,18 @@ type Summary struct {
 	WarningCounts []WarningCount
 
 	warnCounts [numWarningKinds]int
-	byName     map[string]*AgentSummary
 	skips      map[string]int
 }
 
 func newSummary(cfg Config) Summary {
-	return Summary{Profile: cfg.Profile, Mode: cfg.Mode, Default: cfg.Default,
-		byName: map[string]*AgentSummary{}, skips: map[string]int{}}
+	return Summary{Profile: cfg.Profile, Mode: cfg.Mode, Default: cfg.Default, skips: map[string]int{}}
 }
 
-func (s *Summary) agent(name string) *AgentSummary {
-	a := s.byName[name]
-	if a == nil {
-		a = &AgentSummary{Agent: name}
-		s.byName[name] = a
-		s.Agents = append(s.Agents, a)
-	}
+// newAgent adds the timeline of an agent the summary does not hold yet
+// (the engine's bookkeeping map says which it holds).
+func (s *Summary) newAgent(name string) *AgentSummary {
+	a := &AgentSummary{Agent: name}
+	s.Agents = append(s.Agents, a)
 	return a
 }
 

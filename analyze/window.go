@@ -73,7 +73,7 @@ func (w *Window) Newest() *Entry {
 // Push appends e, evicting the oldest entry when full.
 func (w *Window) Push(e Entry) {
 	if w.n == len(w.buf) && len(w.buf) < w.size {
-		w.grow(min(w.size, max(2, 2*len(w.buf))))
+		w.grow(min(w.size, max(1, 2*len(w.buf))))
 	}
 	if w.n < len(w.buf) {
 		w.buf[(w.head+w.n)%len(w.buf)] = e
