@@ -1,0 +1,338 @@
+package breaker
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// Action is what the breaker did with a request.
+type Action uint8
+
+const (
+	ActionForward Action = iota // allowed (closed, disabled, or too few samples)
+	ActionTrip                  // the request that opened the breaker: refused
+	ActionBlocked               // refused while the breaker was open
+)
+
+var actionNames = [...]string{"forward", "trip", "blocked"}
+
+func (a Action) String() string { return actionNames[a] }
+
+// Decision is the breaker's answer for one request.
+type Decision struct {
+	Seq         int64 // 1-based among the requests
+	ScopeN      int   // 1-based among the scope's requests
+	TS          time.Time
+	Source      ingest.Pos
+	Scope       Scope
+	Action      Action
+	ErrorRate   float64 // errors / samples read before the request (0 without samples)
+	Samples     int     // successes + errors read before the request
+	Errors      int
+	Reason      string
+	SecondsLeft int64 // blocked: until the breaker closes
+	Error       bool  // the forwarded request's outcome was an error
+	Counted     bool  // its outcome was counted (forwarded, breaker enabled)
+}
+
+// Trip is one opening of a breaker.
+type Trip struct {
+	TS                        time.Time
+	ScopeN                    int
+	Seq                       int64
+	Source                    ingest.Pos
+	ErrorRate                 float64
+	Samples                   int
+	Until                     time.Time // when it closes by itself
+	Refused                   int       // requests refused while it was open (the trip included)
+	Provider, Model, Endpoint string
+	Statuses                  map[int]int // the statuses of the errors counted before it
+}
+
+// ScopeResult is one breaker's timeline.
+type ScopeResult struct {
+	Scope     Scope
+	Requests  int
+	Forwarded int
+	Errors    int // forwarded requests whose outcome was an error
+	Refused   int
+	Trips     []Trip
+	Open      bool // still open at the end of the capture
+}
+
+// TenantTotals add up a tenant's scopes.
+type TenantTotals struct {
+	Tenant                       string
+	Scopes, ScopesTripped, Trips int
+	Requests, Refused            int
+}
+
+// Group is trips of several scopes close in time that share a tenant,
+// provider, model or endpoint: an upstream outage more likely than the
+// agents.
+type Group struct {
+	Key, Value string // "tenant", "provider", "model" or "endpoint"
+	Trips      []GroupTrip
+	Span       time.Duration
+	Statuses   map[int]int
+	Text       string
+}
+
+// GroupTrip is one trip of a group.
+type GroupTrip struct {
+	Scope Scope
+	TS    time.Time
+}
+
+// Result is the end of a breaker replay.
+type Result struct {
+	Config   Config
+	Scopes   []*ScopeResult // sorted by tenant, agent, workflow
+	Tenants  []TenantTotals
+	Groups   []Group
+	Requests int
+	Trips    int
+	Refused  int
+	End      time.Time // the capture's last time
+}
+
+type scopeState struct {
+	res              *ScopeResult
+	open             bool
+	until            time.Time
+	succ, errc       counter
+	errStatuses      map[int]int
+	lastTripStatuses map[int]int
+}
+
+// Breaker replays records in order.
+type Breaker struct {
+	cfg    Config
+	scopes map[Scope]*scopeState
+	seq    int64
+	end    time.Time
+}
+
+// New validates cfg and returns a breaker.
+func New(cfg Config) (*Breaker, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Breaker{cfg: cfg, scopes: map[Scope]*scopeState{}}, nil
+}
+
+// ScopeOf returns the breaker a record belongs to.
+func ScopeOf(rec *ingest.Record) Scope {
+	w := rec.Workflow
+	if w == "" {
+		w = "default"
+	}
+	return Scope{Tenant: rec.Tenant, Agent: rec.Agent, Workflow: w}
+}
+
+func (b *Breaker) state(s Scope) *scopeState {
+	st := b.scopes[s]
+	if st == nil {
+		st = &scopeState{res: &ScopeResult{Scope: s}}
+		b.scopes[s] = st
+	}
+	return st
+}
+
+// Step decides one request (ok false for anything else). errBody says the
+// response is an error body whatever its status.
+func (b *Breaker) Step(rec *ingest.Record, errBody bool) (d Decision, ok bool) {
+	if rec.Err != nil || rec.Skip != "" || rec.Control != nil {
+		return d, false
+	}
+	if rec.TS.After(b.end) {
+		b.end = rec.TS
+	}
+	sc := ScopeOf(rec)
+	st := b.state(sc)
+	r := b.cfg.rules(sc.Agent)
+	b.seq++
+	st.res.Requests++
+	d = Decision{Seq: b.seq, ScopeN: st.res.Requests, TS: rec.TS, Source: rec.Pos, Scope: sc}
+	now := rec.TS
+	if !r.Enabled {
+		st.res.Forwarded++
+		d.Reason = "breaker disabled: nothing counted"
+		return d, true
+	}
+	if st.open && !now.Before(st.until) {
+		st.open = false // recovered by itself at st.until
+	}
+	if st.open {
+		d.Action = ActionBlocked
+		d.SecondsLeft = int64(st.until.Sub(now).Seconds() + 0.999999)
+		d.Reason = "Kill switch active - workflow temporarily disabled"
+		st.res.Refused++
+		st.res.Trips[len(st.res.Trips)-1].Refused++
+		return d, true
+	}
+	succ := st.succ.read(now, b.cfg.TTL, r.Window)
+	errs := st.errc.read(now, b.cfg.TTL, r.Window)
+	d.Samples, d.Errors = succ+errs, errs
+	if d.Samples > 0 {
+		d.ErrorRate = float64(errs) / float64(d.Samples)
+	}
+	if d.Samples >= r.MinSamples && d.ErrorRate >= r.Rate {
+		st.open, st.until = true, now.Add(r.Recover)
+		d.Action = ActionTrip
+		d.Reason = fmt.Sprintf("Kill switch activated - error rate %s exceeds %s", pct(d.ErrorRate), pct(r.Rate))
+		statuses := map[int]int{}
+		for k, v := range st.errStatuses {
+			statuses[k] = v
+		}
+		st.res.Trips = append(st.res.Trips, Trip{TS: now, ScopeN: d.ScopeN, Seq: d.Seq, Source: rec.Pos,
+			ErrorRate: d.ErrorRate, Samples: d.Samples, Until: st.until, Refused: 1,
+			Provider: rec.Provider, Model: rec.Model, Endpoint: rec.Endpoint, Statuses: statuses})
+		st.res.Refused++
+		if r.Recover == 0 {
+			st.open = false
+		}
+		return d, true
+	}
+	// Forwarded: its outcome is counted after the work ran.
+	st.res.Forwarded++
+	d.Counted = true
+	d.Error = errBody || b.cfg.Errors.IsError(rec.Status)
+	if d.Error {
+		st.res.Errors++
+		st.errc.incr(now, b.cfg.TTL, r.Window)
+		if st.errStatuses == nil {
+			st.errStatuses = map[int]int{}
+		}
+		st.errStatuses[rec.Status]++
+	} else {
+		st.succ.incr(now, b.cfg.TTL, r.Window)
+	}
+	return d, true
+}
+
+// Finish returns the timelines, per-tenant totals and correlated groups.
+func (b *Breaker) Finish() *Result {
+	res := &Result{Config: b.cfg, End: b.end}
+	for _, st := range b.scopes {
+		st.res.Open = st.open && b.end.Before(st.until)
+		res.Scopes = append(res.Scopes, st.res)
+	}
+	sort.Slice(res.Scopes, func(i, j int) bool { return less(res.Scopes[i].Scope, res.Scopes[j].Scope) })
+	byTenant := map[string]*TenantTotals{}
+	var tenants []string
+	for _, s := range res.Scopes {
+		t := byTenant[s.Scope.Tenant]
+		if t == nil {
+			t = &TenantTotals{Tenant: s.Scope.Tenant}
+			byTenant[s.Scope.Tenant] = t
+			tenants = append(tenants, s.Scope.Tenant)
+		}
+		t.Scopes++
+		t.Requests += s.Requests
+		t.Refused += s.Refused
+		t.Trips += len(s.Trips)
+		if len(s.Trips) > 0 {
+			t.ScopesTripped++
+		}
+		res.Requests += s.Requests
+		res.Refused += s.Refused
+		res.Trips += len(s.Trips)
+	}
+	sort.Strings(tenants)
+	for _, t := range tenants {
+		res.Tenants = append(res.Tenants, *byTenant[t])
+	}
+	res.Groups = groups(res.Scopes, b.cfg.GroupWithin)
+	return res
+}
+
+func less(a, b Scope) bool {
+	if a.Tenant != b.Tenant {
+		return a.Tenant < b.Tenant
+	}
+	if a.Agent != b.Agent {
+		return a.Agent < b.Agent
+	}
+	return a.Workflow < b.Workflow
+}
+
+// groups finds, for each shared attribute, runs of trips of at least two
+// scopes each within span of the previous one.
+func groups(scopes []*ScopeResult, span time.Duration) []Group {
+	type tr struct {
+		scope Scope
+		t     *Trip
+	}
+	var all []tr
+	for _, s := range scopes {
+		for i := range s.Trips {
+			all = append(all, tr{s.Scope, &s.Trips[i]})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].t.TS.Before(all[j].t.TS) })
+	var out []Group
+	for _, key := range []string{"tenant", "provider", "model", "endpoint"} {
+		by := map[string][]tr{}
+		var values []string
+		for _, x := range all {
+			v := map[string]string{"tenant": x.scope.Tenant, "provider": x.t.Provider, "model": x.t.Model, "endpoint": x.t.Endpoint}[key]
+			if v == "" {
+				continue
+			}
+			if by[v] == nil {
+				values = append(values, v)
+			}
+			by[v] = append(by[v], x)
+		}
+		sort.Strings(values)
+		for _, v := range values {
+			list := by[v]
+			for i := 0; i < len(list); {
+				j := i + 1
+				for j < len(list) && list[j].t.TS.Sub(list[j-1].t.TS) <= span {
+					j++
+				}
+				distinct := map[Scope]bool{}
+				for _, x := range list[i:j] {
+					distinct[x.scope] = true
+				}
+				if len(distinct) >= 2 {
+					g := Group{Key: key, Value: v, Span: list[j-1].t.TS.Sub(list[i].t.TS), Statuses: map[int]int{}}
+					for _, x := range list[i:j] {
+						g.Trips = append(g.Trips, GroupTrip{x.scope, x.t.TS})
+						for st, n := range x.t.Statuses {
+							g.Statuses[st] += n
+						}
+					}
+					g.Text = groupText(&g, len(distinct))
+					out = append(out, g)
+				}
+				i = j
+			}
+		}
+	}
+	return out
+}
+
+func groupText(g *Group, scopes int) string {
+	var codes []int
+	for c := range g.Statuses {
+		codes = append(codes, c)
+	}
+	sort.Ints(codes)
+	parts := make([]string, len(codes))
+	for i, c := range codes {
+		parts[i] = fmt.Sprint(c)
+	}
+	on := ""
+	if len(parts) > 0 {
+		on = ", all on " + strings.Join(parts, "/")
+	}
+	return fmt.Sprintf("%d scopes of %s %s tripped within %s%s: likely an upstream outage, not the agents",
+		scopes, g.Key, g.Value, g.Span.Round(time.Second), on)
+}
