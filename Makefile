@@ -54,6 +54,7 @@ fuzz:
 fixtures:
 	$(GO) run ./fixtures/gen
 	$(GO) run ./fixtures/examples/gen
+	$(GO) run ./fixtures/breaker/gen
 
 # The Apache Beam pipeline (a module of its own: the Beam SDK is large).
 beam:

@@ -118,8 +118,11 @@ func cmdReplay(e *env, args []string) int {
 	format := fs.StringP("format", "f", "table", "output: table, json, jsonl (decision records), csv, markdown or html")
 	output := fs.StringP("output", "o", "", "write the report to this file (atomically) instead of standard output")
 	failOnKill := fs.Bool("fail-on-kill", false, "exit 1 when any agent would have been killed or blocked")
-	policy := fs.String("policy", "loop", "the kill switch replayed: loop (the loop detector) or gateway (tenant/key freezes and\n"+
-		"M22's guardrail pack; --profile m22 (default) or spec; -f jsonl, table or markdown; --writes FILE.sql, --apply postgres://…)")
+	policy := fs.String("policy", "loop", "the kill switch replayed: loop (the loop detector), breaker (the error-rate circuit breaker\n"+
+		"per tenant/agent/workflow; -f jsonl, table or markdown) or gateway (tenant/key freezes and M22's guardrail\n"+
+		"pack; --profile m22 (default) or spec; -f jsonl, table or markdown; --writes FILE.sql, --apply postgres://…)")
+	var bf breakerFlags
+	bf.register(fs)
 	wide := fs.Bool("wide", false, "table: every column, whatever the terminal's width (else a table wider than the terminal, or than 100 columns when not a terminal, shows the columns that matter)")
 	allowEmpty := fs.Bool("allow-empty", false, "accept input without any LLM request (else exit 2: a corrupt or wrong file must not pass a nightly job)")
 	var sf stateFlags
@@ -138,6 +141,17 @@ func cmdReplay(e *env, args []string) int {
 	}
 	switch *policy {
 	case "loop":
+	case "breaker":
+		if err := checkOutputs([]string{*output}, fs.Args()); err != nil {
+			return errorf(e, "replay", "%v", err)
+		}
+		if err := checkWorkers(rf.workers); err != nil {
+			return errorf(e, "replay", "%v", err)
+		}
+		if sf.writes != "" || sf.apply != "" {
+			return errorf(e, "replay", "--policy breaker: --writes and --apply (the Redis state) are not available yet")
+		}
+		return runBreaker(e, &rf, &bf, *format, *output, *failOnKill, *allowEmpty, fs.Args())
 	case "gateway":
 		if err := checkOutputs([]string{*output, sf.writes}, fs.Args()); err != nil {
 			return errorf(e, "replay", "%v", err)
@@ -149,7 +163,7 @@ func cmdReplay(e *env, args []string) int {
 			writes: sf.writes, apply: sf.apply, failOnKill: *failOnKill, allowEmpty: *allowEmpty}
 		return g.run(e, fs.Args())
 	default:
-		return errorf(e, "replay", "unknown --policy %q (want loop or gateway)", *policy)
+		return errorf(e, "replay", "unknown --policy %q (want loop, breaker or gateway)", *policy)
 	}
 	if err := checkOutputs([]string{*output, sf.writes}, fs.Args()); err != nil {
 		return errorf(e, "replay", "%v", err)

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/breaker"
+	"github.com/killswitch/killswitch/report"
+)
+
+// breakerFlags are replay's flags for --policy breaker.
+type breakerFlags struct {
+	rate             float64
+	window, recover  time.Duration
+	minSamples       int
+	ttl, errorStatus string
+	fs               *pflag.FlagSet
+}
+
+func (f *breakerFlags) register(fs *pflag.FlagSet) {
+	f.fs = fs
+	d := breaker.DefaultRules
+	fs.Float64Var(&f.rate, "error-rate", d.Rate, "breaker: open when errors / samples reach this rate (kill_on_error_rate)")
+	fs.DurationVar(&f.window, "error-window", d.Window, "breaker: the counters' window (error_window_minutes)")
+	fs.IntVar(&f.minSamples, "min-samples", d.MinSamples, "breaker: fewer outcomes never open it (min_samples)")
+	fs.DurationVar(&f.recover, "auto-recover", d.Recover, "breaker: how long it stays open (auto_recover_after_minutes)")
+	fs.StringVar(&f.ttl, "counter-ttl", "refresh", "breaker: how counters expire: refresh (INCR+EXPIRE), fixed (TTL at creation) or sliding (exact trailing window)")
+	fs.StringVar(&f.errorStatus, "error-status", "4xx,5xx", "breaker: the statuses that count as errors (an error body always does)")
+}
+
+func (f *breakerFlags) config() (breaker.Config, error) {
+	cfg := breaker.NewConfig()
+	cfg.Default = breaker.Rules{Enabled: true, Rate: f.rate, Window: f.window, MinSamples: f.minSamples, Recover: f.recover}
+	var err error
+	if cfg.TTL, err = breaker.ParseCounterTTL(f.ttl); err != nil {
+		return cfg, err
+	}
+	if cfg.Errors, err = breaker.ParseStatusSet(f.errorStatus); err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.Validate()
+}
+
+// runBreaker is `replay --policy breaker`.
+func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, format, output string, failOnKill, allowEmpty bool, paths []string) int {
+	cfg, err := bf.config()
+	if err != nil {
+		return errorf(e, "replay", "--policy breaker: %v", err)
+	}
+	switch format {
+	case report.FormatJSONL, report.FormatTable, report.FormatMarkdown:
+	default:
+		return errorf(e, "replay", "--policy breaker: -f %s is not available (want jsonl, table or markdown)", format)
+	}
+	pol, err := breaker.NewPolicy(cfg)
+	if err != nil {
+		return errorf(e, "replay", "%v", err)
+	}
+	acfg := analyze.NewConfig()
+	acfg.Policies = []analyze.Policy{pol}
+	var sum *analyze.Summary
+	err = writeOutput(e, output, func(w io.Writer) error {
+		var err error
+		if sum, err = rf.replayFiles(e, "replay", paths, acfg, analyze.Hooks{}); err != nil {
+			return err
+		}
+		if !allowEmpty {
+			if err := noRequests(sum.Totals.Requests, sum.Malformed, sum.Skips); err != nil {
+				return err
+			}
+		}
+		switch format {
+		case report.FormatJSONL:
+			return report.BreakerDecisionsJSONL(w, pol.Decisions())
+		case report.FormatMarkdown:
+			return report.BreakerText(w, pol.Result(), true)
+		}
+		return report.BreakerText(w, pol.Result(), false)
+	})
+	if err != nil {
+		return errorf(e, "replay", "%v", err)
+	}
+	reportHiddenWarnings(e, "replay", sum.WarningCounts)
+	if sum.Malformed > 0 {
+		fmt.Fprintf(e.stderr, "killswitch replay: %d malformed input items skipped (reported above)\n", sum.Malformed)
+	}
+	if failOnKill && pol.Result().Trips > 0 {
+		return exitFound
+	}
+	return exitOK
+}

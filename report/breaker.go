@@ -1,0 +1,137 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/killswitch/killswitch/analyze/breaker"
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// AppendBreakerDecision appends one breaker decision record.
+func AppendBreakerDecision(b []byte, d *breaker.Decision) []byte {
+	b = append(b, `{"seq":`...)
+	b = strconv.AppendInt(b, d.Seq, 10)
+	b = append(b, `,"ts":`...)
+	b = AppendString(b, ingest.FormatTime(d.TS))
+	b = append(b, `,"policy":"breaker","scope":`...)
+	b = AppendString(b, d.Scope.String())
+	b = append(b, `,"tenant":`...)
+	b = AppendString(b, d.Scope.Tenant)
+	b = append(b, `,"agent":`...)
+	b = AppendString(b, d.Scope.Agent)
+	b = append(b, `,"workflow":`...)
+	b = AppendString(b, d.Scope.Workflow)
+	b = append(b, `,"source":`...)
+	b = AppendString(b, d.Source.String())
+	b = append(b, `,"action":`...)
+	b = AppendString(b, d.Action.String())
+	b = append(b, `,"error_rate":`...)
+	b = strconv.AppendFloat(b, d.ErrorRate, 'f', -1, 64)
+	b = append(b, `,"samples":`...)
+	b = strconv.AppendInt(b, int64(d.Samples), 10)
+	b = append(b, `,"errors":`...)
+	b = strconv.AppendInt(b, int64(d.Errors), 10)
+	b = append(b, `,"outcome":`...)
+	switch {
+	case !d.Counted:
+		b = append(b, "null"...)
+	case d.Error:
+		b = append(b, `"error"`...)
+	default:
+		b = append(b, `"success"`...)
+	}
+	b = append(b, `,"seconds_left":`...)
+	if d.Action == breaker.ActionBlocked {
+		b = strconv.AppendInt(b, d.SecondsLeft, 10)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"reason":`...)
+	b = appendNullString(b, d.Reason)
+	return append(b, '}')
+}
+
+// BreakerDecisionsJSONL writes one decision record per line.
+func BreakerDecisionsJSONL(w io.Writer, ds []breaker.Decision) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var buf []byte
+	for i := range ds {
+		buf = AppendBreakerDecision(buf[:0], &ds[i])
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// BreakerText renders the breaker replay (Markdown when md): per scope its
+// trips with time, error rate and samples, recovery and requests refused;
+// totals per tenant; correlated trips first, since they are what an
+// operator needs first.
+func BreakerText(w io.Writer, res *breaker.Result, md bool) error {
+	c := res.Config
+	title := fmt.Sprintf("Circuit breaker replay — error rate ≥ %s over %d+ samples, counters %s over %s, open %s",
+		strconv.FormatFloat(c.Default.Rate*100, 'f', -1, 64)+"%", c.Default.MinSamples, c.TTL, c.Default.Window, c.Default.Recover)
+	h := func(s string) {
+		if md {
+			fmt.Fprintf(w, "\n## %s\n\n", s)
+		} else {
+			fmt.Fprintf(w, "\n%s\n%s\n", s, strings.Repeat("-", len([]rune(s))))
+		}
+	}
+	if md {
+		fmt.Fprintf(w, "# %s\n", title)
+	} else {
+		fmt.Fprintln(w, wrap(title, DefaultWidth))
+	}
+	fmt.Fprintf(w, "%d requests, %d trips, %d refused\n", res.Requests, res.Trips, res.Refused)
+	if len(res.Groups) > 0 {
+		h("Correlated trips")
+		for _, g := range res.Groups {
+			fmt.Fprintf(w, "- %s\n", Printable(g.Text))
+			for _, t := range g.Trips {
+				fmt.Fprintf(w, "  - %s %s\n", ingest.FormatTime(t.TS), Printable(t.Scope.String()))
+			}
+		}
+	}
+	h("Breakers")
+	var rows [][]string
+	for _, s := range res.Scopes {
+		state := "closed"
+		if s.Open {
+			state = "open"
+		}
+		if len(s.Trips) == 0 {
+			rows = append(rows, []string{Printable(s.Scope.String()), strconv.Itoa(s.Requests), strconv.Itoa(s.Errors), "-", "", "", "", "0", state})
+			continue
+		}
+		for i, t := range s.Trips {
+			row := []string{Printable(s.Scope.String()), strconv.Itoa(s.Requests), strconv.Itoa(s.Errors),
+				fmt.Sprintf("%s (#%d)", ingest.FormatTime(t.TS), t.ScopeN), pct100(t.ErrorRate), strconv.Itoa(t.Samples),
+				ingest.FormatTime(t.Until), strconv.Itoa(t.Refused), state}
+			if i > 0 {
+				row[0], row[1], row[2], row[8] = "", "", "", ""
+			}
+			rows = append(rows, row)
+		}
+	}
+	textTable(w, md, []string{"scope", "requests", "errors", "tripped at (request)", "error rate", "samples", "recovers at", "refused", "at the end"}, rows)
+	h("Tenants")
+	rows = nil
+	for _, t := range res.Tenants {
+		name := t.Tenant
+		if name == "" {
+			name = "(none)"
+		}
+		rows = append(rows, []string{Printable(name), strconv.Itoa(t.Scopes), strconv.Itoa(t.ScopesTripped), strconv.Itoa(t.Trips), strconv.Itoa(t.Requests), strconv.Itoa(t.Refused)})
+	}
+	textTable(w, md, []string{"tenant", "scopes", "tripped", "trips", "requests", "refused"}, rows)
+	return nil
+}
+
+func pct100(r float64) string { return strconv.FormatFloat(r*100, 'f', 1, 64) + "%" }
