@@ -189,7 +189,23 @@ func (c *counter) read(now time.Time, ttl CounterTTL, window time.Duration) int 
 	return c.value
 }
 
-// incr adds one outcome at now and returns the TTL the key then has.
+// expiry is when the key holding the counter expires (after read): for a
+// sliding count, when its newest outcome leaves the window (the count only
+// falls to zero then). Zero when the counter is zero.
+func (c *counter) expiry(ttl CounterTTL, window time.Duration) time.Time {
+	if ttl == TTLSliding {
+		if len(c.events) == 0 {
+			return time.Time{}
+		}
+		return c.events[len(c.events)-1].Add(window)
+	}
+	if c.value == 0 {
+		return time.Time{}
+	}
+	return c.expires
+}
+
+// incr adds one outcome at now.
 func (c *counter) incr(now time.Time, ttl CounterTTL, window time.Duration) {
 	switch ttl {
 	case TTLSliding:

@@ -62,6 +62,11 @@ type ScopeResult struct {
 	Refused   int
 	Trips     []Trip
 	Open      bool // still open at the end of the capture
+	// What the live system's keys hold at the end of the capture: the
+	// counters (zero when the key has expired) and when each key expires.
+	Successes, ErrorCount        int
+	SuccessExpires, ErrorExpires time.Time
+	OpenUntil                    time.Time // when Open
 }
 
 // TenantTotals add up a tenant's scopes.
@@ -218,8 +223,16 @@ func (b *Breaker) Step(rec *ingest.Record, errBody bool) (d Decision, ok bool) {
 // Finish returns the timelines, per-tenant totals and correlated groups.
 func (b *Breaker) Finish() *Result {
 	res := &Result{Config: b.cfg, End: b.end}
-	for _, st := range b.scopes {
+	for sc, st := range b.scopes {
 		st.res.Open = st.open && b.end.Before(st.until)
+		if st.res.Open {
+			st.res.OpenUntil = st.until
+		}
+		r := b.cfg.rules(sc.Agent)
+		st.res.Successes = st.succ.read(b.end, b.cfg.TTL, r.Window)
+		st.res.ErrorCount = st.errc.read(b.end, b.cfg.TTL, r.Window)
+		st.res.SuccessExpires = st.succ.expiry(b.cfg.TTL, r.Window)
+		st.res.ErrorExpires = st.errc.expiry(b.cfg.TTL, r.Window)
 		res.Scopes = append(res.Scopes, st.res)
 	}
 	sort.Slice(res.Scopes, func(i, j int) bool { return less(res.Scopes[i].Scope, res.Scopes[j].Scope) })

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -45,11 +47,24 @@ func (f *breakerFlags) config() (breaker.Config, error) {
 	return cfg, cfg.Validate()
 }
 
+// breakerOut are where `replay --policy breaker` reports.
+type breakerOut struct {
+	format, output, writes, apply string
+	failOnKill, allowEmpty        bool
+}
+
 // runBreaker is `replay --policy breaker`.
-func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, format, output string, failOnKill, allowEmpty bool, paths []string) int {
+func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths []string) int {
+	format, output, failOnKill, allowEmpty := o.format, o.output, o.failOnKill, o.allowEmpty
 	cfg, err := bf.config()
 	if err != nil {
 		return errorf(e, "replay", "--policy breaker: %v", err)
+	}
+	if o.writes != "" && !strings.HasSuffix(o.writes, ".redis") {
+		return errorf(e, "replay", "--policy breaker: --writes %s: want FILE.redis (the end-of-capture Redis state, for redis-cli < FILE)", o.writes)
+	}
+	if o.apply != "" && !strings.HasPrefix(o.apply, "redis://") && !strings.HasPrefix(o.apply, "rediss://") && !strings.HasPrefix(o.apply, "unix://") {
+		return errorf(e, "replay", "--policy breaker: --apply: want redis://HOST:PORT/DB or unix:///PATH")
 	}
 	switch format {
 	case report.FormatJSONL, report.FormatTable, report.FormatMarkdown:
@@ -83,6 +98,17 @@ func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, format, output string
 	})
 	if err != nil {
 		return errorf(e, "replay", "%v", err)
+	}
+	keys := pol.Result().RedisKeys()
+	if o.writes != "" {
+		if err := writeFileAtomic(o.writes, func(w io.Writer) error { return report.WriteRedisScript(w, keys) }); err != nil {
+			return errorf(e, "replay", "--writes: %v", err)
+		}
+	}
+	if o.apply != "" {
+		if err := applyRedis(context.Background(), o.apply, keys); err != nil {
+			return errorf(e, "replay", "%v", err)
+		}
 	}
 	reportHiddenWarnings(e, "replay", sum.WarningCounts)
 	if sum.Malformed > 0 {

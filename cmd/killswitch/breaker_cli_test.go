@@ -1,6 +1,18 @@
 package main
 
-import "testing"
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/killswitch/killswitch/internal/testsrv"
+)
 
 // The breaker from the command line on a capture whose outcomes are
 // derived by hand in fixtures/breaker/README.md.
@@ -35,5 +47,80 @@ func TestBreakerReplay(t *testing.T) {
 		if _, _, code := runCLI(t, "", args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
+	}
+}
+
+// The breaker's end-of-capture Redis state, as a redis-cli script and
+// through --apply, loaded into a real redis-server and read back: every
+// key with its value and TTL, derived by hand in fixtures/breaker/README.md.
+func TestBreakerRedis(t *testing.T) {
+	sock := testsrv.Redis(t)
+	const capture = "fixtures/breaker/outage.jsonl"
+	script := filepath.Join(t.TempDir(), "state.redis")
+	if _, stderr, code := runCLI(t, "", "replay", "--policy", "breaker", "-f", "jsonl", "--writes", script, capture); code != 0 {
+		t.Fatalf("--writes: exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(script)
+	golden(t, "breaker-outage.redis", string(b))
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Network: "unix", Addr: sock})
+	defer c.Close()
+	// The capture ends at 09:04:51 (acme/billing's last call).
+	// acme/billing/refund: open until 09:33:20 → 1709 s; 10 successes
+	// (last counted at 09:01:30, refreshed TTL 5 min → 09:06:30: 99 s), 10
+	// errors (last counted at 09:03:10 → 09:08:10: 199 s; the refused ones
+	// are not counted). globex/*: open until 09:33:22 (1711 s); successes
+	// last at 09:01:32 (101 s), errors at 09:03:12 (201 s).
+	// acme/billing/default: 30 successes, last at 09:04:51 → 300 s.
+	want := map[string][2]int64{
+		"tenant:acme:killswitch:billing:refund:active":       {1, 1709},
+		"tenant:acme:stats:billing:refund:error":             {10, 199},
+		"tenant:acme:stats:billing:refund:success":           {10, 99},
+		"tenant:globex:stats:crawler:default:success":        {10, 101},
+		"tenant:globex:stats:summarizer:default:success":     {10, 101},
+		"tenant:globex:stats:tagger:default:success":         {10, 101},
+		"tenant:acme:stats:billing:default:success":          {30, 300},
+		"tenant:globex:killswitch:crawler:default:active":    {1, 1711},
+		"tenant:globex:stats:crawler:default:error":          {10, 201},
+		"tenant:globex:killswitch:summarizer:default:active": {1, 1711},
+		"tenant:globex:stats:summarizer:default:error":       {10, 201},
+		"tenant:globex:killswitch:tagger:default:active":     {1, 1711},
+		"tenant:globex:stats:tagger:default:error":           {10, 201},
+	}
+	check := func(how string) {
+		t.Helper()
+		keys, err := c.Keys(ctx, "*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(keys) != len(want) {
+			t.Errorf("%s: %d keys, want %d: %v", how, len(keys), len(want), keys)
+		}
+		for k, w := range want {
+			v, err := c.Get(ctx, k).Int64()
+			ttl := c.TTL(ctx, k).Val()
+			// A TTL counts down while the test runs: allow 5 s.
+			if err != nil || v != w[0] || ttl > time.Duration(w[1])*time.Second || ttl < time.Duration(w[1]-5)*time.Second {
+				t.Errorf("%s: %s = %d (%v), TTL %v; want %d, TTL %d s", how, k, v, err, ttl, w[0], w[1])
+			}
+		}
+	}
+	cli := exec.Command("redis-cli", "-s", sock)
+	cli.Stdin = strings.NewReader(string(b))
+	if out, err := cli.CombinedOutput(); err != nil {
+		t.Fatalf("redis-cli < script: %v\n%s", err, out)
+	}
+	check("redis-cli < script")
+	c.FlushAll(ctx)
+	for i := 0; i < 2; i++ {
+		if _, stderr, code := runCLI(t, "", "replay", "--policy", "breaker", "-f", "jsonl", "--apply", "unix://"+sock, capture); code != 0 {
+			t.Fatalf("--apply: exit %d: %s", code, stderr)
+		}
+	}
+	check("--apply (twice)")
+	// A server that does not answer: exit 2, nothing written.
+	_, stderr, code := runCLI(t, "", "replay", "--policy", "breaker", "-f", "jsonl", "--apply", "unix://"+sock+".missing", capture)
+	if code != exitUsage || !strings.Contains(stderr, "nothing written") {
+		t.Errorf("unreachable server: exit %d, %q", code, stderr)
 	}
 }

@@ -142,16 +142,14 @@ func cmdReplay(e *env, args []string) int {
 	switch *policy {
 	case "loop":
 	case "breaker":
-		if err := checkOutputs([]string{*output}, fs.Args()); err != nil {
+		if err := checkOutputs([]string{*output, sf.writes}, fs.Args()); err != nil {
 			return errorf(e, "replay", "%v", err)
 		}
 		if err := checkWorkers(rf.workers); err != nil {
 			return errorf(e, "replay", "%v", err)
 		}
-		if sf.writes != "" || sf.apply != "" {
-			return errorf(e, "replay", "--policy breaker: --writes and --apply (the Redis state) are not available yet")
-		}
-		return runBreaker(e, &rf, &bf, *format, *output, *failOnKill, *allowEmpty, fs.Args())
+		return runBreaker(e, &rf, &bf, breakerOut{format: *format, output: *output, writes: sf.writes, apply: sf.apply,
+			failOnKill: *failOnKill, allowEmpty: *allowEmpty}, fs.Args())
 	case "gateway":
 		if err := checkOutputs([]string{*output, sf.writes}, fs.Args()); err != nil {
 			return errorf(e, "replay", "%v", err)

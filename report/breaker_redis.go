@@ -1,0 +1,51 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/killswitch/killswitch/analyze/breaker"
+)
+
+// WriteRedisScript writes the breaker's end-of-capture Redis state as a
+// script `redis-cli < FILE` loads: per scope one MULTI … EXEC of SET key
+// value EX ttl, arguments quoted the way redis-cli reads them.
+func WriteRedisScript(w io.Writer, scopes [][]breaker.RedisKey) error {
+	bw := bufio.NewWriter(w)
+	for _, keys := range scopes {
+		bw.WriteString("MULTI\n")
+		for _, k := range keys {
+			fmt.Fprintf(bw, "SET %s %s EX %d\n", redisQuote(k.Key), redisQuote(k.Value), k.TTL)
+		}
+		bw.WriteString("EXEC\n")
+	}
+	return bw.Flush()
+}
+
+// redisQuote quotes s as redis-cli's argument splitter reads a
+// double-quoted string: \" \\ \n \r \t, and \xHH for every other byte
+// outside printable ASCII.
+func redisQuote(s string) string {
+	b := []byte{'"'}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\n':
+			b = append(b, `\n`...)
+		case c == '\r':
+			b = append(b, `\r`...)
+		case c == '\t':
+			b = append(b, `\t`...)
+		case c < 0x20 || c >= 0x7f:
+			b = append(b, `\x`...)
+			b = append(b, strconv.FormatUint(uint64(c)|0x100, 16)[1:]...)
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(append(b, '"'))
+}
