@@ -51,19 +51,8 @@ func (p *Policy) Decide(rec *ingest.Record, f *analyze.Features, d *analyze.Deci
 	}
 }
 
-// errorBody reports whether a response the upstream answered with a
-// success status is an error document ({"error": …}, not null).
-func (p *Policy) errorBody(rec *ingest.Record) bool {
-	if len(rec.Response) == 0 || rec.Response[0] != '{' {
-		return false
-	}
-	v, err := p.json.ParseBytes(rec.Response)
-	if err != nil {
-		return false
-	}
-	e := v.Get("error")
-	return e != nil && e.Type() != fastjson.TypeNull
-}
+// errorBody reports whether the response is an error document.
+func (p *Policy) errorBody(rec *ingest.Record) bool { return errorBody(&p.json, rec.Response) }
 
 // Decisions returns the breaker's decisions, in replay order.
 func (p *Policy) Decisions() []Decision { return p.decisions }

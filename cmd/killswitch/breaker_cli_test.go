@@ -124,3 +124,19 @@ func TestBreakerRedis(t *testing.T) {
 		t.Errorf("unreachable server: exit %d, %q", code, stderr)
 	}
 }
+
+// sweep --policy breaker on the outage fixture: at rate 0.5 every failing
+// scope trips at its 21st request (inside its labelled failure episode:
+// 4 trips in incidents, none outside, 3 of them correlated); at 0.7 none
+// ever does ((r−11)/(r−1) ≥ 0.7 needs r ≥ 35, and no scope has 35
+// requests). Ties go to fewer refusals, then the higher min_samples.
+func TestBreakerSweep(t *testing.T) {
+	args := []string{"sweep", "--policy", "breaker", "--error-rates", "0.5,0.7", "--min-samples", "10,20", "--error-windows", "5m", "fixtures/breaker/outage.jsonl"}
+	stdout, stderr, code := runCLI(t, "", args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden(t, "breaker-sweep.txt", stdout)
+	stdout, _, _ = runCLI(t, "", append(args, "-f", "json")...)
+	golden(t, "breaker-sweep.json", stdout)
+}

@@ -51,6 +51,9 @@ func cmdSweep(e *env, args []string) int {
 	f.input.register(fs)
 	fs.DurationVar(&f.reactivateAfter, "reactivate-after", 0, "simulate an operator re-activating killed agents after this delay (e.g. 10m)")
 	fs.DurationVar(&f.retryAfter, "retry-after", 60*time.Second, "block mode: the retry_after_seconds a refusal announces")
+	policy := fs.String("policy", "loop", "the kill switch swept: loop, or breaker (--error-rates, --min-samples, --error-windows, --counter-ttls)")
+	var bsf breakerSweepFlags
+	bsf.register(fs)
 	fs.BoolVar(&f.all, "all", false, "table: every setting of the grid (else the recommended one and the settings around it)")
 	fs.BoolVar(&f.wide, "wide", false, "table: every column, whatever the terminal's width")
 	fs.BoolVar(&f.allowEmpty, "allow-empty", false, "accept input without any LLM request (else exit 2)")
@@ -63,6 +66,16 @@ func cmdSweep(e *env, args []string) int {
 	if fs.NArg() == 0 {
 		fs.Usage()
 		return exitUsage
+	}
+	switch *policy {
+	case "loop":
+	case "breaker":
+		if err := checkOutputs([]string{f.output}, fs.Args()); err != nil {
+			return errorf(e, "sweep", "%v", err)
+		}
+		return runBreakerSweep(e, &f, &bsf, fs.Args())
+	default:
+		return errorf(e, "sweep", "unknown --policy %q (want loop or breaker)", *policy)
 	}
 	switch f.format {
 	case report.FormatTable, report.FormatJSON, report.FormatCSV, report.FormatMarkdown, report.FormatHTML:
