@@ -184,3 +184,20 @@ func agentgazerFingerprint(x *Extractor, in []byte, asResponse bool) (Fingerprin
 	r.Hash, r.HasHash = agentgazer.SimHash(r.Normalized), true
 	return r, nil
 }
+
+// ProfileUsage extracts nothing but the response's usage (tokens): the
+// features of a replay whose policies do not detect loops (the error-rate
+// breaker, the gateway), so that they do not pay for normalizing and
+// hashing. It is not registered: --profile does not offer it.
+var ProfileUsage = &Profile{
+	Name: "usage",
+	Extract: func(x *Extractor, rec *ingest.Record) Features {
+		var f Features
+		x.response(rec, &f, false)
+		return f
+	},
+	Fingerprint: func(x *Extractor, in []byte, asResponse bool) (Fingerprint, error) {
+		return Fingerprint{Source: "text", NoHashWhy: "this replay does not fingerprint"}, nil
+	},
+	Defaults: DefaultSettings,
+}

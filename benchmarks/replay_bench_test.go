@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/breaker"
 	"github.com/killswitch/killswitch/ingest"
 )
 
@@ -74,5 +75,32 @@ func BenchmarkReplayJSONL(b *testing.B) {
 				reportRecords(b, n)
 			})
 		}
+	}
+}
+
+// BenchmarkReplayBreaker: the error-rate circuit breaker over the same
+// capture, to compare with the spec loop replay (#10: at least as fast).
+func BenchmarkReplayBreaker(b *testing.B) {
+	data, n := benchCapture()
+	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run("workers="+strconv.Itoa(workers), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				pol, err := breaker.NewPolicy(breaker.NewConfig())
+				if err != nil {
+					b.Fatal(err)
+				}
+				cfg := analyze.NewConfig()
+				cfg.Profile = analyze.ProfileUsage
+				cfg.Policies = []analyze.Policy{pol}
+				r := ingest.NewJSONL(bytes.NewReader(data), "bench.jsonl", ingest.JSONLOptions{})
+				sum, err := analyze.Replay(r, cfg, workers, analyze.Hooks{})
+				if err != nil || sum.Totals.Requests != n {
+					b.Fatalf("%v %d", err, sum.Totals.Requests)
+				}
+			}
+			reportRecords(b, n)
+		})
 	}
 }

@@ -76,6 +76,7 @@ func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths [
 		return errorf(e, "replay", "%v", err)
 	}
 	acfg := analyze.NewConfig()
+	acfg.Profile = analyze.ProfileUsage // no loop detector in the stack: only the usage is extracted
 	acfg.Policies = []analyze.Policy{pol}
 	var sum *analyze.Summary
 	err = writeOutput(e, output, func(w io.Writer) error {

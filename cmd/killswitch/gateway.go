@@ -59,6 +59,7 @@ func (g *gatewayRun) run(e *env, paths []string) int {
 		return errorf(e, "replay", "%v", err)
 	}
 	acfg := analyze.NewConfig()
+	acfg.Profile = analyze.ProfileUsage // no loop detector in the stack: only the usage is extracted
 	acfg.Policies = []analyze.Policy{pol}
 	var sum *analyze.Summary
 	err = writeOutput(e, g.output, func(w io.Writer) error {
