@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/killswitch/killswitch/analyze/breaker"
+	"github.com/killswitch/killswitch/ingest"
 )
 
 // WriteRedisScript writes the breaker's end-of-capture Redis state as a
@@ -48,4 +49,26 @@ func redisQuote(s string) string {
 		}
 	}
 	return string(append(b, '"'))
+}
+
+// AppendRedisCmd appends one Redis command of the breaker's log as a JSON
+// object: {"ts", "source", "cmd", "key"[, "value"][, "seconds"]}.
+func AppendRedisCmd(b []byte, c *breaker.Cmd) []byte {
+	b = append(b, `{"ts":`...)
+	b = AppendString(b, ingest.FormatTime(c.TS))
+	b = append(b, `,"source":`...)
+	b = AppendString(b, c.Source.String())
+	b = append(b, `,"cmd":`...)
+	b = AppendString(b, c.Op)
+	b = append(b, `,"key":`...)
+	b = AppendString(b, c.Key)
+	if c.Op == "SET" {
+		b = append(b, `,"value":`...)
+		b = AppendString(b, c.Value)
+	}
+	if c.Op != "INCR" {
+		b = append(b, `,"seconds":`...)
+		b = strconv.AppendInt(b, c.Seconds, 10)
+	}
+	return append(b, '}')
 }

@@ -54,6 +54,10 @@ func (p *Policy) Decide(rec *ingest.Record, f *analyze.Features, d *analyze.Deci
 // errorBody reports whether the response is an error document.
 func (p *Policy) errorBody(rec *ingest.Record) bool { return errorBody(&p.json, rec.Response) }
 
+// SetLog makes the breaker report every Redis command the live handler
+// would have issued (see Cmd).
+func (p *Policy) SetLog(fn func(Cmd)) { p.b.Log = fn }
+
 // Decisions returns the breaker's decisions, in replay order.
 func (p *Policy) Decisions() []Decision { return p.decisions }
 

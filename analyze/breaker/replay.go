@@ -120,7 +120,30 @@ type Breaker struct {
 	scopes map[Scope]*scopeState
 	seq    int64
 	end    time.Time
+	// Log, when set, sees every Redis command the live handler would have
+	// issued, at its capture time.
+	Log func(Cmd)
 }
+
+// Cmd is one Redis write of the live handler: INCR of a counter, EXPIRE
+// of it (refresh: after every INCR; fixed: when the INCR created it), SET
+// … EX of the active key when the breaker opens. Reads are not listed.
+type Cmd struct {
+	TS      time.Time
+	Source  ingest.Pos
+	Op      string // "INCR", "EXPIRE", "SET"
+	Key     string
+	Value   string // SET
+	Seconds int64  // EXPIRE, SET … EX
+}
+
+func (b *Breaker) log(c Cmd) {
+	if b.Log != nil {
+		b.Log(c)
+	}
+}
+
+func keyBase(s Scope) string { return Namespace(s.Tenant) + "%s:" + s.Agent + ":" + s.Workflow }
 
 // New validates cfg and returns a breaker.
 func New(cfg Config) (*Breaker, error) {
@@ -200,6 +223,8 @@ func (b *Breaker) Step(rec *ingest.Record, errBody bool) (d Decision, ok bool) {
 		st.res.Refused++
 		if r.Recover == 0 {
 			st.open = false
+		} else {
+			b.log(Cmd{TS: now, Source: rec.Pos, Op: "SET", Key: fmt.Sprintf(keyBase(sc), "killswitch") + ":active", Value: "1", Seconds: int64(r.Recover / time.Second)})
 		}
 		return d, true
 	}
@@ -207,6 +232,18 @@ func (b *Breaker) Step(rec *ingest.Record, errBody bool) (d Decision, ok bool) {
 	st.res.Forwarded++
 	d.Counted = true
 	d.Error = errBody || b.cfg.Errors.IsError(rec.Status)
+	kind, c := "success", &st.succ
+	if d.Error {
+		kind, c = "error", &st.errc
+	}
+	if b.Log != nil && b.cfg.TTL != TTLSliding {
+		key := fmt.Sprintf(keyBase(sc), "stats") + ":" + kind
+		created := c.read(now, b.cfg.TTL, r.Window) == 0
+		b.log(Cmd{TS: now, Source: rec.Pos, Op: "INCR", Key: key})
+		if b.cfg.TTL == TTLRefresh || created {
+			b.log(Cmd{TS: now, Source: rec.Pos, Op: "EXPIRE", Key: key, Seconds: int64(r.Window / time.Second)})
+		}
+	}
 	if d.Error {
 		st.res.Errors++
 		st.errc.incr(now, b.cfg.TTL, r.Window)

@@ -60,8 +60,11 @@ func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths [
 	if err != nil {
 		return errorf(e, "replay", "--policy breaker: %v", err)
 	}
-	if o.writes != "" && !strings.HasSuffix(o.writes, ".redis") {
-		return errorf(e, "replay", "--policy breaker: --writes %s: want FILE.redis (the end-of-capture Redis state, for redis-cli < FILE)", o.writes)
+	if o.writes != "" && !strings.HasSuffix(o.writes, ".redis") && !strings.HasSuffix(o.writes, ".jsonl") {
+		return errorf(e, "replay", "--policy breaker: --writes %s: want FILE.redis (the end-of-capture Redis state, for redis-cli < FILE) or FILE.jsonl (every Redis write, at its capture time)", o.writes)
+	}
+	if o.writes != "" && strings.HasSuffix(o.writes, ".jsonl") && cfg.TTL == breaker.TTLSliding {
+		return errorf(e, "replay", "--policy breaker: --writes %s: a sliding count has no Redis command log (it is not a key with a TTL)", o.writes)
 	}
 	if o.apply != "" && !strings.HasPrefix(o.apply, "redis://") && !strings.HasPrefix(o.apply, "rediss://") && !strings.HasPrefix(o.apply, "unix://") {
 		return errorf(e, "replay", "--policy breaker: --apply: want redis://HOST:PORT/DB or unix:///PATH")
@@ -74,6 +77,10 @@ func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths [
 	pol, err := breaker.NewPolicy(cfg)
 	if err != nil {
 		return errorf(e, "replay", "%v", err)
+	}
+	var cmds []breaker.Cmd
+	if strings.HasSuffix(o.writes, ".jsonl") {
+		pol.SetLog(func(c breaker.Cmd) { cmds = append(cmds, c) })
 	}
 	acfg := analyze.NewConfig()
 	acfg.Profile = analyze.ProfileUsage // no loop detector in the stack: only the usage is extracted
@@ -102,7 +109,18 @@ func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths [
 	}
 	keys := pol.Result().RedisKeys()
 	if o.writes != "" {
-		if err := writeFileAtomic(o.writes, func(w io.Writer) error { return report.WriteRedisScript(w, keys) }); err != nil {
+		err := writeFileAtomic(o.writes, func(w io.Writer) error {
+			if !strings.HasSuffix(o.writes, ".jsonl") {
+				return report.WriteRedisScript(w, keys)
+			}
+			var b []byte
+			for i := range cmds {
+				b = append(report.AppendRedisCmd(b, &cmds[i]), '\n')
+			}
+			_, err := w.Write(b)
+			return err
+		})
+		if err != nil {
 			return errorf(e, "replay", "--writes: %v", err)
 		}
 	}

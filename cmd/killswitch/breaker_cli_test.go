@@ -32,6 +32,18 @@ func TestBreakerReplay(t *testing.T) {
 		}
 		golden(t, c.golden, stdout)
 	}
+	// The command log: one INCR per counted outcome (135 requests − 25
+	// refused = 110), each followed by an EXPIRE (refresh), and one SET …
+	// EX 1800 per trip (4).
+	cmds := filepath.Join(t.TempDir(), "cmds.jsonl")
+	if _, stderr, code := runCLI(t, "", "replay", "--policy", "breaker", "-f", "jsonl", "--writes", cmds, capture); code != 0 {
+		t.Fatalf("--writes .jsonl: exit %d: %s", code, stderr)
+	}
+	log, _ := os.ReadFile(cmds)
+	if n, m, k := strings.Count(string(log), `"cmd":"INCR"`), strings.Count(string(log), `"cmd":"EXPIRE"`), strings.Count(string(log), `"cmd":"SET"`); n != 110 || m != 110 || k != 4 {
+		t.Errorf("command log: %d INCR, %d EXPIRE, %d SET; want 110, 110, 4", n, m, k)
+	}
+	golden(t, "breaker-outage-cmds.jsonl", string(log))
 	if _, _, code := runCLI(t, "", "replay", "--policy", "breaker", "--fail-on-kill", capture); code != exitFound {
 		t.Errorf("--fail-on-kill: exit %d, want 1", code)
 	}
