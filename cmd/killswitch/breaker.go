@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -58,6 +62,9 @@ func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths [
 	format, output, failOnKill, allowEmpty := o.format, o.output, o.failOnKill, o.allowEmpty
 	cfg, err := bf.config()
 	if err != nil {
+		return errorf(e, "replay", "--policy breaker: %v", err)
+	}
+	if err := applyBreakerSettings(&cfg, rf.settings, bf); err != nil {
 		return errorf(e, "replay", "--policy breaker: %v", err)
 	}
 	if o.writes != "" && !strings.HasSuffix(o.writes, ".redis") && !strings.HasSuffix(o.writes, ".jsonl") {
@@ -137,4 +144,110 @@ func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths [
 		return exitFound
 	}
 	return exitOK
+}
+
+// breakerPatch is the "breaker" object of a settings file: any of the
+// live system's rule keys.
+type breakerPatch struct {
+	Enabled    *bool    `json:"enabled"`
+	Rate       *float64 `json:"kill_on_error_rate"`
+	Window     *float64 `json:"error_window_minutes"`
+	MinSamples *int     `json:"min_samples"`
+	Recover    *float64 `json:"auto_recover_after_minutes"`
+}
+
+func (p breakerPatch) apply(r breaker.Rules) breaker.Rules {
+	if p.Enabled != nil {
+		r.Enabled = *p.Enabled
+	}
+	if p.Rate != nil {
+		r.Rate = *p.Rate
+	}
+	if p.Window != nil {
+		r.Window = time.Duration(*p.Window * float64(time.Minute))
+	}
+	if p.MinSamples != nil {
+		r.MinSamples = *p.MinSamples
+	}
+	if p.Recover != nil {
+		r.Recover = time.Duration(*p.Recover * float64(time.Minute))
+	}
+	return r
+}
+
+// applyBreakerSettings reads the settings file's "breaker" object (the
+// default rules) and "agents": {ID: {"breaker": {…}}} (per-agent rules).
+// Precedence: built-in defaults < the file's "breaker" < flags given on the
+// command line < the file's per-agent entries. Unknown keys are errors; a
+// loop kill-switch "default" (or an agent's kill-switch keys) may sit in
+// the same file and is left to the loop policy.
+func applyBreakerSettings(cfg *breaker.Config, path string, flags *breakerFlags) error {
+	if path == "" {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var file struct {
+		Breaker *json.RawMessage                      `json:"breaker"`
+		Default json.RawMessage                       `json:"default"`
+		Agents  map[string]map[string]json.RawMessage `json:"agents"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&file); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	strict := func(raw []byte, what string) (breakerPatch, error) {
+		var p breakerPatch
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&p); err != nil {
+			return p, fmt.Errorf("%s: %s: %v", path, what, err)
+		}
+		return p, nil
+	}
+	if file.Breaker != nil {
+		p, err := strict(*file.Breaker, "breaker")
+		if err != nil {
+			return err
+		}
+		def := p.apply(breaker.DefaultRules)
+		// Flags given on the command line win over the file's default.
+		fl := flags.fs
+		if fl.Changed("error-rate") {
+			def.Rate = flags.rate
+		}
+		if fl.Changed("error-window") {
+			def.Window = flags.window
+		}
+		if fl.Changed("min-samples") {
+			def.MinSamples = flags.minSamples
+		}
+		if fl.Changed("auto-recover") {
+			def.Recover = flags.recover
+		}
+		cfg.Default = def
+	}
+	names := make([]string, 0, len(file.Agents))
+	for n := range file.Agents {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		raw, ok := file.Agents[n]["breaker"]
+		if !ok {
+			continue
+		}
+		p, err := strict(raw, "agents."+n+".breaker")
+		if err != nil {
+			return err
+		}
+		if cfg.Agents == nil {
+			cfg.Agents = map[string]breaker.Rules{}
+		}
+		cfg.Agents[n] = p.apply(cfg.Default)
+	}
+	return cfg.Validate()
 }

@@ -152,3 +152,35 @@ func TestBreakerSweep(t *testing.T) {
 	stdout, _, _ = runCLI(t, "", append(args, "-f", "json")...)
 	golden(t, "breaker-sweep.json", stdout)
 }
+
+// Settings file key "breaker" and per-agent overrides, derived by hand on
+// the outage fixture: min_samples 25 lets only acme's refund workflow (30
+// requests) trip, at request 26 (15 errors of 25: 60 %); the globex agents
+// have 25 requests and never reach 25 samples before one. Disabling the
+// crawler's breaker leaves 3 trips.
+func TestBreakerSettingsFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	const capture = "fixtures/breaker/outage.jsonl"
+	for _, c := range []struct {
+		settings string
+		trips    string
+	}{
+		{`{"breaker": {"min_samples": 25}}`, "1 trips"},
+		{`{"default": {"threshold": 12}, "agents": {"crawler": {"breaker": {"enabled": false}}}}`, "3 trips"},
+	} {
+		stdout, stderr, code := runCLI(t, "", "replay", "--policy", "breaker", "--settings", write("s.json", c.settings), capture)
+		if code != 0 || !strings.Contains(stdout, c.trips) {
+			t.Errorf("%s: exit %d, %s\n%s", c.settings, code, stderr, stdout)
+		}
+	}
+	for _, bad := range []string{`{"breaker": {"min_sample": 25}}`, `{"breaker": {"kill_on_error_rate": 2}}`, `{"brake": {}}`} {
+		if _, stderr, code := runCLI(t, "", "replay", "--policy", "breaker", "--settings", write("bad.json", bad), capture); code != exitUsage {
+			t.Errorf("%s: exit %d, %q", bad, code, stderr)
+		}
+	}
+}
