@@ -163,7 +163,13 @@ func NewEngine(cfg Config) (*Engine, error) {
 		}
 		policies = []Policy{lp}
 	}
-	return &Engine{cfg: cfg, policies: policies, sum: newSummary(cfg), agents: map[string]*agentBook{}}, nil
+	e := &Engine{cfg: cfg, policies: policies, sum: newSummary(cfg), agents: map[string]*agentBook{}}
+	names := make([]string, len(policies))
+	for i, p := range policies {
+		names[i] = p.Name()
+	}
+	e.sum.Policy = strings.Join(names, "+")
+	return e, nil
 }
 
 // Config returns the engine's configuration.

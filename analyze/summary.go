@@ -100,6 +100,9 @@ type SkipCount struct {
 // Summary is the result of a replay: timelines per agent and totals, with
 // the problems met in the input.
 type Summary struct {
+	// Policy names the policies replayed ("loop" by default; several are
+	// joined with "+").
+	Policy    string
 	Profile   *Profile
 	Mode      Mode
 	Default   Settings

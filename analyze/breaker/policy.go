@@ -46,6 +46,7 @@ func (p *Policy) Decide(rec *ingest.Record, f *analyze.Features, d *analyze.Deci
 	switch bd.Action {
 	case ActionTrip:
 		d.Action, d.Status, d.Reason = analyze.ActionKill, 503, bd.Reason
+		d.Score, d.Threshold = bd.ErrorRate, p.b.cfg.rules(rec.Agent).Rate // the timeline's kill: the rate against the threshold
 	case ActionBlocked:
 		d.Action, d.Status, d.Reason = analyze.ActionBlocked, 503, bd.Reason
 	}

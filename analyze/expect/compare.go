@@ -34,7 +34,7 @@ func Compare(e *Expectation, s *analyze.Summary) []Result {
 	byName := agentsByName(s)
 	out := make([]Result, 0, len(e.Agents)+len(e.Totals))
 	for _, want := range e.Agents {
-		out = append(out, compareAgent(want, byName[want.Name], s.Profile))
+		out = append(out, compareAgent(want, byName[want.Name], s))
 	}
 	for _, t := range e.Totals {
 		def, _ := totalDefOf(t.Key)
@@ -60,14 +60,14 @@ func agentsByName(s *analyze.Summary) map[string]*analyze.AgentSummary {
 
 // compareAgent checks one agent; got is nil when the capture has no
 // request of it.
-func compareAgent(want Agent, got *analyze.AgentSummary, p *analyze.Profile) Result {
+func compareAgent(want Agent, got *analyze.AgentSummary, sum *analyze.Summary) Result {
 	r := Result{Agent: want.Name, Line: want.Line, Want: describeWant(want)}
 	if got == nil || got.Requests == 0 {
 		r.Got = "no requests in the capture"
 		r.Reason = "no requests from this agent in the capture"
 		return r
 	}
-	r.Got = Describe(got, p)
+	r.Got = Describe(got, sum)
 	killed := len(got.Kills) > 0
 	var why []string
 	switch {
@@ -92,7 +92,20 @@ func compareAgent(want Agent, got *analyze.AgentSummary, p *analyze.Profile) Res
 // Describe says what the kill switch did to one agent in a replay under
 // profile p: "killed at request 6 (score 13.0 > 10)", with ", 2 kills"
 // when it fired more than once, or "not killed (max score 7.0)".
-func Describe(a *analyze.AgentSummary, p *analyze.Profile) string {
+func Describe(a *analyze.AgentSummary, sum *analyze.Summary) string {
+	if sum.Policy == "breaker" {
+		if len(a.Kills) == 0 {
+			return "never tripped"
+		}
+		k := a.Kills[0]
+		s := fmt.Sprintf("tripped at request %d (error rate %s%% ≥ %s%%)", k.AgentN,
+			strconv.FormatFloat(k.Score*100, 'f', 1, 64), strconv.FormatFloat(k.Threshold*100, 'f', -1, 64))
+		if n := len(a.Kills); n > 1 {
+			s += ", " + strconv.Itoa(n) + " trips"
+		}
+		return s
+	}
+	p := sum.Profile
 	if len(a.Kills) == 0 {
 		return "not killed (max score " + strconv.FormatFloat(a.MaxScore, 'f', 1, 64) + ")"
 	}

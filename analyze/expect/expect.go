@@ -97,6 +97,11 @@ func (r Range) String() string {
 // Settings are the replay settings of an expectation. A nil field is not
 // set: the built-in default (or the command line) applies.
 type Settings struct {
+	// Policy is the kill switch the capture is replayed through: "loop"
+	// (nil) or "breaker" (the error-rate circuit breaker at its defaults;
+	// "killed" then means tripped, at_request counts the agent's requests
+	// over all its workflows, kills counts trips).
+	Policy    *string
 	Profile   *analyze.Profile
 	Mode      *analyze.Mode
 	Window    *int     // entries per agent window
@@ -105,6 +110,9 @@ type Settings struct {
 
 // Override returns s with every setting o sets replacing s's.
 func (s Settings) Override(o Settings) Settings {
+	if o.Policy != nil {
+		s.Policy = o.Policy
+	}
 	if o.Profile != nil {
 		s.Profile = o.Profile
 	}

@@ -310,9 +310,17 @@ func (p *parser) expectation(root *node) *Expectation {
 
 func (p *parser) settings(n *node) Settings {
 	var s Settings
-	for _, m := range p.object(n, "settings", "profile", "window", "threshold", "mode") {
+	for _, m := range p.object(n, "settings", "policy", "profile", "window", "threshold", "mode") {
 		kp := "settings." + m.key
 		switch m.key {
+		case "policy":
+			if str, ok := p.str(m.val, kp); ok {
+				if str != "loop" && str != "breaker" {
+					p.errorf(m.val.off, kp, "unknown policy %q (want \"loop\" or \"breaker\")", str)
+				} else {
+					s.Policy = &str
+				}
+			}
 		case "profile":
 			if str, ok := p.str(m.val, kp); ok {
 				if v, err := analyze.ParseProfile(str); err != nil || str == "" {

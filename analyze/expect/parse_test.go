@@ -156,7 +156,7 @@ func TestParseErrors(t *testing.T) {
 		// Unknown and repeated keys.
 		{"unknown top key", `{"agent": {"a": {"killed": true}}}`, []wantErr{{`"agent"`, "agent", `unknown key (want "about", "settings", "agents" or "totals")`}}},
 		{"agent key typo", `{"agents": {"a": {"killed": true, "at_requst": 3}}}`, []wantErr{{`"at_requst"`, "agents.a.at_requst", `unknown key (want "killed", "at_request" or "kills")`}}},
-		{"settings typo", `{"settings": {"treshold": 10}, "totals": {"kills": 0}}`, []wantErr{{`"treshold"`, "settings.treshold", `unknown key (want "profile", "window", "threshold" or "mode")`}}},
+		{"settings typo", `{"settings": {"treshold": 10}, "totals": {"kills": 0}}`, []wantErr{{`"treshold"`, "settings.treshold", `unknown key (want "policy", "profile", "window", "threshold" or "mode")`}}},
 		{"totals typo", `{"totals": {"agent_killed": 1}}`, []wantErr{{`"agent_killed"`, "totals.agent_killed", `unknown key (want "agents", "agents_killed", "blocked", "kills", "malformed", "requests" or "skipped")`}}},
 		{"range typo", `{"totals": {"kills": {"minimum": 1}}}`, []wantErr{{`"minimum"`, "totals.kills.minimum", `unknown key (want "min" or "max")`}}},
 		{"repeated key", `{"totals": {"kills": 1, "kills": 2}}`, []wantErr{{`"kills": 2`, "totals.kills", "key given twice (first at 1:13)"}}},

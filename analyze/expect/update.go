@@ -182,6 +182,9 @@ func Format(e *Expectation) ([]byte, error) {
 		doc["about"] = e.About
 	}
 	st := map[string]any{}
+	if e.Settings.Policy != nil {
+		st["policy"] = *e.Settings.Policy
+	}
 	if e.Settings.Profile != nil {
 		st["profile"] = e.Settings.Profile.String()
 	}

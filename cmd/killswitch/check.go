@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/breaker"
 	"github.com/killswitch/killswitch/analyze/expect"
 	"github.com/killswitch/killswitch/report"
 )
@@ -172,7 +173,16 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, upda
 	if exp != nil {
 		settings = exp.Settings
 	}
-	cfg := settings.Override(over).Apply(analyze.NewConfig())
+	eff := settings.Override(over)
+	cfg := eff.Apply(analyze.NewConfig())
+	if eff.Policy != nil && *eff.Policy == "breaker" {
+		pol, err := breaker.NewPolicy(breaker.NewConfig())
+		if err != nil {
+			f.Err = err
+			return f
+		}
+		cfg.Profile, cfg.Policies = analyze.ProfileUsage, []analyze.Policy{pol}
+	}
 	sum, err := rf.replayFiles(e, "check", []string{t.capture}, cfg, analyze.Hooks{})
 	if err != nil {
 		f.Err = fmt.Errorf("%s: replaying %s: %w", t.expect, t.capture, err)
@@ -190,7 +200,7 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, upda
 			next = expect.FromSummary(sum)
 			for _, a := range sum.Agents {
 				if a.Requests > 0 {
-					changes = append(changes, a.Agent+": "+expect.Describe(a, sum.Profile))
+					changes = append(changes, a.Agent+": "+expect.Describe(a, sum))
 				}
 			}
 			if len(changes) == 0 {
