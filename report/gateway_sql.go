@@ -182,7 +182,7 @@ func GatewayStatements(decs []gateway.Decision, res *gateway.Result) []Statement
 		}
 		out = append(out, Statement{
 			SQL: `INSERT INTO incidents (id, tenant_id, title, severity, status, trigger_type, trigger_value, calls_affected, cost_delta_cents, auto_action, started_at, ended_at, duration_seconds, related_call_ids_json, created_at, updated_at, resolved_at, resolved_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) ON CONFLICT (id) DO NOTHING`,
-			Args: []any{in.ID, pgText(in.Tenant), pgText(truncRunes(in.Title, 255)), in.Severity, in.Status, in.Trigger, pgText(in.TriggerValue),
+			Args: []any{in.ID, pgText(in.Tenant), pgText(gateway.FirstRunes(in.Title, 255)), in.Severity, in.Status, in.Trigger, pgText(in.TriggerValue),
 				int64(len(in.Calls)), num4(in.CostCents), in.AutoAction, in.StartedAt, nullTime(in.EndedAt), dur, string(ids),
 				in.StartedAt, in.UpdatedAt, nullTime(in.EndedAt), nullStr(in.ResolvedBy)},
 		})
@@ -208,17 +208,6 @@ func GatewayStatements(decs []gateway.Decision, res *gateway.Result) []Statement
 		}
 	}
 	return out
-}
-
-func truncRunes(s string, n int) string {
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
 }
 
 // WriteGatewaySQL writes the statements as one PostgreSQL script: BEGIN,

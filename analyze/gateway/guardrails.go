@@ -95,7 +95,7 @@ func (g *Gateway) evaluate(in *evalInput) (ds []GuardrailDecision, block, thrott
 			for _, p := range InjectionPatterns {
 				if pyrepr.ContainsLower(in.lowered, p) {
 					d.Passed = false
-					d.Reason = "Blocked pattern detected: " + firstRunes(p, 20) + "..."
+					d.Reason = "Blocked pattern detected: " + FirstRunes(p, 20) + "..."
 					break
 				}
 			}
@@ -138,7 +138,8 @@ func (g *Gateway) evaluate(in *evalInput) (ds []GuardrailDecision, block, thrott
 	return ds, block, throttle, cost, false
 }
 
-func firstRunes(s string, n int) string {
+// FirstRunes returns the first n code points of s (Python's s[:n]).
+func FirstRunes(s string, n int) string {
 	i := 0
 	for j := range s {
 		if i == n {
