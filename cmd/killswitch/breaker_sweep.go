@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/killswitch/killswitch/analyze/sweep"
 	"io"
 	"strconv"
 	"strings"
@@ -32,11 +33,11 @@ func (f *breakerSweepFlags) register(fs *pflag.FlagSet) {
 // runBreakerSweep is `sweep --policy breaker`: one read of the captures,
 // the breaker replayed at every setting of the grid.
 func runBreakerSweep(e *env, f *sweepFlags, bf *breakerSweepFlags, paths []string) int {
-	rates, err := parseGrid(bf.rates, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) })
+	rates, err := sweep.ParseGrid(bf.rates, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) })
 	if err != nil {
 		return errorf(e, "sweep", "--error-rates: %v", err)
 	}
-	msf, err := parseGrid(bf.minSamples, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) })
+	msf, err := sweep.ParseGrid(bf.minSamples, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) })
 	if err != nil {
 		return errorf(e, "sweep", "--min-samples: %v", err)
 	}

@@ -143,14 +143,14 @@ func (f *sweepFlags) config() (sweep.Config, error) {
 	if cfg.Mode, err = analyze.ParseMode(f.mode); err != nil {
 		return cfg, err
 	}
-	if cfg.Windows, err = parseWindows(f.windows); err != nil {
+	if cfg.Windows, err = sweep.ParseWindows(f.windows); err != nil {
 		return cfg, err
 	}
-	if cfg.Thresholds, err = parseThresholds(f.thresholds); err != nil {
+	if cfg.Thresholds, err = sweep.ParseThresholds(f.thresholds); err != nil {
 		return cfg, err
 	}
-	if len(cfg.Windows)*len(cfg.Thresholds) > maxGridValues {
-		return cfg, fmt.Errorf("%d settings in the grid, more than %d", len(cfg.Windows)*len(cfg.Thresholds), maxGridValues)
+	if len(cfg.Windows)*len(cfg.Thresholds) > sweep.MaxGridValues {
+		return cfg, fmt.Errorf("%d settings in the grid, more than %d", len(cfg.Windows)*len(cfg.Thresholds), sweep.MaxGridValues)
 	}
 	for _, w := range cfg.Windows {
 		if w > analyze.MaxWindow {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/killswitch/killswitch/analyze/sweep"
 	"math"
 	"os"
 	"path/filepath"
@@ -136,19 +137,19 @@ func TestParseGrid(t *testing.T) {
 		{"7", []float64{7}},
 		{"5:5:1", []float64{5}},
 	} {
-		got, err := parseThresholds(tt.in)
+		got, err := sweep.ParseThresholds(tt.in)
 		if err != nil || !slices.Equal(got, tt.want) {
 			t.Errorf("%q: %v %v, want %v", tt.in, got, err, tt.want)
 		}
 	}
-	if got, _ := parseThresholds("4:16:0.5"); len(got) != 25 || got[24] != 16 {
+	if got, _ := sweep.ParseThresholds("4:16:0.5"); len(got) != 25 || got[24] != 16 {
 		t.Errorf("default grid: %v", got)
 	}
-	if got, err := parseWindows("10:40:10"); err != nil || !slices.Equal(got, []int{10, 20, 30, 40}) {
+	if got, err := sweep.ParseWindows("10:40:10"); err != nil || !slices.Equal(got, []int{10, 20, 30, 40}) {
 		t.Errorf("windows range: %v %v", got, err)
 	}
 	for _, bad := range []string{"", "a", "1:2", "1:2:0", "1:2:-1", "-1", "NaN", "1:Inf:1", "0:1e9:0.01", "1:2:3:4"} {
-		if _, err := parseThresholds(bad); err == nil {
+		if _, err := sweep.ParseThresholds(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}
@@ -161,8 +162,8 @@ func FuzzParseGrid(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if ts, err := parseThresholds(s); err == nil {
-			if len(ts) == 0 || len(ts) > maxGridValues {
+		if ts, err := sweep.ParseThresholds(s); err == nil {
+			if len(ts) == 0 || len(ts) > sweep.MaxGridValues {
 				t.Errorf("%q: %d values", s, len(ts))
 			}
 			for _, v := range ts {
@@ -171,7 +172,7 @@ func FuzzParseGrid(f *testing.F) {
 				}
 			}
 		}
-		if ws, err := parseWindows(s); err == nil {
+		if ws, err := sweep.ParseWindows(s); err == nil {
 			for _, w := range ws {
 				if w < 1 {
 					t.Errorf("%q: window %d", s, w)

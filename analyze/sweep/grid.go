@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import (
 	"fmt"
@@ -7,15 +7,16 @@ import (
 	"strings"
 )
 
-// maxGridValues bounds the values one grid flag may expand to.
-const maxGridValues = 10000
+// MaxGridValues bounds the values one grid flag may expand to, and the
+// settings of a grid.
+const MaxGridValues = 10000
 
-// parseThresholds parses --thresholds: "start:stop:step" (inclusive of
+// ParseThresholds parses --thresholds: "start:stop:step" (inclusive of
 // stop when a step lands on it) or a comma-separated list. Range values
 // are rounded to the decimals the flag wrote, so 0.1 steps give 4.3, not
 // 4.300000000000001.
-func parseThresholds(s string) ([]float64, error) {
-	vals, err := parseGrid(s, func(f string) (float64, error) {
+func ParseThresholds(s string) ([]float64, error) {
+	vals, err := ParseGrid(s, func(f string) (float64, error) {
 		v, err := strconv.ParseFloat(f, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return 0, fmt.Errorf("%q is not a number", f)
@@ -31,10 +32,10 @@ func parseThresholds(s string) ([]float64, error) {
 	return vals, nil
 }
 
-// parseWindows parses --windows: a comma-separated list of sizes or
+// ParseWindows parses --windows: a comma-separated list of sizes or
 // "start:stop:step".
-func parseWindows(s string) ([]int, error) {
-	vals, err := parseGrid(s, func(f string) (float64, error) {
+func ParseWindows(s string) ([]int, error) {
+	vals, err := ParseGrid(s, func(f string) (float64, error) {
 		v, err := strconv.Atoi(f)
 		if err != nil {
 			return 0, fmt.Errorf("%q is not a whole number", f)
@@ -54,7 +55,10 @@ func parseWindows(s string) ([]int, error) {
 	return out, nil
 }
 
-func parseGrid(s string, parse func(string) (float64, error)) ([]float64, error) {
+// ParseGrid parses a grid flag: a comma-separated list of values, or
+// "start:stop:step" (stop included when a step lands on it), each value
+// checked by parse; at most 10,000 values.
+func ParseGrid(s string, parse func(string) (float64, error)) ([]float64, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil, fmt.Errorf("empty (want a list like 8,10,12 or a range start:stop:step)")
@@ -72,8 +76,8 @@ func parseGrid(s string, parse func(string) (float64, error)) ([]float64, error)
 			}
 			out = append(out, v)
 		}
-		if len(out) > maxGridValues {
-			return nil, fmt.Errorf("%d values, more than %d", len(out), maxGridValues)
+		if len(out) > MaxGridValues {
+			return nil, fmt.Errorf("%d values, more than %d", len(out), MaxGridValues)
 		}
 		return out, nil
 	}
@@ -107,8 +111,8 @@ func parseGrid(s string, parse func(string) (float64, error)) ([]float64, error)
 		return nil, fmt.Errorf("range %q: stop is below start", s)
 	}
 	n := math.Floor((stop-start)/step+1e-9) + 1
-	if n > maxGridValues {
-		return nil, fmt.Errorf("range %q has %.0f values, more than %d", s, n, maxGridValues)
+	if n > MaxGridValues {
+		return nil, fmt.Errorf("range %q has %.0f values, more than %d", s, n, MaxGridValues)
 	}
 	out := make([]float64, 0, int(n))
 	for i := 0; i < int(n); i++ {
