@@ -157,7 +157,7 @@ func (t *Traffic) Sweep(cfg Config) (*Result, error) {
 	if _, err := cfg.normalize(); err != nil {
 		return nil, err
 	}
-	if cfg.Profile != t.Profile {
+	if cfg.Profile.String() != t.Profile.String() {
 		return nil, fmt.Errorf("traffic collected with profile %s, sweep asks for %s", t.Profile, cfg.Profile)
 	}
 	nw, nt := len(cfg.Windows), len(cfg.Thresholds)

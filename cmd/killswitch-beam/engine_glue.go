@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/sweep"
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/report"
 )
@@ -378,4 +379,56 @@ func configFromFlags(profile, mode string, window *int, threshold *float64, sett
 		cfg.Agents[name] = s
 	}
 	return cfg, nil
+}
+
+// sweepTraffic runs the sweep's collection over every feature record (in
+// the replay order: PMax, file, index) and problem record, as sweep.Collect
+// does over the captures, and evaluates the grid of scfg.
+func sweepTraffic(cfg analyze.Config, scfg sweep.Config, feats []featRec, problems []problemRec) (*sweep.Result, error) {
+	sort.Slice(feats, func(i, j int) bool {
+		a, b := &feats[i], &feats[j]
+		if a.PMax != b.PMax {
+			return a.PMax < b.PMax
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Idx < b.Idx
+	})
+	c, err := sweep.NewCollector(cfg.Profile, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range problems {
+		rec := &ingest.Record{Pos: p.Pos.pos()}
+		if p.Malformed {
+			rec.Err = errors.New(p.Msg)
+		} else {
+			rec.Skip = p.Msg
+		}
+		if err := c.Step(rec, &analyze.Features{}); err != nil {
+			return nil, err
+		}
+	}
+	for i := range feats {
+		rec, f := feats[i].record()
+		if err := c.Step(rec, f); err != nil {
+			return nil, err
+		}
+	}
+	return c.Finish().Sweep(scfg)
+}
+
+func encodeSweep(c sweep.Config) string {
+	b, err := json.Marshal(c)
+	if err != nil {
+		panic("killswitch-beam: sweep configuration does not encode: " + err.Error())
+	}
+	return string(b)
+}
+
+func parseSweep(s string) (sweep.Config, error) {
+	var c sweep.Config
+	err := json.Unmarshal([]byte(s), &c)
+	return c, err
 }

@@ -18,6 +18,8 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/flink"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/universal"
+
+	"github.com/killswitch/killswitch/analyze/sweep"
 )
 
 // globs is a repeatable --input flag.
@@ -37,6 +39,10 @@ var (
 	output    = flag.String("output", "", "output PREFIX: PREFIX-decisions-S-of-N.jsonl and PREFIX-timelines.json (local path, gs:// or s3://)")
 	shards    = flag.Int("shards", 4, "how many decision files")
 	verbose   = flag.Bool("v", false, "also log each skipped (non-LLM) input item")
+	doSweep   = flag.Bool("sweep", false, "also evaluate the sweep grid (--windows × --thresholds) into PREFIX-sweep.json, as killswitch sweep -f json")
+	windows   = flag.String("windows", "10,20,40", "sweep: window sizes, a list or start:stop:step")
+	thresh    = flag.String("thresholds", "4:16:0.5", "sweep: thresholds, start:stop:step or a list")
+	maxFP     = flag.Int("max-false-positives", 0, "sweep: the recommended setting kills at most this many agents outside a loop")
 )
 
 func init() {
@@ -96,5 +102,17 @@ func pipelineOptions(ctx context.Context, set map[string]bool) (options, error) 
 	if err != nil {
 		return options{}, err
 	}
-	return options{Config: encodeConfig(cfg), Inputs: files, Output: *output, Shards: *shards, Verbose: *verbose}, nil
+	opt := options{Config: encodeConfig(cfg), Inputs: files, Output: *output, Shards: *shards, Verbose: *verbose}
+	if *doSweep {
+		scfg := sweep.Config{Profile: cfg.Profile, Mode: cfg.Mode, RetryAfter: cfg.RetryAfter,
+			MaxFalsePositives: *maxFP, LateAfter: sweep.DefaultLateAfter}
+		if scfg.Windows, err = sweep.ParseWindows(*windows); err != nil {
+			return options{}, err
+		}
+		if scfg.Thresholds, err = sweep.ParseThresholds(*thresh); err != nil {
+			return options{}, err
+		}
+		opt.Sweep = encodeSweep(scfg)
+	}
+	return opt, nil
 }

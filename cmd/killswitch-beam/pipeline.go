@@ -63,11 +63,16 @@ func init() {
 	register.Iter1[problemRec]()
 	register.Iter1[int]()
 	register.DoFn5x1[context.Context, int, func(*agentResult) bool, func(*problemRec) bool, func(*int) bool, error](&combineFn{})
+	register.Function3x0[string, featRec, func(int, featRec)](keyFeat)
+	register.Emitter2[int, featRec]()
+	register.Iter1[featRec]()
+	register.DoFn5x1[context.Context, int, func(*featRec) bool, func(*problemRec) bool, func(*int) bool, error](&sweepFn{})
 }
 
 // options are the pipeline's settings.
 type options struct {
 	Config  string // analyze.Config as JSON
+	Sweep   string // sweep.Config as JSON, when --sweep
 	Inputs  []string
 	Output  string // PREFIX
 	Shards  int    // decision files
@@ -91,6 +96,48 @@ func build(s beam.Scope, opt options) {
 	one := beam.ParDo(s, keyZero[int], beam.Create(s, 0)) // so that the timelines are written when no file held a record
 	beam.ParDo0(s.Scope("timelines"), &combineFn{Config: opt.Config, Prefix: opt.Output, Verbose: opt.Verbose},
 		beam.CoGroupByKey(s, results, problems, one))
+	if opt.Sweep != "" {
+		// The grid is evaluated on one worker from the feature records
+		// (never bodies), as one sweep evaluates it from one read.
+		all := beam.ParDo(s.Scope("sweep-key"), keyFeat, numbered)
+		beam.ParDo0(s.Scope("sweep"), &sweepFn{Config: opt.Config, Sweep: opt.Sweep, Prefix: opt.Output},
+			beam.CoGroupByKey(s, all, problems, one))
+	}
+}
+
+// keyFeat puts every feature record under one key, for the sweep.
+func keyFeat(_ string, fr featRec, emit func(int, featRec)) { emit(0, fr) }
+
+// sweepFn evaluates the sweep grid and writes PREFIX-sweep.json, the same
+// document as `killswitch sweep -f json`.
+type sweepFn struct {
+	Config, Sweep, Prefix string
+}
+
+func (f *sweepFn) ProcessElement(ctx context.Context, _ int, feats func(*featRec) bool, problems func(*problemRec) bool, _ func(*int) bool) error {
+	cfg, err := parseConfig(f.Config)
+	if err != nil {
+		return err
+	}
+	scfg, err := parseSweep(f.Sweep)
+	if err != nil {
+		return err
+	}
+	var fs []featRec
+	var fr featRec
+	for feats(&fr) {
+		fs = append(fs, fr)
+	}
+	var ps []problemRec
+	var p problemRec
+	for problems(&p) {
+		ps = append(ps, p)
+	}
+	res, err := sweepTraffic(cfg, scfg, fs, ps)
+	if err != nil {
+		return err
+	}
+	return writeFile(ctx, f.Prefix+"-sweep.json", func(w io.Writer) error { return report.SweepJSON(w, res) })
 }
 
 func init() {

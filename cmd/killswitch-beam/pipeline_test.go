@@ -13,6 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
 	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/sweep"
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/report"
 )
@@ -201,4 +202,57 @@ func TestPrismUnreadable(t *testing.T) {
 func TestMain(m *testing.M) {
 	beam.Init()
 	os.Exit(m.Run())
+}
+
+// TestPrismSweep: with --sweep the pipeline writes PREFIX-sweep.json, byte
+// for byte the document `killswitch sweep -f json` writes for the same
+// captures and grid (both profiles, with ground truth from the capture's
+// labels, without it, and with live kills).
+func TestPrismSweep(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		profile *analyze.Profile
+		files   []string
+	}{
+		{"labelled", analyze.ProfileSpec, []string{"../../fixtures/sweep/labelled.jsonl"}},
+		{"heuristic+live", analyze.ProfileSpec, []string{"../../fixtures/sweep/heuristic.jsonl", "../../fixtures/sweep/live.jsonl"}},
+		{"library-agentgazer", analyze.ProfileAgentGazer, []string{"../../fixtures/library/ab-alternation.jsonl", "../../fixtures/library/mixed-agents.jsonl"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := analyze.NewConfig()
+			cfg.Profile = tc.profile
+			scfg := sweep.Config{Profile: tc.profile, Mode: cfg.Mode, RetryAfter: cfg.RetryAfter,
+				Windows: []int{5, 10, 20}, Thresholds: []float64{4, 6, 8, 10, 12}, LateAfter: sweep.DefaultLateAfter}
+			prefix := filepath.Join(t.TempDir(), "out")
+			p, s := beam.NewPipelineWithRoot()
+			build(s, options{Config: encodeConfig(cfg), Sweep: encodeSweep(scfg), Inputs: tc.files, Output: prefix, Shards: 2})
+			if _, err := prism.Execute(context.Background(), p); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(prefix + "-sweep.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var readers []ingest.Reader
+			for _, f := range tc.files {
+				fh, err := os.Open(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer fh.Close()
+				readers = append(readers, ingest.NewJSONL(fh, f, ingest.JSONLOptions{}))
+			}
+			res, err := sweep.Run(ingest.Merge(readers...), scfg, 1, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want bytes.Buffer
+			if err := report.SweepJSON(&want, res); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want.Bytes()) {
+				t.Errorf("PREFIX-sweep.json differs from killswitch sweep -f json:\n%s\nwant:\n%s", got, want.Bytes())
+			}
+		})
+	}
 }
