@@ -25,6 +25,9 @@ func TestBreakerReplay(t *testing.T) {
 		{"breaker-outage.jsonl", []string{"replay", "--policy", "breaker", "-f", "jsonl", capture}},
 		{"breaker-outage.txt", []string{"replay", "--policy", "breaker", capture}},
 		{"breaker-outage-sliding.md", []string{"replay", "--policy", "breaker", "--counter-ttl", "sliding", "-f", "markdown", capture}},
+		{"breaker-drip-refresh.txt", []string{"replay", "--policy", "breaker", "fixtures/breaker/slow-drip.jsonl"}},
+		{"breaker-drip-sliding.txt", []string{"replay", "--policy", "breaker", "--counter-ttl", "sliding", "fixtures/breaker/slow-drip.jsonl"}},
+		{"breaker-drip-fixed.txt", []string{"replay", "--policy", "breaker", "--counter-ttl", "fixed", "fixtures/breaker/slow-drip.jsonl"}},
 	} {
 		stdout, stderr, code := runCLI(t, "", c.args...)
 		if code != 0 {
