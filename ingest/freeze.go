@@ -1,5 +1,10 @@
 package ingest
 
+import (
+	"fmt"
+	"time"
+)
+
 // Freeze and unfreeze control records: what a gateway's operators did to a
 // tenant or one of its API keys (AgenticVerz M22's kill switch):
 //
@@ -59,4 +64,40 @@ func (r *JSONLReader) freezeRecord(m *members, rec *Record) *Record {
 	}
 	rec.Control = c
 	return rec
+}
+
+// breakerControl reads a breaker_open or breaker_close record: an operator
+// opening an agent+workflow's circuit breaker for duration_minutes (with a
+// reason), or closing it. The record's tenant, agent and workflow name the
+// breaker.
+//
+//	{"ts": …, "event": "breaker_open", "tenant": "acme", "agent": "billing",
+//	 "workflow": "refund", "duration_minutes": 60, "reason": "refund API down"}
+func (r *JSONLReader) breakerControl(m *members, rec *Record, c *Control) error {
+	for _, s := range []struct {
+		dst  *string
+		raw  []byte
+		name string
+	}{{&rec.Tenant, m.tenant, "tenant"}, {&rec.Workflow, m.workflow, "workflow"}, {&c.Reason, m.reason, "reason"}} {
+		if s.raw == nil || isNull(s.raw) {
+			continue
+		}
+		v, err := stringValue(s.raw)
+		if err != nil {
+			return fmt.Errorf(`"%s": %v`, s.name, err)
+		}
+		*s.dst = v
+	}
+	if c.Event == ControlBreakerClose {
+		return nil
+	}
+	if m.durationMin == nil || isNull(m.durationMin) {
+		return fmt.Errorf(`"event": "breaker_open" without "duration_minutes"`)
+	}
+	f, err := numberValue(m.durationMin)
+	if err != nil || !(f > 0) || f > 525600 {
+		return fmt.Errorf(`"duration_minutes": %s is not a number of minutes in (0, 525600]`, describe(m.durationMin))
+	}
+	c.Duration = time.Duration(f * float64(time.Minute))
+	return nil
 }

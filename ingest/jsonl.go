@@ -177,7 +177,7 @@ type members struct {
 	messages, tools, timestamp, latencySec, cost, kwargs, metaRaw []byte
 	prompt, input                                                 []byte
 	eventType, agentID                                            []byte
-	entity, reason                                                []byte
+	entity, reason, durationMin                                   []byte
 }
 
 func (r *JSONLReader) parse(line []byte) *Record {
@@ -256,6 +256,8 @@ func (r *JSONLReader) parse(line []byte) *Record {
 			m.entity = val
 		case "reason":
 			m.reason = val
+		case "duration_minutes":
+			m.durationMin = val
 		}
 		return nil
 	})
@@ -320,6 +322,11 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 			}
 		} else if c.Event == ControlConfig {
 			return r.bad(`"event": "config" without a "kill_switch" object`)
+		}
+		if c.Event == ControlBreakerOpen || c.Event == ControlBreakerClose {
+			if err := r.breakerControl(m, rec, c); err != nil {
+				return r.bad("%v", err)
+			}
 		}
 		rec.Control = c
 		return rec

@@ -134,7 +134,7 @@ func TestJSONLMalformed(t *testing.T) {
 		{`{"ts":1,"agent":"a","request":{},"label":"maybe"}`, `c.jsonl:1: "label": a string of 5 characters is neither "loop" nor "legit"`},
 		{`{"ts":1,"agent":"a","request":{},"status":"abc"}`, `c.jsonl:1: "status": not an HTTP status: a string of 3 characters`},
 		{`{"ts":1,"agent":"a","request":{},"tokens_in":-3}`, `c.jsonl:1: "tokens_in": not a token count: the number -3`},
-		{`{"ts":1,"agent":"a","event":"explode"}`, `c.jsonl:1: "event": a string of 7 characters is not one of activate, deactivate, config, kill_switch`},
+		{`{"ts":1,"agent":"a","event":"explode"}`, `c.jsonl:1: "event": a string of 7 characters is not one of activate, deactivate, config, kill_switch, breaker_open, breaker_close`},
 		{`{"ts":1,"agent":"a","event":"config","kill_switch":{"treshold":3}}`, `c.jsonl:1: "kill_switch": unknown key "treshold" (want enabled, window_size, threshold)`},
 		{`{"ts":1,"agent":"a","event":"config"}`, `c.jsonl:1: "event": "config" without a "kill_switch" object`},
 		{"{\"ts\":1,\"agent\":\"a\xff\",\"request\":{}}", `c.jsonl:1: invalid UTF-8 at byte 19`},

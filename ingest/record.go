@@ -116,8 +116,10 @@ const (
 	ControlActivate
 	ControlDeactivate
 	ControlConfig
-	ControlFreeze   // a gateway operator froze a tenant or an API key
-	ControlUnfreeze // … or unfroze it
+	ControlFreeze       // a gateway operator froze a tenant or an API key
+	ControlUnfreeze     // … or unfroze it
+	ControlBreakerOpen  // an operator opened an agent+workflow's circuit breaker for a while
+	ControlBreakerClose // … or closed it
 )
 
 func (c ControlEvent) String() string {
@@ -132,13 +134,22 @@ func (c ControlEvent) String() string {
 		return "freeze"
 	case ControlUnfreeze:
 		return "unfreeze"
+	case ControlBreakerOpen:
+		return "breaker_open"
+	case ControlBreakerClose:
+		return "breaker_close"
 	}
 	return "none"
 }
 
-// ParseControlEvent parses "activate", "deactivate" or "config".
+// ParseControlEvent parses "activate", "deactivate", "config",
+// "breaker_open" or "breaker_close".
 func ParseControlEvent(s string) (ControlEvent, error) {
 	switch s {
+	case "breaker_open":
+		return ControlBreakerOpen, nil
+	case "breaker_close":
+		return ControlBreakerClose, nil
 	case "activate":
 		return ControlActivate, nil
 	case "deactivate":
@@ -146,7 +157,7 @@ func ParseControlEvent(s string) (ControlEvent, error) {
 	case "config":
 		return ControlConfig, nil
 	}
-	return ControlNone, fmt.Errorf("a string of %d characters is not one of activate, deactivate, config, kill_switch", utf8.RuneCountInString(s))
+	return ControlNone, fmt.Errorf("a string of %d characters is not one of activate, deactivate, config, kill_switch, breaker_open, breaker_close", utf8.RuneCountInString(s))
 }
 
 // KillSwitchPatch is a partial kill-switch configuration: nil fields are left
@@ -169,6 +180,10 @@ type Control struct {
 	// is the operator's text (freeze_reason).
 	Entity string
 	Reason string
+
+	// Duration is how long a breaker_open record keeps the breaker open
+	// (duration_minutes).
+	Duration time.Duration
 }
 
 // Record is one captured LLM call (or one control record), whatever the

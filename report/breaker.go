@@ -107,7 +107,7 @@ func BreakerText(w io.Writer, res *breaker.Result, md bool) error {
 			state = "open"
 		}
 		if len(s.Trips) == 0 {
-			rows = append(rows, []string{Printable(s.Scope.String()), strconv.Itoa(s.Requests), strconv.Itoa(s.Errors), "-", "", "", "", "0", state})
+			rows = append(rows, []string{Printable(s.Scope.String()), strconv.Itoa(s.Requests), strconv.Itoa(s.Errors), "-", "", "", "", strconv.Itoa(s.Refused), state})
 			continue
 		}
 		for i, t := range s.Trips {
@@ -121,6 +121,23 @@ func BreakerText(w io.Writer, res *breaker.Result, md bool) error {
 		}
 	}
 	textTable(w, md, []string{"scope", "requests", "errors", "tripped at (request)", "error rate", "samples", "recovers at", "refused", "at the end"}, rows)
+	var manual []string
+	for _, s := range res.Scopes {
+		for _, m := range s.Manual {
+			if m.Open {
+				manual = append(manual, fmt.Sprintf("- %s %s opened until %s by an operator (%s): %s; %d requests refused",
+					ingest.FormatTime(m.TS), Printable(s.Scope.String()), ingest.FormatTime(m.Until), m.Source, Printable(m.Reason), m.Refused))
+			} else {
+				manual = append(manual, fmt.Sprintf("- %s %s closed by an operator (%s)", ingest.FormatTime(m.TS), Printable(s.Scope.String()), m.Source))
+			}
+		}
+	}
+	if len(manual) > 0 {
+		h("Operators")
+		for _, l := range manual {
+			fmt.Fprintln(w, l)
+		}
+	}
 	h("Tenants")
 	rows = nil
 	for _, t := range res.Tenants {

@@ -66,7 +66,7 @@ func AppendRedisCmd(b []byte, c *breaker.Cmd) []byte {
 		b = append(b, `,"value":`...)
 		b = AppendString(b, c.Value)
 	}
-	if c.Op != "INCR" {
+	if c.Op != "INCR" && c.Op != "DEL" {
 		b = append(b, `,"seconds":`...)
 		b = strconv.AppendInt(b, c.Seconds, 10)
 	}

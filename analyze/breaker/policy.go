@@ -30,8 +30,8 @@ func NewPolicy(cfg Config) (*Policy, error) {
 // Name is "breaker".
 func (p *Policy) Name() string { return "breaker" }
 
-// Control: the breaker has no control records of its own yet.
-func (p *Policy) Control(rec *ingest.Record, fx *analyze.Effects) {}
+// Control applies breaker_open and breaker_close records.
+func (p *Policy) Control(rec *ingest.Record, fx *analyze.Effects) { p.b.Control(rec) }
 
 // Decide runs the breaker on one request.
 func (p *Policy) Decide(rec *ingest.Record, f *analyze.Features, d *analyze.Decision, fx *analyze.Effects) {

@@ -61,12 +61,24 @@ type ScopeResult struct {
 	Errors    int // forwarded requests whose outcome was an error
 	Refused   int
 	Trips     []Trip
-	Open      bool // still open at the end of the capture
+	Manual    []Manual // operators' openings and closings, in order
+	Open      bool     // still open at the end of the capture
 	// What the live system's keys hold at the end of the capture: the
 	// counters (zero when the key has expired) and when each key expires.
 	Successes, ErrorCount        int
 	SuccessExpires, ErrorExpires time.Time
 	OpenUntil                    time.Time // when Open
+}
+
+// Manual is an operator opening (for a while, with a reason) or closing a
+// breaker: a breaker_open or breaker_close control record.
+type Manual struct {
+	TS      time.Time
+	Source  ingest.Pos
+	Open    bool
+	Until   time.Time // when Open
+	Reason  string
+	Refused int // requests refused while it was open by this record
 }
 
 // TenantTotals add up a tenant's scopes.
@@ -106,12 +118,12 @@ type Result struct {
 }
 
 type scopeState struct {
-	res              *ScopeResult
-	open             bool
-	until            time.Time
-	succ, errc       counter
-	errStatuses      map[int]int
-	lastTripStatuses map[int]int
+	res         *ScopeResult
+	open        bool
+	manual      bool // opened by an operator, not by a trip
+	until       time.Time
+	succ, errc  counter
+	errStatuses map[int]int
 }
 
 // Breaker replays records in order.
@@ -131,7 +143,7 @@ type Breaker struct {
 type Cmd struct {
 	TS      time.Time
 	Source  ingest.Pos
-	Op      string // "INCR", "EXPIRE", "SET"
+	Op      string // "INCR", "EXPIRE", "SET", "DEL"
 	Key     string
 	Value   string // SET
 	Seconds int64  // EXPIRE, SET … EX
@@ -200,7 +212,11 @@ func (b *Breaker) Step(rec *ingest.Record, errBody bool) (d Decision, ok bool) {
 		d.SecondsLeft = int64(st.until.Sub(now).Seconds() + 0.999999)
 		d.Reason = "Kill switch active - workflow temporarily disabled"
 		st.res.Refused++
-		st.res.Trips[len(st.res.Trips)-1].Refused++
+		if st.manual {
+			st.res.Manual[len(st.res.Manual)-1].Refused++
+		} else {
+			st.res.Trips[len(st.res.Trips)-1].Refused++
+		}
 		return d, true
 	}
 	succ := st.succ.read(now, b.cfg.TTL, r.Window)
@@ -210,7 +226,7 @@ func (b *Breaker) Step(rec *ingest.Record, errBody bool) (d Decision, ok bool) {
 		d.ErrorRate = float64(errs) / float64(d.Samples)
 	}
 	if d.Samples >= r.MinSamples && d.ErrorRate >= r.Rate {
-		st.open, st.until = true, now.Add(r.Recover)
+		st.open, st.until, st.manual = true, now.Add(r.Recover), false
 		d.Action = ActionTrip
 		d.Reason = fmt.Sprintf("Kill switch activated - error rate %s exceeds %s", pct(d.ErrorRate), pct(r.Rate))
 		statuses := map[int]int{}
@@ -255,6 +271,31 @@ func (b *Breaker) Step(rec *ingest.Record, errBody bool) (d Decision, ok bool) {
 		st.succ.incr(now, b.cfg.TTL, r.Window)
 	}
 	return d, true
+}
+
+// Control applies an operator's breaker_open or breaker_close record (a
+// disabled breaker is not touched: it counts nothing and refuses nothing).
+func (b *Breaker) Control(rec *ingest.Record) {
+	c := rec.Control
+	if c == nil || (c.Event != ingest.ControlBreakerOpen && c.Event != ingest.ControlBreakerClose) {
+		return
+	}
+	if rec.TS.After(b.end) {
+		b.end = rec.TS
+	}
+	sc := ScopeOf(rec)
+	st := b.state(sc)
+	key := fmt.Sprintf(keyBase(sc), "killswitch") + ":active"
+	m := Manual{TS: rec.TS, Source: rec.Pos, Reason: c.Reason}
+	if c.Event == ingest.ControlBreakerOpen {
+		m.Open, m.Until = true, rec.TS.Add(c.Duration)
+		st.open, st.until, st.manual = true, m.Until, true
+		b.log(Cmd{TS: rec.TS, Source: rec.Pos, Op: "SET", Key: key, Value: "1", Seconds: int64(c.Duration / time.Second)})
+	} else {
+		st.open = false
+		b.log(Cmd{TS: rec.TS, Source: rec.Pos, Op: "DEL", Key: key})
+	}
+	st.res.Manual = append(st.res.Manual, m)
 }
 
 // Finish returns the timelines, per-tenant totals and correlated groups.

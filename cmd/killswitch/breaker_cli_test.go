@@ -28,6 +28,7 @@ func TestBreakerReplay(t *testing.T) {
 		{"breaker-drip-refresh.txt", []string{"replay", "--policy", "breaker", "fixtures/breaker/slow-drip.jsonl"}},
 		{"breaker-drip-sliding.txt", []string{"replay", "--policy", "breaker", "--counter-ttl", "sliding", "fixtures/breaker/slow-drip.jsonl"}},
 		{"breaker-drip-fixed.txt", []string{"replay", "--policy", "breaker", "--counter-ttl", "fixed", "fixtures/breaker/slow-drip.jsonl"}},
+		{"breaker-manual.txt", []string{"replay", "--policy", "breaker", "fixtures/breaker/manual.jsonl"}},
 	} {
 		stdout, stderr, code := runCLI(t, "", c.args...)
 		if code != 0 {

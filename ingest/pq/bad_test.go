@@ -185,7 +185,7 @@ func TestBadRows(t *testing.T) {
 		{"negative tokens", with(func(r *badRow) { r.TokensIn = ptr[int64](-3) }), "tokens_in: -3 is not a token count"},
 		{"cost not a number", with(func(r *badRow) { r.Cost = ptr("1,5") }), "cost_usd: a string of 3 characters is not a number"},
 		{"bad label", with(func(r *badRow) { r.Label = ptr("Loop") }), `label: a string of 4 characters is neither "loop" nor "legit"`},
-		{"unknown event", with(func(r *badRow) { r.Event = ptr("pause") }), "event: a string of 5 characters is not one of activate, deactivate, config, kill_switch"},
+		{"unknown event", with(func(r *badRow) { r.Event = ptr("pause") }), "event: a string of 5 characters is not one of activate, deactivate, config, kill_switch, breaker_open, breaker_close"},
 		{"config without settings", with(func(r *badRow) { r.Event = ptr("config") }), `event: "config" without kill_switch settings`},
 		{"window size 0", with(func(r *badRow) { r.Event = ptr("config"); r.Window = ptr[int64](0) }),
 			"kill_switch.window_size: want an integer from 1 to 100000, got 0"},
