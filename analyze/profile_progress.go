@@ -1,7 +1,6 @@
 package analyze
 
 import (
-
 	"github.com/killswitch/killswitch/analyze/progress"
 	"github.com/killswitch/killswitch/ingest"
 )
@@ -97,4 +96,3 @@ func (p *progressDetector) Push(f *Features, answered bool) {
 
 func (p *progressDetector) Resize(n int) { p.d.Resize(n) }
 func (p *progressDetector) Clear()       { p.d.Clear() }
-

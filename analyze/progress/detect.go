@@ -13,13 +13,13 @@ const (
 	// DefaultWindow is how many earlier requests of the agent are kept.
 	DefaultWindow = 20
 	// DefaultThreshold: the detector fires when the score is ≥ it.
-	DefaultThreshold = 3
+	DefaultThreshold = 4
 )
 
 // Tuning constants (see the package documentation for what each means).
 const (
-	maxPeriod   = 6  // longest cycle of steps looked for
-	nearAnswer  = 3  // SimHash distance within which two answers are the same
+	maxPeriod   = 6 // longest cycle of steps looked for
+	nearAnswer  = 3 // SimHash distance within which two answers are the same
 	errWeight   = 1.5
 	busyGap     = 60 // seconds: gaps up to this are the agent's busy pace
 	paceFactor  = 8  // a pause longer than paceFactor × the busy pace is a schedule
@@ -184,7 +184,7 @@ func (d *Detector) Push(f *Features, ts int64, forwarded bool) {
 		}
 	}
 	e := entry{seq: d.seq, ts: ts, session: d.session, key: f.Key(), churn: f.ChurnKey(), err: f.ObsErr, label: f.ActLabel}
-	if forwarded && f.HasAns && f.AnsCalls == 0 && f.AnsWords >= 2*minWords {
+	if forwarded && f.HasAns && f.AnsCalls == 0 && f.AnsWords >= 2*minWords && f.ObsWords < 2*minWords {
 		e.ans, e.ansSim, e.ansShown = f.Ans, f.AnsSim, true
 	}
 	if d.n == len(d.buf) && len(d.buf) < d.size {
