@@ -55,6 +55,7 @@ fixtures:
 	$(GO) run ./fixtures/gen
 	$(GO) run ./fixtures/examples/gen
 	$(GO) run ./fixtures/breaker/gen
+	$(GO) run ./fixtures/progress/gen
 
 # The Apache Beam pipeline (a module of its own: the Beam SDK is large).
 beam:

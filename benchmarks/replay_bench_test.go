@@ -58,7 +58,7 @@ func BenchmarkReadJSONL(b *testing.B) {
 // window, score, enforce) at 1 worker and at one per CPU.
 func BenchmarkReplayJSONL(b *testing.B) {
 	data, n := benchCapture()
-	for _, p := range []*analyze.Profile{analyze.ProfileSpec, analyze.ProfileAgentGazer} {
+	for _, p := range []*analyze.Profile{analyze.ProfileSpec, analyze.ProfileAgentGazer, analyze.ProfileProgress} {
 		for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
 			b.Run(p.String()+"/workers="+strconv.Itoa(workers), func(b *testing.B) {
 				cfg := analyze.NewConfig()

@@ -1,0 +1,537 @@
+package progress
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/killswitch/killswitch/analyze/body"
+	"github.com/killswitch/killswitch/analyze/simhash"
+)
+
+// Features are what the progress detector keeps of one request: hashes and
+// a few counts, no bodies. They are computed from the request and response
+// bodies alone (Extractor.Extract), independently per record.
+//
+// A request is one step of the agent: the action it took last (the tool
+// calls of the most recent assistant turn in the request's messages), the
+// observation that action produced (the tool results and user turns after
+// that turn: what is new in this request), and the answer the model gives
+// to it (the response).
+type Features struct {
+	// Act is the churn-normalized hash of the action: the set of tool
+	// calls, names and arguments with keys in any order, string arguments
+	// with ids and timestamps replaced, numbers exact. 0: no tool call.
+	Act uint64
+	// ActNames hashes only the names of the calls (the set).
+	ActNames uint64
+	// ActLabel names the calls for explanations ("read_file", "grep×2").
+	ActLabel string
+
+	// Obs is the churn-normalized hash of the observation, with the
+	// action's own string arguments (echoed back by tools) replaced. 0: no
+	// observation.
+	Obs      uint64
+	ObsWords int  // tokens in the observation
+	ObsErr   bool // the observation says the action failed (is_error, or an error word)
+
+	// Ans is the churn-normalized hash of the answer's text (without its
+	// tool calls); AnsSim its SimHash (near-duplicates); AnsWords its
+	// tokens; AnsCalls the tool calls the answer asks for. HasAns is false
+	// when the capture has no usable response.
+	Ans      uint64
+	AnsSim   uint64
+	AnsWords int
+	AnsCalls int
+	HasAns   bool
+
+	// Usage of the response, when HasUsage.
+	TokensIn, TokensOut int64
+	HasUsage            bool
+}
+
+// Key is the step's action and observation together: the unit of the
+// repeat and cycle signals. 0: the step has neither.
+func (f *Features) Key() uint64 {
+	if f.Act == 0 && f.Obs == 0 {
+		return 0
+	}
+	return fnvUint(fnvUint(fnvOffset, f.Act), f.Obs) | 1
+}
+
+// ChurnKey is the tool names and the observation: the unit of the
+// argument-churn signal (the arguments change, the result does not). 0 when
+// the step has no tool call, or its observation is a trivial success
+// ("ok") that many different calls share.
+func (f *Features) ChurnKey() uint64 {
+	if f.Act == 0 || (!f.ObsErr && f.ObsWords > 0 && f.ObsWords < minWords) {
+		return 0
+	}
+	return fnvUint(fnvUint(fnvOffset^0x5a, f.ActNames), f.Obs) | 1
+}
+
+// minWords is the length below which an observation or an answer is a
+// short token ("ok", "WAIT", "positive") that healthy traffic repeats.
+const minWords = 4
+
+// Extractor computes Features. It holds parser state: one per goroutine.
+// The zero value is ready to use.
+type Extractor struct {
+	doc  fastjson.Parser
+	aux  fastjson.Parser
+	body body.Parser
+
+	norm, argNorm normalizer
+	obsParts      [][]byte // the observation's texts, pointing into doc or scratch
+	toolPart      []bool   // obsParts[i] is tool output (only tool output can say "error")
+	inTool        bool
+	isErr         bool
+	args          []byte // the action's string arguments, back to back
+	argSpans      []int  // their ends in args
+	callHashes    []uint64
+	nameHashes    []uint64
+	label         []byte
+	labels        [8]string
+	next          int
+	echo          []byte // an observation with echoed arguments replaced
+	text          []byte // concatenation scratch
+}
+
+// ErrNoBody is the error of a record without a request body.
+var ErrNoBody = errors.New("no request body")
+
+// Extract computes the features of one request and its response (resp may
+// be empty: no response captured). The error is for a request body that
+// cannot be read; an unreadable response leaves HasAns false.
+func (x *Extractor) Extract(req, resp []byte) (Features, error) {
+	var f Features
+	if err := x.request(req, &f, nil); err != nil {
+		return f, err
+	}
+	x.response(resp, &f)
+	return f, nil
+}
+
+func (x *Extractor) response(resp []byte, f *Features) {
+	if len(bytes.TrimSpace(resp)) == 0 {
+		return
+	}
+	r, err := x.body.ParseResponse(resp)
+	if err != nil {
+		return
+	}
+	if r.HasUsage {
+		f.TokensIn, f.TokensOut, f.HasUsage = r.TokensIn, r.TokensOut, true
+	}
+	text, calls := splitCalls(r.Text)
+	f.AnsCalls = calls
+	if len(text) == 0 && calls == 0 {
+		return
+	}
+	f.HasAns = true
+	x.norm.reset()
+	x.norm.add(text)
+	f.Ans, f.AnsWords = x.norm.h, x.norm.words
+	f.AnsSim, _ = simhash.Hash(text)
+}
+
+// splitCalls separates the canonical response text of package body into
+// the assistant's text and the number of tool-call lines it ends with
+// (each "name({…})" or "name(\"…\")").
+func splitCalls(t []byte) (text []byte, calls int) {
+	for len(t) > 0 {
+		i := bytes.LastIndexByte(t, '\n')
+		line := t[i+1:]
+		if !isCallLine(line) {
+			break
+		}
+		calls++
+		if i < 0 {
+			return nil, calls
+		}
+		t = t[:i]
+	}
+	return t, calls
+}
+
+func isCallLine(l []byte) bool {
+	p := bytes.IndexByte(l, '(')
+	if p <= 0 || len(l) < p+3 || l[len(l)-1] != ')' {
+		return false
+	}
+	if c := l[p+1]; c != '{' && c != '"' {
+		return false
+	}
+	for _, c := range l[:p] {
+		if c == ' ' || c == '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// request reads the action and the observation of a request body. When
+// show is non-nil, the normalized observation is appended to it.
+func (x *Extractor) request(raw []byte, f *Features, show *[]byte) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ErrNoBody
+	}
+	v, err := x.doc.ParseBytes(raw)
+	if err != nil {
+		return fmt.Errorf("request body is not JSON")
+	}
+	if v.Type() != fastjson.TypeObject {
+		return fmt.Errorf("request body is a JSON %s, not an object", v.Type())
+	}
+	x.obsParts, x.toolPart, x.isErr, x.inTool = x.obsParts[:0], x.toolPart[:0], false, false
+	x.args, x.argSpans = x.args[:0], x.argSpans[:0]
+	x.callHashes, x.nameHashes, x.label = x.callHashes[:0], x.nameHashes[:0], x.label[:0]
+	switch {
+	case v.Exists("messages"):
+		x.chat(v.GetArray("messages"))
+	case v.Exists("contents"):
+		x.gemini(v.GetArray("contents"))
+	case v.Exists("input") && v.Get("input").Type() == fastjson.TypeArray:
+		x.responses(v.GetArray("input"))
+	default:
+		for _, k := range []string{"prompt", "input"} {
+			if p := v.Get(k); p != nil {
+				x.legacy(p)
+				break
+			}
+		}
+	}
+	x.finishAction(f)
+	x.finishObs(f, show)
+	return nil
+}
+
+func role(m *fastjson.Value) string { return string(m.GetStringBytes("role")) }
+
+// lastRun returns the bounds [start, end) of the last run of items for
+// which isAgent holds; start = end = 0 when there is none (everything is
+// new).
+func lastRun(items []*fastjson.Value, isAgent func(*fastjson.Value) bool) (start, end int) {
+	end = len(items)
+	for end > 0 && !isAgent(items[end-1]) {
+		end--
+	}
+	start = end
+	for start > 0 && isAgent(items[start-1]) {
+		start--
+	}
+	return start, end
+}
+
+// chat reads OpenAI chat completions and Anthropic Messages.
+func (x *Extractor) chat(msgs []*fastjson.Value) {
+	start, end := lastRun(msgs, func(m *fastjson.Value) bool { return role(m) == "assistant" })
+	for _, m := range msgs[start:end] {
+		for _, tc := range m.GetArray("tool_calls") {
+			if fn := tc.Get("function"); fn != nil {
+				x.call(fn.GetStringBytes("name"), fn.Get("arguments"))
+			}
+		}
+		if fn := m.Get("function_call"); fn != nil && fn.Type() == fastjson.TypeObject {
+			x.call(fn.GetStringBytes("name"), fn.Get("arguments"))
+		}
+		for _, b := range m.GetArray("content") {
+			if string(b.GetStringBytes("type")) == "tool_use" {
+				x.call(b.GetStringBytes("name"), b.Get("input"))
+			}
+		}
+	}
+	for _, m := range msgs[end:] {
+		switch role(m) {
+		case "system", "developer":
+			continue
+		case "tool", "function":
+			x.inTool = true
+		}
+		x.content(m.Get("content"))
+		x.inTool = false
+	}
+}
+
+// content adds the texts of a message content: a string, or an array of
+// parts (text, tool_result with its own content and is_error).
+func (x *Extractor) content(c *fastjson.Value) {
+	if c == nil {
+		return
+	}
+	switch c.Type() {
+	case fastjson.TypeString:
+		s, _ := c.StringBytes()
+		x.addPart(s)
+	case fastjson.TypeArray:
+		a, _ := c.Array()
+		for _, p := range a {
+			x.part(p)
+		}
+	case fastjson.TypeObject:
+		x.part(c)
+	}
+}
+
+func (x *Extractor) part(p *fastjson.Value) {
+	switch p.Type() {
+	case fastjson.TypeString:
+		s, _ := p.StringBytes()
+		x.addPart(s)
+		return
+	case fastjson.TypeObject:
+	default:
+		return
+	}
+	switch string(p.GetStringBytes("type")) {
+	case "tool_result":
+		if p.GetBool("is_error") {
+			x.isErr = true
+		}
+		was := x.inTool
+		x.inTool = true
+		x.content(p.Get("content"))
+		x.inTool = was
+		return
+	case "image", "image_url", "input_image", "document", "file", "input_file", "input_audio":
+		return
+	}
+	if t := p.Get("text"); t != nil && t.Type() == fastjson.TypeString && !p.GetBool("thought") {
+		s, _ := t.StringBytes()
+		x.addPart(s)
+	}
+	if fr := p.Get("functionResponse"); fr != nil {
+		was := x.inTool
+		x.inTool = true
+		x.value(fr.Get("response"))
+		x.inTool = was
+	}
+}
+
+// value adds a JSON value as observation text: a string as itself,
+// anything else as its JSON text.
+func (x *Extractor) value(v *fastjson.Value) {
+	if v == nil {
+		return
+	}
+	if v.Type() == fastjson.TypeString {
+		s, _ := v.StringBytes()
+		x.addPart(s)
+		return
+	}
+	x.text = v.MarshalTo(x.text[:0])
+	x.addPart(bytes.Clone(x.text))
+}
+
+func (x *Extractor) addPart(s []byte) {
+	x.obsParts = append(x.obsParts, s)
+	x.toolPart = append(x.toolPart, x.inTool)
+}
+
+// gemini reads generateContent: role "model" turns with functionCall
+// parts; after them, user turns with text and functionResponse parts.
+func (x *Extractor) gemini(contents []*fastjson.Value) {
+	start, end := lastRun(contents, func(c *fastjson.Value) bool { return role(c) == "model" })
+	for _, c := range contents[start:end] {
+		for _, p := range c.GetArray("parts") {
+			if fc := p.Get("functionCall"); fc != nil {
+				x.call(fc.GetStringBytes("name"), fc.Get("args"))
+			}
+		}
+	}
+	for _, c := range contents[end:] {
+		x.content(c.Get("parts"))
+	}
+}
+
+// responses reads an OpenAI Responses input list: assistant-side items
+// (assistant messages, reasoning, *_call) form the agent's turns; after
+// the last run come *_output items and user messages.
+func (x *Extractor) responses(items []*fastjson.Value) {
+	start, end := lastRun(items, assistantItem)
+	for _, it := range items[start:end] {
+		if string(it.GetStringBytes("type")) == "function_call" {
+			x.call(it.GetStringBytes("name"), it.Get("arguments"))
+		}
+	}
+	for _, it := range items[end:] {
+		if r := role(it); r == "system" || r == "developer" {
+			continue
+		}
+		if o := it.Get("output"); o != nil {
+			x.inTool = true
+			x.value(o)
+			x.inTool = false
+			continue
+		}
+		x.content(it.Get("content"))
+	}
+}
+
+func assistantItem(it *fastjson.Value) bool {
+	if role(it) == "assistant" {
+		return true
+	}
+	t := it.GetStringBytes("type")
+	return string(t) == "reasoning" || (bytes.HasSuffix(t, []byte("_call")))
+}
+
+// legacy reads a completions prompt (a string or an array of strings).
+func (x *Extractor) legacy(p *fastjson.Value) {
+	switch p.Type() {
+	case fastjson.TypeString:
+		s, _ := p.StringBytes()
+		x.addPart(s)
+	case fastjson.TypeArray:
+		a, _ := p.Array()
+		for _, e := range a {
+			if e.Type() == fastjson.TypeString {
+				s, _ := e.StringBytes()
+				x.addPart(s)
+			}
+		}
+	}
+}
+
+// call adds one tool call of the action: its hash (name and arguments)
+// and its string arguments (for echo removal).
+func (x *Extractor) call(name []byte, args *fastjson.Value) {
+	if args != nil && args.Type() == fastjson.TypeString {
+		s, _ := args.StringBytes()
+		if t := bytes.TrimSpace(s); len(t) > 0 {
+			if v, err := x.aux.ParseBytes(t); err == nil {
+				args = v
+			}
+		} else {
+			args = nil
+		}
+	}
+	h := fnvBytes(fnvOffset, name)
+	x.nameHashes = append(x.nameHashes, h|1)
+	h = fnvByte(h, '(')
+	if args != nil {
+		h = fnvUint(h, x.argHash(args))
+	}
+	x.callHashes = append(x.callHashes, h|1)
+	if len(x.label) < 80 {
+		if len(x.label) > 0 {
+			x.label = append(x.label, ", "...)
+		}
+		x.label = append(x.label, name...)
+	}
+}
+
+// argHash hashes a JSON value: objects independently of member order,
+// strings churn-normalized, numbers and literals exactly.
+func (x *Extractor) argHash(v *fastjson.Value) uint64 {
+	switch v.Type() {
+	case fastjson.TypeObject:
+		o, _ := v.Object()
+		var sum uint64
+		o.Visit(func(k []byte, m *fastjson.Value) {
+			sum += fnvUint(fnvBytes(fnvOffset, k), x.argHash(m))
+		})
+		return fnvUint(fnvByte(fnvOffset, '{'), sum)
+	case fastjson.TypeArray:
+		a, _ := v.Array()
+		h := fnvByte(fnvOffset, '[')
+		for _, e := range a {
+			h = fnvUint(h, x.argHash(e))
+		}
+		return h
+	case fastjson.TypeString:
+		s, _ := v.StringBytes()
+		if len(s) >= 3 {
+			x.args = append(x.args, s...)
+			x.argSpans = append(x.argSpans, len(x.args))
+		}
+		x.argNorm.reset()
+		x.argNorm.add(s)
+		return x.argNorm.h
+	}
+	return fnvBytes(fnvByte(fnvOffset, '#'), v.MarshalTo(x.text[:0]))
+}
+
+// finishAction combines the calls into the action's hashes, as sets.
+func (x *Extractor) finishAction(f *Features) {
+	if len(x.callHashes) == 0 {
+		return
+	}
+	f.Act, f.ActNames = setHash(x.callHashes), setHash(x.nameHashes)
+	f.ActLabel = x.intern(x.label)
+}
+
+// setHash hashes a set: sorted, duplicates dropped.
+func setHash(hs []uint64) uint64 {
+	for i := 1; i < len(hs); i++ { // insertion sort: a turn has few calls
+		for j := i; j > 0 && hs[j] < hs[j-1]; j-- {
+			hs[j], hs[j-1] = hs[j-1], hs[j]
+		}
+	}
+	h := uint64(fnvOffset)
+	for i, v := range hs {
+		if i > 0 && v == hs[i-1] {
+			continue
+		}
+		h = fnvUint(h, v)
+	}
+	return h | 1
+}
+
+// finishObs hashes the observation, replacing the action's string
+// arguments where the tool echoes them.
+func (x *Extractor) finishObs(f *Features, show *[]byte) {
+	if len(x.obsParts) == 0 {
+		return
+	}
+	x.norm.reset()
+	if show != nil {
+		x.norm.show, x.norm.out = true, (*show)[:0]
+		defer func() { *show, x.norm.show, x.norm.out = x.norm.out, false, nil }()
+	}
+	errs := false
+	for i, p := range x.obsParts {
+		x.norm.errs = false
+		x.norm.add(x.unecho(p))
+		errs = errs || (x.toolPart[i] && x.norm.errs)
+	}
+	f.Obs, f.ObsWords = x.norm.h|1, x.norm.words
+	f.ObsErr = x.isErr || errs
+}
+
+// unecho returns p with every string argument of the action (3 bytes or
+// longer) replaced by a placeholder word.
+func (x *Extractor) unecho(p []byte) []byte {
+	if len(x.argSpans) == 0 {
+		return p
+	}
+	out := p
+	start := 0
+	for _, end := range x.argSpans {
+		a := x.args[start:end]
+		start = end
+		if !bytes.Contains(out, a) {
+			continue
+		}
+		x.echo = append(x.echo[:0], out...)
+		x.echo = bytes.ReplaceAll(x.echo, a, []byte(" ARG "))
+		out = x.echo
+	}
+	return out
+}
+
+// intern returns b as a string, reusing a recent equal one.
+func (x *Extractor) intern(b []byte) string {
+	for _, s := range x.labels {
+		if s == string(b) {
+			return s
+		}
+	}
+	s := string(b)
+	x.labels[x.next] = s
+	x.next = (x.next + 1) % len(x.labels)
+	return s
+}
