@@ -31,7 +31,7 @@ func (f *replayFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.profile, "profile", "spec", "detector profile: "+analyze.ProfileNames()+" (agentgazer: bit-exact with the AgentGazer proxy)")
 	fs.IntVar(&f.window, "window", analyze.DefaultSettings.WindowSize, "sliding window size N (per agent)")
-	fs.Float64Var(&f.threshold, "threshold", analyze.DefaultSettings.Threshold, "kill when the score passes this threshold")
+	fs.Float64Var(&f.threshold, "threshold", 0, "kill when the score passes this threshold (default: the profile's: 10 for spec and agentgazer, 4 for progress)")
 	fs.StringVar(&f.mode, "mode", "deactivate", "enforcement: deactivate (kill the agent) or block (HTTP 429, agent stays active)")
 	fs.StringVar(&f.settings, "settings", "", "per-agent kill-switch settings file (JSON: {\"default\": {…}, \"agents\": {ID: {…}}})")
 	fs.BoolVar(&f.disabled, "disabled", false, "start every agent with the kill switch disabled (the live default); settings and config records enable it")
@@ -50,6 +50,9 @@ func (f *replayFlags) config() (analyze.Config, error) {
 	if cfg.Profile, err = analyze.ParseProfile(f.profile); err != nil {
 		return cfg, err
 	}
+	// A profile's own defaults (progress: threshold 4) apply unless a flag
+	// or the settings file says otherwise.
+	cfg.Default = cfg.Profile.Defaults
 	if cfg.Mode, err = analyze.ParseMode(f.mode); err != nil {
 		return cfg, err
 	}
