@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/killswitch
 FUZZTIME ?= 10s
 
-.PHONY: all build run test vet fmt-check bench fuzz fixtures clean
+.PHONY: all build run test vet tidy-check fmt-check bench fuzz fixtures clean
 
 all: build
 
@@ -14,15 +14,19 @@ build:
 run: build
 	./$(BIN) replay fixtures/scenarios/*.jsonl
 
-# Everything CI runs: formatting, vet, the unit/golden/fuzz-seed tests,
-# and the captured-loop regression check over fixtures/.
-test: fmt-check vet build
+# Everything CI runs: formatting, vet, a tidy go.mod, the unit/golden/
+# fuzz-seed tests, and the captured-loop regression check over fixtures/.
+test: fmt-check vet tidy-check build
 	$(GO) test ./...
 	$(GO) test -race -run 'Deterministic|SweepEqualsReplay|SweepParallel|Formats|Apply|Example' ./analyze/ ./cmd/killswitch/
 	./$(BIN) check fixtures/
 
 vet:
 	$(GO) vet ./...
+
+# go.mod and go.sum must be what go mod tidy makes them.
+tidy-check:
+	$(GO) mod tidy -diff
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
