@@ -12,6 +12,23 @@
 //
 // A malformed input item is a Record whose Err is a *SyntaxError naming its
 // position; Err() is reserved for I/O failures that end the stream.
+//
+// # Formats
+//
+// Open reads any registered format, compressed or not, from a path or
+// standard input, and detects which one it is (see Open for the order:
+// file name extension, then content sniffing, then JSONL as the
+// fallback). Each format is a Format value — name, extensions, sniffer,
+// reader constructor — registered with Register; package ingest/formats
+// registers them all, in one list, and commands import it. Nothing outside
+// ingest knows a magic number or an extension.
+//
+// Where a new format goes: its reader in a subpackage (or in ingest/logs
+// for one more JSON log schema), a Format value beside it
+// (har.Format, pq.Format, logs.InputFormats), and one line in
+// ingest/formats; place it before any format whose sniffer would also
+// claim its content. Its reader yields Records like every other: a bad
+// item is a Record with Err at its position, never an abort.
 package ingest
 
 import (

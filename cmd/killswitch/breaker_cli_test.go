@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/killswitch/killswitch/internal/golden"
 	"github.com/killswitch/killswitch/internal/testsrv"
 )
 
@@ -34,7 +35,7 @@ func TestBreakerReplay(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
 		}
-		golden(t, c.golden, stdout)
+		golden.Check(t, filepath.Join(goldenDir, c.golden), []byte(stdout))
 	}
 	// The command log: one INCR per counted outcome (135 requests − 25
 	// refused = 110), each followed by an EXPIRE (refresh), and one SET …
@@ -47,7 +48,7 @@ func TestBreakerReplay(t *testing.T) {
 	if n, m, k := strings.Count(string(log), `"cmd":"INCR"`), strings.Count(string(log), `"cmd":"EXPIRE"`), strings.Count(string(log), `"cmd":"SET"`); n != 110 || m != 110 || k != 4 {
 		t.Errorf("command log: %d INCR, %d EXPIRE, %d SET; want 110, 110, 4", n, m, k)
 	}
-	golden(t, "breaker-outage-cmds.jsonl", string(log))
+	golden.Check(t, filepath.Join(goldenDir, "breaker-outage-cmds.jsonl"), []byte(string(log)))
 	if _, _, code := runCLI(t, "", "replay", "--policy", "breaker", "--fail-on-kill", capture); code != exitFound {
 		t.Errorf("--fail-on-kill: exit %d, want 1", code)
 	}
@@ -77,7 +78,7 @@ func TestBreakerRedis(t *testing.T) {
 		t.Fatalf("--writes: exit %d: %s", code, stderr)
 	}
 	b, _ := os.ReadFile(script)
-	golden(t, "breaker-outage.redis", string(b))
+	golden.Check(t, filepath.Join(goldenDir, "breaker-outage.redis"), []byte(string(b)))
 	ctx := context.Background()
 	c := redis.NewClient(&redis.Options{Network: "unix", Addr: sock})
 	defer c.Close()
@@ -152,9 +153,9 @@ func TestBreakerSweep(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	golden(t, "breaker-sweep.txt", stdout)
+	golden.Check(t, filepath.Join(goldenDir, "breaker-sweep.txt"), []byte(stdout))
 	stdout, _, _ = runCLI(t, "", append(args, "-f", "json")...)
-	golden(t, "breaker-sweep.json", stdout)
+	golden.Check(t, filepath.Join(goldenDir, "breaker-sweep.json"), []byte(stdout))
 }
 
 // Settings file key "breaker" and per-agent overrides, derived by hand on

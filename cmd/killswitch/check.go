@@ -13,6 +13,7 @@ import (
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/analyze/breaker"
 	"github.com/killswitch/killswitch/analyze/expect"
+	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/report"
 )
 
@@ -25,12 +26,19 @@ const (
 // expectSuffix names expectation files: NAME.expect.json beside NAME.jsonl.
 const expectSuffix = ".expect.json"
 
-// captureExts are the capture names looked for beside NAME.expect.json:
-// NAME + format extension + optional compression extension.
-var (
-	captureExts     = []string{".jsonl", ".ndjson", ".har", ".parquet", ".pq"}
-	compressionExts = []string{"", ".gz", ".zst", ".zstd", ".zlib"}
-)
+// captureNames returns the capture names looked for beside
+// NAME.expect.json, in order: NAME + a format's extension + an optional
+// compression extension.
+func captureNames(stem string) []string {
+	var names []string
+	for _, ext := range ingest.Extensions() {
+		names = append(names, stem+ext)
+		for _, comp := range ingest.CompressionExtensions {
+			names = append(names, stem+ext+comp)
+		}
+	}
+	return names
+}
 
 // checkTarget is one expectation file to check and the capture beside it.
 type checkTarget struct {
@@ -295,7 +303,7 @@ func findTargets(paths []string, update bool) ([]checkTarget, error) {
 			add(checkTarget{expect: exp, capture: p, create: true})
 		default:
 			return nil, fmt.Errorf("%s: neither a directory, an expectation file (*%s) nor a capture (%s, compressed or not)",
-				p, expectSuffix, strings.Join(captureExts, ", "))
+				p, expectSuffix, strings.Join(ingest.Extensions(), ", "))
 		}
 	}
 	return out, nil
@@ -308,11 +316,9 @@ func isCaptureName(path string) bool { return captureStem(path) != path }
 // captureStem strips the capture (and compression) extensions from path;
 // a path without them is returned unchanged.
 func captureStem(path string) string {
-	for _, ext := range captureExts {
-		for _, comp := range compressionExts {
-			if strings.HasSuffix(path, ext+comp) && len(path) > len(ext+comp) {
-				return strings.TrimSuffix(path, ext+comp)
-			}
+	for _, name := range captureNames("") {
+		if strings.HasSuffix(path, name) && len(path) > len(name) {
+			return strings.TrimSuffix(path, name)
 		}
 	}
 	return path
@@ -323,12 +329,9 @@ func captureStem(path string) string {
 func findCapture(expectPath string) (string, error) {
 	stem := strings.TrimSuffix(expectPath, expectSuffix)
 	var found []string
-	for _, ext := range captureExts {
-		for _, comp := range compressionExts {
-			p := stem + ext + comp
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-				found = append(found, p)
-			}
+	for _, p := range captureNames(stem) {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			found = append(found, p)
 		}
 	}
 	switch len(found) {
