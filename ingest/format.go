@@ -44,6 +44,13 @@ type Format struct {
 	Open func(f *File) (Reader, error)
 }
 
+// A FormatNamer is a Reader that names what it found more precisely than
+// the format it was opened as (a Parquet file holding OpenInference spans:
+// "openinference (parquet)"); Open reports the name in File.Format.
+type FormatNamer interface {
+	FormatName() string
+}
+
 // SniffLen is how much of the decompressed content Sniff sees: 64 KiB, so
 // that a large value before the deciding key (a Langfuse trace's input
 // before its observations) does not hide it.
@@ -174,7 +181,8 @@ type File struct {
 	// Path is the path given to Open ("-" is standard input); Name is what
 	// positions call the file: Path, or "<stdin>".
 	Path, Name string
-	// Format is the format's name: detected, or as Options.Format named it.
+	// Format is the format's name: detected, or as Options.Format named
+	// it, or as the reader names its content (FormatNamer).
 	Format string
 	// Compression is the container the content came in.
 	Compression Compression
@@ -252,6 +260,9 @@ func Open(path string, opt Options) (*File, error) {
 	if f.Reader, err = format.Open(f); err != nil {
 		f.Close()
 		return nil, err
+	}
+	if n, ok := f.Reader.(FormatNamer); ok {
+		f.Format = n.FormatName()
 	}
 	if opt.PerFile {
 		f.Reader = perFileReader{f.Reader, "@" + Stem(f.Name)}

@@ -217,6 +217,10 @@ type Record struct {
 
 	TS    time.Time // UTC
 	Agent string
+	// AgentFrom, when set, says where a reader found Agent (trace exports:
+	// "session.id", "user.id", "root span name", "trace id"), so that
+	// inspect can tell how agents were told apart.
+	AgentFrom string
 
 	// Control is non-nil for control records, which carry no request.
 	Control *Control

@@ -12,12 +12,11 @@ import (
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/ingest/har"
 	"github.com/killswitch/killswitch/ingest/logs"
-	"github.com/killswitch/killswitch/ingest/pq"
 )
 
 func init() {
 	ingest.Register(har.Format)
-	ingest.Register(pq.Format)
+	ingest.Register(logs.Parquet) // pq.Format, reading OpenInference span tables too
 	for _, f := range logs.InputFormats {
 		ingest.Register(f)
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/killswitch/killswitch/ingest"
 	_ "github.com/killswitch/killswitch/ingest/formats"
@@ -14,6 +15,13 @@ import (
 	"github.com/killswitch/killswitch/ingest/logs"
 	"github.com/killswitch/killswitch/ingest/pq"
 )
+
+// captureParquet is a Parquet capture of one record (SPEC §3 layout).
+func captureParquet() string {
+	var b bytes.Buffer
+	pq.WriteRecords(&b, []ingest.Record{{TS: time.Unix(1, 0), Agent: "a", Request: []byte(`{"messages":[]}`)}})
+	return b.String()
+}
 
 func gz(s string) string {
 	var b bytes.Buffer
@@ -29,6 +37,8 @@ const (
 	batch    = `{"custom_id": "r1", "method": "POST", "url": "/v1/chat/completions", "body": {"model": "m", "messages": []}}` + "\n"
 	langfuse = "{\n  \"id\": \"t1\",\n  \"observations\": []\n}\n"
 	document = "{\n  \"hello\": \"world\"\n}\n"
+	oiOTLP   = `{"resourceSpans": [{"scopeSpans": [{"spans": [{"attributes": [{"key": "openinference.span.kind", "value": {"stringValue": "LLM"}}]}]}]}]}`
+	vercel   = "[\n  {\n    \"name\": \"ai.generateText\",\n    \"spanContext\": {\"traceId\": \"t\", \"spanId\": \"s\"}\n  }\n]\n"
 )
 
 // TestDetect pins what Open detects, file name and content together. The
@@ -58,6 +68,14 @@ func TestDetect(t *testing.T) {
 		{name: "unknown document", file: "d.json", content: document,
 			err: "d.json: not a capture format killswitch reads: a JSON document that is neither HAR, a Langfuse trace, LiteLLM, OTLP nor a Batch file (JSONL needs one record per line); --input-format forces one of " + names},
 		{name: "forced", file: "d.json", content: document, format: "capture", want: "capture"},
+		{name: "openinference otlp", file: "t.json", content: oiOTLP, want: "openinference"},
+		{name: "plain otlp", file: "t.json", content: `{"resourceSpans": []}`, want: "otel"},
+		{name: "vercel spans", file: "v.json", content: vercel, want: "vercel-ai"},
+		{name: "openinference parquet by columns", file: "../../../fixtures/traces/phoenix-spans.parquet", want: "openinference (parquet)"},
+		{name: "openinference parquet forced", file: "../../../fixtures/traces/phoenix-spans.parquet", format: "openinference", want: "openinference (parquet)"},
+		{name: "capture parquet", file: "c.parquet", content: captureParquet(), want: "parquet"},
+		{name: "capture parquet forced openinference", file: "c.parquet", content: captureParquet(), format: "openinference",
+			err: "not an OpenInference span export"},
 		{name: "forced auto", file: "d.json", content: capture, format: "auto", want: "jsonl"},
 		{name: "forced unknown", file: "d.json", content: capture, format: "bogus",
 			err: `d.json: input format "bogus" is not supported (want ` + names + ")"},
@@ -65,7 +83,9 @@ func TestDetect(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			p := filepath.Join(dir, tt.file)
-			if err := os.WriteFile(p, []byte(tt.content), 0o644); err != nil {
+			if strings.HasPrefix(tt.file, "../") { // a fixture
+				p = tt.file[3:]
+			} else if err := os.WriteFile(p, []byte(tt.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			f, err := ingest.Open(p, ingest.Options{Format: tt.format})
@@ -87,8 +107,9 @@ func TestDetect(t *testing.T) {
 }
 
 // names is what --input-format listed before the registry (cmd/killswitch
-// formatNames at commit 24dff76).
-const names = "auto, jsonl, har, parquet, capture, completion-log, litellm, langfuse, otel, openai-batch, anthropic-batch"
+// formatNames at commit 24dff76), with the trace exports of #14 (openinference,
+// vercel-ai) beside otel.
+const names = "auto, jsonl, har, parquet, capture, completion-log, litellm, langfuse, openinference, otel, vercel-ai, openai-batch, anthropic-batch"
 
 func TestFormatNames(t *testing.T) {
 	if got := ingest.FormatNames(); got != names {
@@ -134,7 +155,7 @@ func TestStdin(t *testing.T) {
 // which holds "request" is claimed by HAR and by JSONL; HAR is registered
 // first, see "har by content" above.)
 func TestSniffersDisjoint(t *testing.T) {
-	all := []ingest.Format{har.Format, pq.Format}
+	all := []ingest.Format{har.Format, logs.Parquet}
 	all = append(all, logs.InputFormats...)
 	heads := [][]byte{[]byte(capture), []byte(harDoc), []byte(batch), []byte(langfuse), []byte(document), []byte("PAR1")}
 	for _, dir := range []string{"../../fixtures", "../../../shared/captures"} {

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/valyala/fastjson"
 
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/ingest/pq"
 )
 
 // InputFormats registers this package's formats with ingest.Open, in the
@@ -26,7 +28,9 @@ var InputFormats = []ingest.Format{
 	{Name: string(FormatCompletionLog), Open: openJSONL},
 	logFormat(FormatLiteLLM),
 	logFormat(FormatLangfuse),
+	{Name: string(FormatOpenInference), Sniff: detected(FormatOpenInference), Open: openOpenInference},
 	logFormat(FormatOTel),
+	logFormat(FormatVercelAI),
 	{Name: string(FormatOpenAIBatch), Sniff: detected(FormatOpenAIBatch), Open: openBatch},
 	{Name: string(FormatAnthropicBatch), Sniff: detected(FormatAnthropicBatch), Open: openBatch},
 }
@@ -53,6 +57,52 @@ func sniffJSONL(head []byte) bool {
 
 func openJSONL(f *ingest.File) (ingest.Reader, error) {
 	return ingest.NewJSONL(f.Content, f.Name, ingest.JSONLOptions{Agent: f.Options.Agent, MaxLine: f.Options.MaxLine}), nil
+}
+
+// Parquet is the Parquet format (pq.Format: its name, extensions and
+// magic) reading OpenInference span exports too: a file with the columns
+// of a span table (span_kind or attributes.openinference.span.kind, and a
+// span id) and no "request" column is read by NewOIParquetReader, unless
+// --map renames columns (then it is a capture layout); any other by
+// pq.OpenCapture. The decision is made on the file's columns, in its
+// footer, which a sniffer of the first bytes cannot see.
+var Parquet = ingest.Format{Name: pq.Format.Name, Extensions: pq.Format.Extensions, Sniff: pq.Format.Sniff, Open: openParquet}
+
+func openParquet(f *ingest.File) (ingest.Reader, error) {
+	ra, size, err := pq.Access(f)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.Options.Map) == 0 {
+		if cols, err := pq.TopColumns(ra, size, f.Name); err == nil && IsOpenInferenceParquet(cols) && !slices.Contains(cols, "request") {
+			return openOIParquet(f, ra, size)
+		}
+	}
+	return pq.OpenCapture(f, ra, size)
+}
+
+func openOIParquet(f *ingest.File, ra io.ReaderAt, size int64) (ingest.Reader, error) {
+	r, err := NewOIParquetReader(ra, size, f.Name, Options{Agent: f.Options.Agent})
+	if err != nil {
+		return nil, err
+	}
+	f.OnClose(func() { r.Close() })
+	return r, nil
+}
+
+// openOpenInference reads OpenInference spans: a Parquet span table
+// (content starting with the Parquet magic) or OTLP JSON, whose
+// OpenInference spans the OTLP reader maps (see otel.openInference).
+func openOpenInference(f *ingest.File) (ingest.Reader, error) {
+	head, _ := f.Content.(interface{ Peek(int) ([]byte, error) }).Peek(4)
+	if bytes.Equal(head, []byte("PAR1")) {
+		ra, size, err := pq.Access(f)
+		if err != nil {
+			return nil, err
+		}
+		return openOIParquet(f, ra, size)
+	}
+	return NewReader(f.Content, f.Name, FormatOTel, Options{Agent: f.Options.Agent})
 }
 
 // errDocument is why content no format claims is not read as JSONL.
