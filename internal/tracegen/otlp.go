@@ -49,6 +49,9 @@ func otlpSpan(s Span) map[string]any {
 	add("llm.model_name", s.Model)
 	add("llm.provider", s.Provider)
 	add("llm.invocation_parameters", s.paramsJSON())
+	for i, t := range s.Tools {
+		add("llm.tools."+strconv.Itoa(i)+".tool.json_schema", t)
+	}
 	for i, m := range s.Input {
 		flatMessage(add, "llm.input_messages."+strconv.Itoa(i)+".message.", m)
 	}

@@ -51,6 +51,7 @@ func OpenInferenceParquet(w io.Writer, spans []Span) error {
 		"attributes.llm.provider":               optString(),
 		"attributes.llm.invocation_parameters":  optString(),
 		"attributes.llm.input_messages":         messages,
+		"attributes.llm.tools":                  parquet.Optional(parquet.List(parquet.Optional(parquet.Group{"tool.json_schema": optString()}))),
 		"attributes.llm.output_messages":        messages,
 		"attributes.llm.token_count.prompt":     parquet.Optional(parquet.Leaf(parquet.DoubleType)),
 		"attributes.llm.token_count.completion": parquet.Optional(parquet.Leaf(parquet.DoubleType)),
@@ -121,6 +122,7 @@ func (s Span) row() map[string]any {
 		"attributes.llm.invocation_parameters": opt(s.paramsJSON()),
 		"attributes.llm.input_messages":        messageRows(s.Input),
 		"attributes.llm.output_messages":       messageRows(s.Output),
+		"attributes.llm.tools":                 toolRows(s.Tools),
 		"attributes.llm.token_count.prompt":    num(s.TokensIn), "attributes.llm.token_count.completion": num(s.TokensOut),
 		"attributes.llm.token_count.total": num(s.TokensIn + s.TokensOut),
 		"attributes.session.id":            opt(s.Session), "attributes.user.id": opt(s.User),
@@ -129,6 +131,17 @@ func (s Span) row() map[string]any {
 		r["events"] = []any{nil} // pandas keeps an LLM span's events as [None]
 	}
 	return r
+}
+
+func toolRows(tools []string) any {
+	if tools == nil {
+		return nil
+	}
+	out := make([]any, len(tools))
+	for i, t := range tools {
+		out[i] = map[string]any{"tool.json_schema": t}
+	}
+	return out
 }
 
 func messageRows(msgs []Message) any {

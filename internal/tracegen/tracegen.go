@@ -30,6 +30,9 @@ type Span struct {
 	// Params are the invocation parameters (temperature, …), written as a
 	// JSON object; nil: none.
 	Params map[string]any
+	// Tools are the tool definitions offered, each a JSON object as the
+	// request's "tools" holds it (llm.tools.N.tool.json_schema).
+	Tools []string
 	// Input and Output are the messages sent and received (LLM spans).
 	Input, Output []Message
 	// TokensIn and TokensOut: 0 is written as absent.
@@ -66,6 +69,13 @@ func FromChat(s *Span, request, response []byte) error {
 	}
 	var all map[string]any
 	json.Unmarshal(request, &all)
+	var tools struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	json.Unmarshal(request, &tools)
+	for _, t := range tools.Tools {
+		s.Tools = append(s.Tools, string(t))
+	}
 	s.Model = req.Model
 	for k, v := range all {
 		switch k {
