@@ -102,12 +102,8 @@ func (t *spanTree) markWrappers(spans []*tspan, why func(outer *tspan) string) {
 // else "default". It returns the agent and where it came from.
 func (t *spanTree) agent(s *tspan) (agent, from string) {
 	for _, k := range s.agentKeys {
-		p := s
-		for depth := 0; p != nil && depth <= maxDepth; depth++ {
-			if v := str(p.attrs[k.attr]); v != "" {
-				return v, k.from
-			}
-			p = t.parent(p)
+		if v := t.inherited(s, k.attr); v != "" {
+			return v, k.from
 		}
 	}
 	root := s
@@ -127,10 +123,23 @@ func (t *spanTree) agent(s *tspan) (agent, from string) {
 	return "default", fromTraceID
 }
 
+// inherited returns the text attribute attr of s or of its nearest
+// ancestor that has it; "" when none has.
+func (t *spanTree) inherited(s *tspan, attr string) string {
+	for depth := 0; s != nil && depth <= maxDepth; depth++ {
+		if v := str(s.attrs[attr]); v != "" {
+			return v
+		}
+		s = t.parent(s)
+	}
+	return ""
+}
+
 // spanRecords turns decoded spans into records, in input order: a
 // malformed span is a bad record, a span no call or wrapping calls is a
 // skipped one, and build makes the record of each counted call (Pos, TS,
-// Agent and AgentFrom are set by spanRecords).
+// Agent and AgentFrom are set by spanRecords, and Session when build left
+// it empty: the session.id of the span or its nearest ancestor).
 func spanRecords(spans []*tspan, t *spanTree, opt Options, build func(s *tspan, rec *ingest.Record)) []item {
 	items := make([]item, 0, len(spans))
 	for _, s := range spans {
@@ -152,6 +161,9 @@ func spanRecords(spans []*tspan, t *spanTree, opt Options, build func(s *tspan, 
 				rec.Agent, rec.AgentFrom = opt.Agent, fromFlag
 			} else {
 				rec.Agent, rec.AgentFrom = t.agent(s)
+			}
+			if rec.Session == "" {
+				rec.Session = t.inherited(s, "session.id")
 			}
 			it.rec = rec
 		}
