@@ -51,8 +51,8 @@ type checkTarget struct {
 func cmdCheck(e *env, args []string) int {
 	fs := newFlags(e, "check", "[flags] PATH...",
 		"Finds every NAME.expect.json under the paths (directories are searched recursively; a capture names\n"+
-			"the expectation beside it), replays the capture beside each (NAME.jsonl, .har or .parquet, compressed\n"+
-			"or not) and checks what the kill switch did against it. Settings given here override every file's.\n"+
+			"the expectation beside it), replays the capture beside each (NAME.jsonl, .har, .parquet or .json,\n"+
+			"compressed or not) and checks what the kill switch did against it. Settings given here override every file's.\n"+
 			"Exit status: 0 all expectations hold, 1 one failed, 2 bad usage or unusable input.")
 	// Overrides apply only when given: no default is shown or used.
 	profile := fs.String("profile", "", "override every file's profile: "+analyze.ProfileNames())
@@ -329,7 +329,13 @@ func captureStem(path string) string {
 func findCapture(expectPath string) (string, error) {
 	stem := strings.TrimSuffix(expectPath, expectSuffix)
 	var found []string
-	for _, p := range captureNames(stem) {
+	// Also NAME.json: JSON documents of any format are named so (trace
+	// exports, Langfuse traces).
+	names := append(captureNames(stem), stem+".json")
+	for _, comp := range ingest.CompressionExtensions {
+		names = append(names, stem+".json"+comp)
+	}
+	for _, p := range names {
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 			found = append(found, p)
 		}
@@ -337,8 +343,8 @@ func findCapture(expectPath string) (string, error) {
 	switch len(found) {
 	case 0:
 		base := filepath.Base(stem)
-		return "", errors.New("no capture beside it (looked for " + base + ".jsonl, " + base + ".har and " + base +
-			".parquet, compressed or not)")
+		return "", errors.New("no capture beside it (looked for " + base + ".jsonl, " + base + ".har, " + base +
+			".parquet and " + base + ".json, compressed or not)")
 	case 1:
 		return found[0], nil
 	}

@@ -66,7 +66,7 @@ func TestDetect(t *testing.T) {
 		{name: "a document named .jsonl is jsonl", file: "d.jsonl.gz", content: gz(document), want: "jsonl"},
 		{name: "one-line document", file: "d.json", content: `{"hello": "world"}` + "\n", want: "jsonl"},
 		{name: "unknown document", file: "d.json", content: document,
-			err: "d.json: not a capture format killswitch reads: a JSON document that is neither HAR, a Langfuse trace, LiteLLM, OTLP nor a Batch file (JSONL needs one record per line); --input-format forces one of " + names},
+			err: "d.json: not a capture format killswitch reads: a JSON document that is neither HAR, a Langfuse trace, LiteLLM, OTLP (OpenInference included), Vercel AI SDK spans nor a Batch file (JSONL needs one record per line); --input-format forces one of " + names},
 		{name: "forced", file: "d.json", content: document, format: "capture", want: "capture"},
 		{name: "openinference otlp", file: "t.json", content: oiOTLP, want: "openinference"},
 		{name: "plain otlp", file: "t.json", content: `{"resourceSpans": []}`, want: "otel"},

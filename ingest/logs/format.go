@@ -106,7 +106,7 @@ func openOpenInference(f *ingest.File) (ingest.Reader, error) {
 }
 
 // errDocument is why content no format claims is not read as JSONL.
-var errDocument = errors.New("a JSON document that is neither HAR, a Langfuse trace, LiteLLM, OTLP nor a Batch file (JSONL needs one record per line)")
+var errDocument = errors.New("a JSON document that is neither HAR, a Langfuse trace, LiteLLM, OTLP (OpenInference included), Vercel AI SDK spans nor a Batch file (JSONL needs one record per line)")
 
 // fallbackJSONL accepts content no other format claims as JSONL (its bad
 // lines are then reported one by one) unless it is a JSON document spread
