@@ -322,3 +322,28 @@ func TestOIParquetNotSpans(t *testing.T) {
 func writeCaptureParquet(w io.Writer) error {
 	return pq.WriteRecords(w, []ingest.Record{{TS: time.Unix(1, 0), Agent: "a", Request: []byte(`{"messages":[]}`)}})
 }
+
+// TestOIParquetBadRow: a row with a value that cannot be read (text that
+// is not UTF-8 in a message) is one malformed record at its row, naming
+// the column; the other rows read as before.
+func TestOIParquetBadRow(t *testing.T) {
+	spans := traceSpans()
+	spans[4].Input[0].Content = "bad \xff"
+	var b bytes.Buffer
+	if err := tracegen.OpenInferenceParquet(&b, spans); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := NewOIParquetReader(bytes.NewReader(b.Bytes()), int64(b.Len()), "s.parquet", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	recs := readAll(t, pr, "s.parquet")
+	want := []string{`s.parquet:row 5: column "attributes.llm.input_messages.list.element.message.content": is not valid UTF-8`}
+	if got := errs(recs); !slices.Equal(got, want) {
+		t.Errorf("errors %q, want %q", got, want)
+	}
+	if cs := calls(recs); len(cs) != 1 || cs[0].Agent != "sess-1" {
+		t.Errorf("%d calls, want the one of sess-1", len(cs))
+	}
+}
