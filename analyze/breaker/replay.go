@@ -454,3 +454,6 @@ func groupText(g *Group, scopes int) string {
 	return fmt.Sprintf("%d scopes of %s %s tripped within %s%s: likely an upstream outage, not the agents",
 		scopes, g.Key, g.Value, g.Span.Round(time.Second), on)
 }
+
+// RateOf returns the error rate at which the agent's breakers trip.
+func (r *Result) RateOf(agent string) float64 { return r.Config.rules(agent).Rate }

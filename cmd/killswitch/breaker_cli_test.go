@@ -189,3 +189,44 @@ func TestBreakerSettingsFile(t *testing.T) {
 		}
 	}
 }
+
+// TestBreakerCheckScopes: per-scope expectations fail with the scope's
+// position, --update rewrites them (and writes no loop settings for the
+// breaker), and scopes without the breaker policy are refused.
+func TestBreakerCheckScopes(t *testing.T) {
+	dir := t.TempDir()
+	capture, err := os.ReadFile("fixtures/breaker/outage.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := os.ReadFile("fixtures/breaker/outage.expect.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := strings.Replace(string(exp), `"acme/billing/refund": {"tripped": true, "at_request": 21`, `"acme/billing/refund": {"tripped": true, "at_request": 25`, 1)
+	if wrong == string(exp) {
+		t.Fatal("fixture changed: no acme/billing/refund scope at request 21")
+	}
+	os.WriteFile(filepath.Join(dir, "outage.jsonl"), capture, 0o644)
+	ef := filepath.Join(dir, "outage.expect.json")
+	os.WriteFile(ef, []byte(wrong), 0o644)
+	out, _, code := runCLI(t, "", "check", dir)
+	if code != 1 || !strings.Contains(out, "outage.expect.json:8: scopes.acme/billing/refund: tripped at request 21, expected 25") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if _, errs, code := runCLI(t, "", "check", "--update", dir); code != 0 {
+		t.Fatalf("--update: exit %d: %s", code, errs)
+	}
+	got, _ := os.ReadFile(ef)
+	if strings.Contains(string(got), "profile") || !strings.Contains(string(got), `"at_request": 21`) {
+		t.Errorf("--update wrote:\n%s", got)
+	}
+	if out, _, code := runCLI(t, "", "check", dir); code != 0 {
+		t.Errorf("after --update: exit %d:\n%s", code, out)
+	}
+
+	os.WriteFile(ef, []byte(`{"scopes": {"acme/billing/refund": {"tripped": true}}}`), 0o644)
+	if out, _, code := runCLI(t, "", "check", dir); code != 2 || !strings.Contains(out, `"scopes" are the breaker's`) {
+		t.Errorf("scopes without the breaker: exit %d:\n%s", code, out)
+	}
+}
