@@ -25,6 +25,8 @@ func TestBreakerReplay(t *testing.T) {
 	}{
 		{"breaker-outage.jsonl", []string{"replay", "--policy", "breaker", "-f", "jsonl", capture}},
 		{"breaker-outage.txt", []string{"replay", "--policy", "breaker", capture}},
+		{"breaker-outage.json", []string{"replay", "--policy", "breaker", "-f", "json", capture}},
+		{"breaker-outage.csv", []string{"replay", "--policy", "breaker", "-f", "csv", capture}},
 		{"breaker-outage-sliding.md", []string{"replay", "--policy", "breaker", "--counter-ttl", "sliding", "-f", "markdown", capture}},
 		{"breaker-drip-refresh.txt", []string{"replay", "--policy", "breaker", "fixtures/breaker/slow-drip.jsonl"}},
 		{"breaker-drip-sliding.txt", []string{"replay", "--policy", "breaker", "--counter-ttl", "sliding", "fixtures/breaker/slow-drip.jsonl"}},
@@ -59,7 +61,7 @@ func TestBreakerReplay(t *testing.T) {
 		{"replay", "--policy", "breaker", "--error-window", "-5m", capture},
 		{"replay", "--policy", "breaker", "--counter-ttl", "forever", capture},
 		{"replay", "--policy", "breaker", "--error-status", "teapot", capture},
-		{"replay", "--policy", "breaker", "-f", "csv", capture},
+		{"replay", "--policy", "breaker", "-f", "sql", capture},
 	} {
 		if _, _, code := runCLI(t, "", args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want 2", args, code)
