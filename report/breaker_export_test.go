@@ -14,7 +14,9 @@ import (
 // scope a trips at 10:15 (open until 10:45), scope b is opened by an
 // operator at 10:30 until 12:00 (past the end), scope c never opens.
 func breakerSample() *breaker.Result {
-	at := func(m int) time.Time { return time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC).Add(time.Duration(m) * time.Minute) }
+	at := func(m int) time.Time {
+		return time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC).Add(time.Duration(m) * time.Minute)
+	}
 	return &breaker.Result{
 		Config: breaker.NewConfig(), Start: at(0), End: at(60), Requests: 30, Trips: 1, Refused: 7,
 		Scopes: []*breaker.ScopeResult{

@@ -158,6 +158,16 @@ func TestBreakerSweep(t *testing.T) {
 	golden.Check(t, filepath.Join(goldenDir, "breaker-sweep.txt"), []byte(stdout))
 	stdout, _, _ = runCLI(t, "", append(args, "-f", "json")...)
 	golden.Check(t, filepath.Join(goldenDir, "breaker-sweep.json"), []byte(stdout))
+	stdout, _, _ = runCLI(t, "", append(args, "-f", "csv")...)
+	golden.Check(t, filepath.Join(goldenDir, "breaker-sweep.csv"), []byte(stdout))
+	stdout, _, _ = runCLI(t, "", append(args, "-f", "markdown")...)
+	golden.Check(t, filepath.Join(goldenDir, "breaker-sweep.md"), []byte(stdout))
+	stdout, _, _ = runCLI(t, "", append(args, "-f", "html")...)
+	// The header row and three settings are plain rows; the fourth is the
+	// recommended one.
+	if strings.Count(stdout, `<tr class="recommended">`) != 1 || strings.Count(stdout, "<tr>") != 4 {
+		t.Errorf("html: want 4 setting rows, one recommended:\n%s", stdout)
+	}
 }
 
 // Settings file key "breaker" and per-agent overrides, derived by hand on
