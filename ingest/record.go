@@ -228,6 +228,11 @@ type Record struct {
 	Request  []byte // raw request body (JSON)
 	Response []byte // raw response body text; nil when the capture has none
 	Status   int    // HTTP status of the upstream answer; 200 when absent
+	// NoStatus says the capture gave no status (absent or null; in HAR, no
+	// response or status 0): Status then holds the default 200 (or the
+	// HAR's 0), which the loop kill switch uses and the error-rate breaker
+	// does not (it counts such a request as neither success nor error).
+	NoStatus bool
 
 	ID, Provider, Endpoint, Model, Tenant, APIKeyID, Workflow, Session string
 

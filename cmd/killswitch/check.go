@@ -183,13 +183,17 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, upda
 	}
 	eff := settings.Override(over)
 	cfg := eff.Apply(analyze.NewConfig())
+	var brk *breaker.Policy
 	if eff.Policy != nil && *eff.Policy == "breaker" {
-		pol, err := breaker.NewPolicy(breaker.NewConfig())
-		if err != nil {
+		var err error
+		if brk, err = breaker.NewPolicy(breaker.NewConfig()); err != nil {
 			f.Err = err
 			return f
 		}
-		cfg.Profile, cfg.Policies = analyze.ProfileUsage, []analyze.Policy{pol}
+		cfg.Profile, cfg.Policies = analyze.ProfileUsage, []analyze.Policy{brk}
+	} else if exp != nil && len(exp.Scopes) > 0 {
+		f.Err = fmt.Errorf("%s:%d: \"scopes\" are the breaker's: they need \"settings\": {\"policy\": \"breaker\"}", t.expect, exp.Scopes[0].Line)
+		return f
 	}
 	sum, err := rf.replayFiles(e, "check", []string{t.capture}, cfg, analyze.Hooks{})
 	if err != nil {
@@ -217,6 +221,9 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, upda
 			f.Created = true
 		} else {
 			next, changes = expect.Update(exp, sum)
+			if brk != nil {
+				changes = append(changes, expect.UpdateScopes(next, scopeOutcomes(brk))...)
+			}
 		}
 		if len(changes) > 0 {
 			data, err := expect.Format(next)
@@ -235,7 +242,27 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, upda
 		}
 	}
 	f.Results = expect.Compare(exp, sum)
+	if brk != nil && len(exp.Scopes) > 0 {
+		f.Results = append(f.Results, expect.CompareScopes(exp, scopeOutcomes(brk))...)
+	}
 	return f
+}
+
+// scopeOutcomes are the breaker's scopes as check compares them.
+func scopeOutcomes(p *breaker.Policy) []expect.ScopeOutcome {
+	res := p.Result()
+	var out []expect.ScopeOutcome
+	for _, sc := range res.Scopes {
+		o := expect.ScopeOutcome{Scope: sc.Scope.String(), Requests: sc.Requests, Threshold: res.RateOf(sc.Scope.Agent)}
+		for _, tr := range sc.Trips {
+			o.Trips = append(o.Trips, tr.ScopeN)
+		}
+		if len(sc.Trips) > 0 {
+			o.Rate = sc.Trips[0].ErrorRate
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // findTargets resolves the command line's paths: a directory is searched
