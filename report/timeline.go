@@ -2,7 +2,6 @@ package report
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -196,19 +195,7 @@ func TimelineTableOpts(w io.Writer, s *analyze.Summary, opt TableOptions) error 
 		note = fmt.Sprintf("(%d of %d columns, to fit %d: --wide shows every one, -f csv or json every value)\n",
 			len(compactColumns), len(timelineHeader), width)
 	}
-	tbl := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-	)
-	tbl.Header(header)
-	for _, r := range rows {
-		if err := tbl.Append(printableRow(r)); err != nil {
-			return err
-		}
-	}
-	tbl.Footer(total)
-	if err := tbl.Render(); err != nil {
+	if err := asciiTable(w, header, rows, total); err != nil {
 		return err
 	}
 	fmt.Fprint(w, note)
@@ -223,6 +210,26 @@ func TimelineTableOpts(w io.Writer, s *analyze.Summary, opt TableOptions) error 
 		}
 	}
 	return nil
+}
+
+// asciiTable renders header, rows and an optional footer as an ASCII
+// table, cells made printable, none wrapped.
+func asciiTable(w io.Writer, header []string, rows [][]string, footer []string) error {
+	tbl := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+	)
+	tbl.Header(header)
+	for _, r := range rows {
+		if err := tbl.Append(printableRow(r)); err != nil {
+			return err
+		}
+	}
+	if footer != nil {
+		tbl.Footer(footer)
+	}
+	return tbl.Render()
 }
 
 // tableWidth is how wide an ASCII table of these cells renders: each
@@ -484,10 +491,7 @@ func TimelineJSON(w io.Writer, s *analyze.Summary) error {
 		out.Input.Warnings = append(out.Input.Warnings, wn.String())
 	}
 	out.Input.WarningCounts = warnCounts(s.WarningCounts)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
+	return writeJSON(w, out)
 }
 
 // wrap breaks a line of prose at spaces so that no line is wider than

@@ -68,6 +68,9 @@ type ScopeResult struct {
 	Successes, ErrorCount        int
 	SuccessExpires, ErrorExpires time.Time
 	OpenUntil                    time.Time // when Open
+	// NoStatus counts forwarded requests without a status (and without an
+	// error body): counted as neither a success nor an error.
+	NoStatus int
 }
 
 // Manual is an operator opening (for a while, with a reason) or closing a
@@ -79,6 +82,12 @@ type Manual struct {
 	Until   time.Time // when Open
 	Reason  string
 	Refused int // requests refused while it was open by this record
+}
+
+// FileCount is a count of something in one input file.
+type FileCount struct {
+	File string
+	N    int
 }
 
 // TenantTotals add up a tenant's scopes.
@@ -115,6 +124,9 @@ type Result struct {
 	Trips    int
 	Refused  int
 	End      time.Time // the capture's last time
+	// NoStatus counts, per input file (sorted by name), the requests
+	// without a status that were counted as neither success nor error.
+	NoStatus []FileCount
 }
 
 type scopeState struct {
@@ -128,10 +140,11 @@ type scopeState struct {
 
 // Breaker replays records in order.
 type Breaker struct {
-	cfg    Config
-	scopes map[Scope]*scopeState
-	seq    int64
-	end    time.Time
+	cfg      Config
+	scopes   map[Scope]*scopeState
+	seq      int64
+	end      time.Time
+	noStatus map[string]int // per file
 	// Log, when set, sees every Redis command the live handler would have
 	// issued, at its capture time.
 	Log func(Cmd)
@@ -162,7 +175,7 @@ func New(cfg Config) (*Breaker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Breaker{cfg: cfg, scopes: map[Scope]*scopeState{}}, nil
+	return &Breaker{cfg: cfg, scopes: map[Scope]*scopeState{}, noStatus: map[string]int{}}, nil
 }
 
 // ScopeOf returns the breaker a record belongs to.
@@ -246,6 +259,12 @@ func (b *Breaker) Step(rec *ingest.Record, errBody bool) (d Decision, ok bool) {
 	}
 	// Forwarded: its outcome is counted after the work ran.
 	st.res.Forwarded++
+	if rec.NoStatus && !errBody {
+		st.res.NoStatus++
+		b.noStatus[rec.Pos.File]++
+		d.Reason = "no status: counted as neither success nor error"
+		return d, true
+	}
 	d.Counted = true
 	d.Error = errBody || b.cfg.Errors.IsError(rec.Status)
 	kind, c := "success", &st.succ
@@ -339,6 +358,14 @@ func (b *Breaker) Finish() *Result {
 		res.Tenants = append(res.Tenants, *byTenant[t])
 	}
 	res.Groups = groups(res.Scopes, b.cfg.GroupWithin)
+	files := make([]string, 0, len(b.noStatus))
+	for f := range b.noStatus {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		res.NoStatus = append(res.NoStatus, FileCount{f, b.noStatus[f]})
+	}
 	return res
 }
 
@@ -427,3 +454,6 @@ func groupText(g *Group, scopes int) string {
 	return fmt.Sprintf("%d scopes of %s %s tripped within %s%s: likely an upstream outage, not the agents",
 		scopes, g.Key, g.Value, g.Span.Round(time.Second), on)
 }
+
+// RateOf returns the error rate at which the agent's breakers trip.
+func (r *Result) RateOf(agent string) float64 { return r.Config.rules(agent).Rate }

@@ -136,6 +136,9 @@ func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths [
 			return errorf(e, "replay", "%v", err)
 		}
 	}
+	for _, f := range pol.Result().NoStatus {
+		fmt.Fprintf(e.stderr, "%s: %d requests without a status: counted as neither success nor error by the breaker\n", f.File, f.N)
+	}
 	reportHiddenWarnings(e, "replay", sum.WarningCounts)
 	if sum.Malformed > 0 {
 		fmt.Fprintf(e.stderr, "killswitch replay: %d malformed input items skipped (reported above)\n", sum.Malformed)
