@@ -174,12 +174,12 @@ func readExport(e *env, path, format string) ([]*gatewaylog.Call, error) {
 	}
 	defer closeDec()
 	if format == "auto" {
-		pk, ok := r.(peeker)
+		br, ok := r.(*bufio.Reader)
 		if !ok {
-			br := bufio.NewReaderSize(r, 1<<16)
-			pk, r = br, br
+			br = bufio.NewReaderSize(r, 1<<16)
+			r = br
 		}
-		head, _ := pk.Peek(512)
+		head, _ := br.Peek(512)
 		format = gatewaylog.Sniff(head)
 		if format == "parquet" {
 			return nil, fmt.Errorf("%s: a compressed Parquet file: decompress it first", name)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/killswitch/killswitch/internal/golden"
 	"github.com/killswitch/killswitch/internal/testsrv"
 )
 
@@ -127,7 +128,7 @@ func TestVerifyFixture(t *testing.T) {
 			!strings.Contains(stderr, "7 calls, 4 verified, 3 differ, 1 bad rows") {
 			t.Errorf("%v: stderr lacks the bad row or the counts:\n%s", c.args, stderr)
 		}
-		golden(t, c.golden, stdout)
+		golden.Check(t, filepath.Join(goldenDir, c.golden), []byte(stdout))
 	}
 	// --strict: the bad row is unusable input.
 	if _, stderr, code := runCLI(t, "", "verify", "--strict", dir+"proxy_calls.csv"); code != exitUsage || !strings.Contains(stderr, "row 6") {
