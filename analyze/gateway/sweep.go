@@ -29,9 +29,9 @@ type SweepGrid struct {
 
 // SweepSetting is the replay at one value of one parameter.
 type SweepSetting struct {
-	Param string  // one of the Param constants; "" for the base
-	Value float64 // the value tried
-	IsBase bool   // the value is the base configuration's
+	Param  string  // one of the Param constants; "" for the base
+	Value  float64 // the value tried
+	IsBase bool    // the value is the base configuration's
 
 	Refused          int
 	ByStatus         map[int]int
