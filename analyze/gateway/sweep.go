@@ -46,6 +46,7 @@ type SweepSetting struct {
 // SweepResult is a gateway sweep.
 type SweepResult struct {
 	Profile  string
+	Config   Config // the base
 	Requests int
 	Base     SweepSetting
 	Settings []SweepSetting // by parameter (in SweepGrid's order), then value as given
@@ -66,7 +67,7 @@ func Sweep(base Config, recs []*ingest.Record, grid SweepGrid) (*SweepResult, er
 		return nil, err
 	}
 	b.IsBase = true
-	res := &SweepResult{Profile: base.Profile.Name, Base: b}
+	res := &SweepResult{Profile: base.Profile.Name, Config: base, Base: b}
 	for _, r := range recs {
 		if r.Err == nil && r.Skip == "" && r.Control == nil {
 			res.Requests++
