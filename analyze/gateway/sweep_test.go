@@ -90,3 +90,14 @@ func sweepLines(res *SweepResult) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestApplySettingsWrapped: a settings file {"gateway": {…}} reads as its
+// inner object (it used to keep the "gateway" key and fail on it).
+func TestApplySettingsWrapped(t *testing.T) {
+	for _, doc := range []string{`{"gateway": {"rpm": 7, "max_cost_cents": 12.5}}`, `{"rpm": 7, "max_cost_cents": 12.5}`} {
+		cfg := DefaultConfig(Spec)
+		if err := cfg.ApplySettings([]byte(doc)); err != nil || cfg.RPM != 7 || cfg.MaxCostCents != 12.5 || cfg.MaxTokens != 16000 {
+			t.Errorf("%s: %v, rpm %d, max cost %v, max tokens %d", doc, err, cfg.RPM, cfg.MaxCostCents, cfg.MaxTokens)
+		}
+	}
+}
