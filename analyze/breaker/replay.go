@@ -102,10 +102,13 @@ type TenantTotals struct {
 // agents.
 type Group struct {
 	Key, Value string // "tenant", "provider", "model" or "endpoint"
-	Trips      []GroupTrip
-	Span       time.Duration
-	Statuses   map[int]int
-	Text       string
+	// Shared are the other attributes (key, value) every trip of the
+	// group has in common, in that order.
+	Shared   [][2]string
+	Trips    []GroupTrip
+	Span     time.Duration
+	Statuses map[int]int
+	Text     string
 }
 
 // GroupTrip is one trip of a group.
@@ -123,6 +126,7 @@ type Result struct {
 	Requests int
 	Trips    int
 	Refused  int
+	Start    time.Time // the capture's first time (of a request)
 	End      time.Time // the capture's last time
 	// NoStatus counts, per input file (sorted by name), the requests
 	// without a status that were counted as neither success nor error.
@@ -140,11 +144,11 @@ type scopeState struct {
 
 // Breaker replays records in order.
 type Breaker struct {
-	cfg      Config
-	scopes   map[Scope]*scopeState
-	seq      int64
-	end      time.Time
-	noStatus map[string]int // per file
+	cfg        Config
+	scopes     map[Scope]*scopeState
+	seq        int64
+	start, end time.Time
+	noStatus   map[string]int // per file
 	// Log, when set, sees every Redis command the live handler would have
 	// issued, at its capture time.
 	Log func(Cmd)
@@ -204,6 +208,9 @@ func (b *Breaker) Step(rec *ingest.Record, errBody bool) (d Decision, ok bool) {
 	}
 	if rec.TS.After(b.end) {
 		b.end = rec.TS
+	}
+	if b.start.IsZero() || rec.TS.Before(b.start) {
+		b.start = rec.TS
 	}
 	sc := ScopeOf(rec)
 	st := b.state(sc)
@@ -319,7 +326,7 @@ func (b *Breaker) Control(rec *ingest.Record) {
 
 // Finish returns the timelines, per-tenant totals and correlated groups.
 func (b *Breaker) Finish() *Result {
-	res := &Result{Config: b.cfg, End: b.end}
+	res := &Result{Config: b.cfg, Start: b.start, End: b.end}
 	for sc, st := range b.scopes {
 		st.res.Open = st.open && b.end.Before(st.until)
 		if st.res.Open {
@@ -427,17 +434,53 @@ func groups(scopes []*ScopeResult, span time.Duration) []Group {
 							g.Statuses[st] += n
 						}
 					}
-					g.Text = groupText(&g, len(distinct))
 					out = append(out, g)
 				}
 				i = j
 			}
 		}
 	}
+	return mergeGroups(out)
+}
+
+// mergeGroups folds groups made of the very same trips into the first
+// (tenant before provider, model, endpoint): its Shared lists the other
+// attributes they have in common, so one outage is reported once.
+func mergeGroups(gs []Group) []Group {
+	same := func(a, b *Group) bool {
+		if len(a.Trips) != len(b.Trips) {
+			return false
+		}
+		for i := range a.Trips {
+			if a.Trips[i] != b.Trips[i] {
+				return false
+			}
+		}
+		return true
+	}
+	var out []Group
+next:
+	for _, g := range gs {
+		for i := range out {
+			if same(&out[i], &g) {
+				out[i].Shared = append(out[i].Shared, [2]string{g.Key, g.Value})
+				continue next
+			}
+		}
+		out = append(out, g)
+	}
+	for i := range out {
+		out[i].Text = groupText(&out[i])
+	}
 	return out
 }
 
-func groupText(g *Group, scopes int) string {
+func groupText(g *Group) string {
+	distinct := map[Scope]bool{}
+	for _, t := range g.Trips {
+		distinct[t.Scope] = true
+	}
+	scopes := len(distinct)
 	var codes []int
 	for c := range g.Statuses {
 		codes = append(codes, c)
@@ -450,6 +493,13 @@ func groupText(g *Group, scopes int) string {
 	on := ""
 	if len(parts) > 0 {
 		on = ", all on " + strings.Join(parts, "/")
+	}
+	if len(g.Shared) > 0 {
+		var kv []string
+		for _, s := range g.Shared {
+			kv = append(kv, s[0]+" "+s[1])
+		}
+		on += " from the same " + strings.Join(kv, ", ")
 	}
 	return fmt.Sprintf("%d scopes of %s %s tripped within %s%s: likely an upstream outage, not the agents",
 		scopes, g.Key, g.Value, g.Span.Round(time.Second), on)

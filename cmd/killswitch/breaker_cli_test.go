@@ -25,6 +25,8 @@ func TestBreakerReplay(t *testing.T) {
 	}{
 		{"breaker-outage.jsonl", []string{"replay", "--policy", "breaker", "-f", "jsonl", capture}},
 		{"breaker-outage.txt", []string{"replay", "--policy", "breaker", capture}},
+		{"breaker-outage.json", []string{"replay", "--policy", "breaker", "-f", "json", capture}},
+		{"breaker-outage.csv", []string{"replay", "--policy", "breaker", "-f", "csv", capture}},
 		{"breaker-outage-sliding.md", []string{"replay", "--policy", "breaker", "--counter-ttl", "sliding", "-f", "markdown", capture}},
 		{"breaker-drip-refresh.txt", []string{"replay", "--policy", "breaker", "fixtures/breaker/slow-drip.jsonl"}},
 		{"breaker-drip-sliding.txt", []string{"replay", "--policy", "breaker", "--counter-ttl", "sliding", "fixtures/breaker/slow-drip.jsonl"}},
@@ -59,7 +61,7 @@ func TestBreakerReplay(t *testing.T) {
 		{"replay", "--policy", "breaker", "--error-window", "-5m", capture},
 		{"replay", "--policy", "breaker", "--counter-ttl", "forever", capture},
 		{"replay", "--policy", "breaker", "--error-status", "teapot", capture},
-		{"replay", "--policy", "breaker", "-f", "csv", capture},
+		{"replay", "--policy", "breaker", "-f", "sql", capture},
 	} {
 		if _, _, code := runCLI(t, "", args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want 2", args, code)
@@ -156,6 +158,16 @@ func TestBreakerSweep(t *testing.T) {
 	golden.Check(t, filepath.Join(goldenDir, "breaker-sweep.txt"), []byte(stdout))
 	stdout, _, _ = runCLI(t, "", append(args, "-f", "json")...)
 	golden.Check(t, filepath.Join(goldenDir, "breaker-sweep.json"), []byte(stdout))
+	stdout, _, _ = runCLI(t, "", append(args, "-f", "csv")...)
+	golden.Check(t, filepath.Join(goldenDir, "breaker-sweep.csv"), []byte(stdout))
+	stdout, _, _ = runCLI(t, "", append(args, "-f", "markdown")...)
+	golden.Check(t, filepath.Join(goldenDir, "breaker-sweep.md"), []byte(stdout))
+	stdout, _, _ = runCLI(t, "", append(args, "-f", "html")...)
+	// The header row and three settings are plain rows; the fourth is the
+	// recommended one.
+	if strings.Count(stdout, `<tr class="recommended">`) != 1 || strings.Count(stdout, "<tr>") != 4 {
+		t.Errorf("html: want 4 setting rows, one recommended:\n%s", stdout)
+	}
 }
 
 // Settings file key "breaker" and per-agent overrides, derived by hand on
