@@ -13,6 +13,7 @@ type Result struct {
 	Agent  string // the agent id; "" for a total or a scope
 	Scope  string // the breaker scope (tenant/agent/workflow); "" for an agent or a total
 	Total  string // the total's key; "" for an agent
+	Key    string // a gateway entry: "http_status.423", "block_reason.killswitch", "incidents", "incidents[0]"
 	Line   int    // line of the agent's or total's key in the expectation file
 	Pass   bool
 	Got    string // what the replay did: "killed at request 6 (score 13.0 > 10)", "not killed (max score 7.0)", "agents_killed 1"
@@ -23,6 +24,9 @@ type Result struct {
 // Name is the agent id, "scopes.SCOPE" for a scope or "totals.KEY" for a
 // total.
 func (r Result) Name() string {
+	if r.Key != "" {
+		return r.Key
+	}
 	if r.Total != "" {
 		return "totals." + r.Total
 	}

@@ -34,6 +34,8 @@
 //     without a tenant; workflow "default" when the records name none) →
 //     {"tripped": bool, "at_request": count, "trips": count}, as for
 //     agents but per breaker: at_request counts the scope's own requests.
+//   - http_status, block_reason, incidents (policy "gateway"): see
+//     gateway.go.
 //   - totals: bounds over the whole replay: agents (agents with requests),
 //     agents_killed (agents with at least one firing), kills (firings),
 //     blocked (requests refused because their agent was inactive),
@@ -110,6 +112,11 @@ type Settings struct {
 	Mode      *analyze.Mode
 	Window    *int     // entries per agent window
 	Threshold *float64 // the kill switch fires when the score passes it
+	// GatewayProfile is settings.profile under the gateway policy ("m22"
+	// or "spec"; Profile is then nil); Gateway the gateway settings
+	// (settings.gateway, compact JSON). See gateway.go.
+	GatewayProfile *string
+	Gateway        []byte
 }
 
 // Override returns s with every setting o sets replacing s's.
@@ -180,6 +187,14 @@ type Expectation struct {
 	// scope's own requests.
 	Scopes []Agent
 	Totals []Total // sorted by key
+	// The gateway's sections (see gateway.go): counts by answer code and by
+	// block reason (sorted by key), and the incidents in replay order
+	// (HasIncidents: "incidents" was given, perhaps empty).
+	HTTPStatus    []Count
+	BlockReasons  []Count
+	Incidents     []IncidentWant
+	HasIncidents  bool
+	IncidentsLine int
 }
 
 // totalDef names one total and reads it from a summary.

@@ -82,6 +82,9 @@ func TestParse(t *testing.T) {
 
 func dump(e *Expectation) string {
 	s := fmt.Sprintf("about %q settings %s agents %+v scopes %+v totals %+v", e.About, settingsString(e.Settings), e.Agents, e.Scopes, e.Totals)
+	if e.Settings.GatewayProfile != nil || e.Settings.Gateway != nil || e.HasGateway() {
+		s += fmt.Sprintf(" gateway %v %s http_status %+v block_reason %+v incidents %+v", e.Settings.GatewayProfile, e.Settings.Gateway, e.HTTPStatus, e.BlockReasons, e.Incidents)
+	}
 	return s
 }
 
@@ -151,12 +154,12 @@ func TestParseErrors(t *testing.T) {
 		{"too deep", deep, []wantErr{{"@42", "", "nested more than 32 levels deep: not an expectation file"}}},
 		{"expects nothing", `{}`, []wantErr{{"{", "", `expects nothing: give "agents" or "totals"`}}},
 		{"only about", `{"about": "x"}`, []wantErr{{"{", "", `expects nothing: give "agents" or "totals"`}}},
-		{"empty agents", `{"agents": {}}`, []wantErr{{"{", "", `expects nothing: "agents", "scopes" and "totals" are empty`}}},
+		{"empty agents", `{"agents": {}}`, []wantErr{{"{", "", `expects nothing: "agents", "scopes", "totals" and the gateway's sections are empty`}}},
 
 		// Unknown and repeated keys.
-		{"unknown top key", `{"agent": {"a": {"killed": true}}}`, []wantErr{{`"agent"`, "agent", `unknown key (want "about", "settings", "agents", "scopes" or "totals")`}}},
+		{"unknown top key", `{"agent": {"a": {"killed": true}}}`, []wantErr{{`"agent"`, "agent", `unknown key (want "about", "settings", "agents", "scopes", "totals", "http_status", "block_reason" or "incidents")`}}},
 		{"agent key typo", `{"agents": {"a": {"killed": true, "at_requst": 3}}}`, []wantErr{{`"at_requst"`, "agents.a.at_requst", `unknown key (want "killed", "at_request" or "kills")`}}},
-		{"settings typo", `{"settings": {"treshold": 10}, "totals": {"kills": 0}}`, []wantErr{{`"treshold"`, "settings.treshold", `unknown key (want "policy", "profile", "window", "threshold" or "mode")`}}},
+		{"settings typo", `{"settings": {"treshold": 10}, "totals": {"kills": 0}}`, []wantErr{{`"treshold"`, "settings.treshold", `unknown key (want "policy", "profile", "window", "threshold", "mode" or "gateway")`}}},
 		{"totals typo", `{"totals": {"agent_killed": 1}}`, []wantErr{{`"agent_killed"`, "totals.agent_killed", `unknown key (want "agents", "agents_killed", "blocked", "kills", "malformed", "requests" or "skipped")`}}},
 		{"range typo", `{"totals": {"kills": {"minimum": 1}}}`, []wantErr{{`"minimum"`, "totals.kills.minimum", `unknown key (want "min" or "max")`}}},
 		{"repeated key", `{"totals": {"kills": 1, "kills": 2}}`, []wantErr{{`"kills": 2`, "totals.kills", "key given twice (first at 1:13)"}}},

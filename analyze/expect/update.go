@@ -27,9 +27,11 @@ import (
 //
 // Lines in the copy are those of e; re-parse Format's output for fresh ones.
 func Update(e *Expectation, s *analyze.Summary) (*Expectation, []string) {
-	n := &Expectation{About: e.About, Settings: e.Settings,
-		Agents: append([]Agent(nil), e.Agents...), Scopes: append([]Agent(nil), e.Scopes...),
-		Totals: append([]Total(nil), e.Totals...)}
+	c := *e
+	n := &c
+	n.Agents, n.Scopes, n.Totals = append([]Agent(nil), e.Agents...), append([]Agent(nil), e.Scopes...), append([]Total(nil), e.Totals...)
+	n.HTTPStatus, n.BlockReasons = append([]Count(nil), e.HTTPStatus...), append([]Count(nil), e.BlockReasons...)
+	n.Incidents = append([]IncidentWant(nil), e.Incidents...)
 	var changes []string
 	n.Settings, changes = updateSettings(e.Settings, s)
 	byName := agentsByName(s)
@@ -99,7 +101,7 @@ func widen(r Range, v int) Range {
 // Under the breaker policy only the policy applies: the loop settings
 // are not written.
 func replaySettings(s *analyze.Summary) Settings {
-	if s.Policy == "breaker" {
+	if s.Policy == "breaker" || s.Policy == "gateway" {
 		pol := s.Policy
 		return Settings{Policy: &pol}
 	}
@@ -215,6 +217,7 @@ func Format(e *Expectation) ([]byte, error) {
 	if e.Settings.Threshold != nil {
 		st["threshold"] = *e.Settings.Threshold
 	}
+	formatGateway(doc, st, e)
 	if len(st) > 0 {
 		doc["settings"] = st
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/analyze/breaker"
 	"github.com/killswitch/killswitch/analyze/expect"
+	"github.com/killswitch/killswitch/analyze/gateway"
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/report"
 )
@@ -184,6 +185,7 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, upda
 	eff := settings.Override(over)
 	cfg := eff.Apply(analyze.NewConfig())
 	var brk *breaker.Policy
+	var gw *gateway.Policy
 	if eff.Policy != nil && *eff.Policy == "breaker" {
 		var err error
 		if brk, err = breaker.NewPolicy(breaker.NewConfig()); err != nil {
@@ -191,6 +193,16 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, upda
 			return f
 		}
 		cfg.Profile, cfg.Policies = analyze.ProfileUsage, []analyze.Policy{brk}
+	} else if eff.Policy != nil && *eff.Policy == "gateway" {
+		gcfg, err := eff.GatewayConfig()
+		if err == nil {
+			gw, err = gateway.NewPolicy(gcfg)
+		}
+		if err != nil {
+			f.Err = fmt.Errorf("%s: %w", t.expect, err)
+			return f
+		}
+		cfg.Profile, cfg.Policies = analyze.ProfileUsage, []analyze.Policy{gw}
 	} else if exp != nil && len(exp.Scopes) > 0 {
 		f.Err = fmt.Errorf("%s:%d: \"scopes\" are the breaker's: they need \"settings\": {\"policy\": \"breaker\"}", t.expect, exp.Scopes[0].Line)
 		return f
@@ -224,6 +236,9 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, upda
 			if brk != nil {
 				changes = append(changes, expect.UpdateScopes(next, scopeOutcomes(brk))...)
 			}
+			if gw != nil {
+				changes = append(changes, expect.UpdateGateway(next, gw.Result())...)
+			}
 		}
 		if len(changes) > 0 {
 			data, err := expect.Format(next)
@@ -244,6 +259,9 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, upda
 	f.Results = expect.Compare(exp, sum)
 	if brk != nil && len(exp.Scopes) > 0 {
 		f.Results = append(f.Results, expect.CompareScopes(exp, scopeOutcomes(brk))...)
+	}
+	if gw != nil {
+		f.Results = append(f.Results, expect.CompareGateway(exp, gw.Result())...)
 	}
 	return f
 }

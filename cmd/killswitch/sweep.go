@@ -57,9 +57,12 @@ func cmdSweep(e *env, args []string) int {
 	f.input.register(fs)
 	fs.DurationVar(&f.reactivateAfter, "reactivate-after", 0, "simulate an operator re-activating killed agents after this delay (e.g. 10m)")
 	fs.DurationVar(&f.retryAfter, "retry-after", 60*time.Second, "block mode: the retry_after_seconds a refusal announces")
-	policy := fs.String("policy", "loop", "the kill switch swept: loop, or breaker (--error-rates, --min-samples, --error-windows, --counter-ttls)")
+	policy := fs.String("policy", "loop", "the kill switch swept: loop, breaker (--error-rates, --min-samples, --error-windows, --counter-ttls)\n"+
+		"or gateway (--profile m22 or spec; --max-costs, --max-tokens, --rpms, --spike-rates, --settings)")
 	var bsf breakerSweepFlags
 	bsf.register(fs)
+	var gsf gatewaySweepFlags
+	gsf.register(fs)
 	fs.BoolVar(&f.all, "all", false, "table: every setting of the grid (else the recommended one and the settings around it)")
 	fs.BoolVar(&f.wide, "wide", false, "table: every column, whatever the terminal's width")
 	fs.BoolVar(&f.allowEmpty, "allow-empty", false, "accept input without any LLM request (else exit 2)")
@@ -80,8 +83,13 @@ func cmdSweep(e *env, args []string) int {
 			return errorf(e, "sweep", "%v", err)
 		}
 		return runBreakerSweep(e, &f, &bsf, fs.Args())
+	case "gateway":
+		if err := checkOutputs([]string{f.output}, fs.Args()); err != nil {
+			return errorf(e, "sweep", "%v", err)
+		}
+		return runGatewaySweep(e, &f, &gsf, fs.Changed("profile"), fs.Args())
 	default:
-		return errorf(e, "sweep", "unknown --policy %q (want loop or breaker)", *policy)
+		return errorf(e, "sweep", "unknown --policy %q (want loop, breaker or gateway)", *policy)
 	}
 	switch f.format {
 	case report.FormatTable, report.FormatJSON, report.FormatCSV, report.FormatMarkdown, report.FormatHTML:

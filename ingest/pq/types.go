@@ -71,14 +71,7 @@ func leafTypeOf(c *parquet.Column) leafType {
 		lt.logical = lTime
 	case *format.TimestampType:
 		lt.logical = lTimestamp
-		switch v.Unit.Value.(type) {
-		case *format.MilliSeconds:
-			lt.unit = time.Millisecond
-		case *format.MicroSeconds:
-			lt.unit = time.Microsecond
-		case *format.NanoSeconds:
-			lt.unit = time.Nanosecond
-		default:
+		if lt.unit = TimestampUnit(t); lt.unit == 0 {
 			lt.logical = lOther
 		}
 	case *format.IntType:
@@ -94,6 +87,28 @@ func leafTypeOf(c *parquet.Column) leafType {
 		lt.logical = lOther
 	}
 	return lt
+}
+
+// TimestampUnit returns the tick of a TIMESTAMP column type (a
+// millisecond, microsecond or nanosecond), or 0 when t is not one.
+func TimestampUnit(t parquet.Type) time.Duration {
+	l := t.LogicalType()
+	if l == nil {
+		return 0
+	}
+	ts, ok := l.Value.(*format.TimestampType)
+	if !ok {
+		return 0
+	}
+	switch ts.Unit.Value.(type) {
+	case *format.MilliSeconds:
+		return time.Millisecond
+	case *format.MicroSeconds:
+		return time.Microsecond
+	case *format.NanoSeconds:
+		return time.Nanosecond
+	}
+	return 0
 }
 
 func (t leafType) String() string {
