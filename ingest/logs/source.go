@@ -219,6 +219,58 @@ func splitDocs(name string, all []byte) (units []unit, ndocs int, _ *ingest.Synt
 		return nil, 0, ingest.Errorf(ingest.Pos{File: name, Kind: ingest.PosLine, N: line},
 			"invalid UTF-8 at column %d", col)
 	}
+	if units, ndocs, ok := splitDocsFast(all); ok && fastJSON {
+		return units, ndocs, nil
+	}
+	return splitDocsStd(name, all)
+}
+
+// splitDocsFast splits valid input as splitDocsStd does, with the strict
+// scanner; false when the input is not a sequence of JSON objects and
+// arrays (other top-level values, an error), left to splitDocsStd.
+func splitDocsFast(all []byte) (units []unit, ndocs int, ok bool) {
+	line, counted := int64(1), 0 // line of offset counted
+	for i := skipSpace(all, 0); i < len(all); i = skipSpace(all, i) {
+		if all[i] != '{' && all[i] != '[' {
+			return nil, 0, false
+		}
+		end := strictValue(all, i, 0)
+		if end < 0 {
+			return nil, 0, false
+		}
+		line += int64(bytes.Count(all[counted:i], []byte{'\n'}))
+		counted = i
+		raw := all[i:end:end]
+		if raw[0] == '[' {
+			for j, el := range arrayElements(raw) {
+				units = append(units, unit{line: line, index: j, raw: el})
+			}
+		} else {
+			units = append(units, unit{line: line, index: -1, raw: raw})
+		}
+		ndocs++
+		i = end
+	}
+	return units, ndocs, true
+}
+
+// arrayElements returns the elements of a JSON array the scanner
+// accepted (each capped: appending to one copies it).
+func arrayElements(b []byte) [][]byte {
+	var els [][]byte
+	for i := skipSpace(b, 1); b[i] != ']'; {
+		end := strictValue(b, i, 1)
+		els = append(els, b[i:end:end])
+		if i = skipSpace(b, end); b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	return els
+}
+
+// splitDocsStd is splitDocs with encoding/json, for input the fast
+// scanner does not take: it says where the JSON stops making sense.
+func splitDocsStd(name string, all []byte) (units []unit, ndocs int, _ *ingest.SyntaxError) {
 	dec := json.NewDecoder(bytes.NewReader(all))
 	line, counted := int64(1), 0 // line of offset counted
 	for ; ; ndocs++ {
@@ -254,8 +306,21 @@ func splitDocs(name string, all []byte) (units []unit, ndocs int, _ *ingest.Synt
 	}
 }
 
-// eachElement calls fn with the bytes of each element of the JSON array b.
+// eachElement calls fn with the bytes of each element of the JSON array b
+// (valid UTF-8).
 func eachElement(b []byte, fn func(i int, el []byte)) error {
+	if end := strictValue(b, 0, 0); fastJSON && len(b) > 0 && b[0] == '[' && end >= 0 && skipSpace(b, end) == len(b) {
+		for i, el := range arrayElements(b) {
+			fn(i, el)
+		}
+		return nil
+	}
+	return eachElementStd(b, fn)
+}
+
+// eachElementStd is eachElement with encoding/json, whose errors say what
+// is wrong.
+func eachElementStd(b []byte, fn func(i int, el []byte)) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if _, err := dec.Token(); err != nil {
 		return err
@@ -292,6 +357,9 @@ func skipSpace(b []byte, i int) int {
 
 // invalidUTF8 returns the offset of the first invalid UTF-8 byte, or -1.
 func invalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
 	for i := 0; i < len(b); {
 		c, size := utf8.DecodeRune(b[i:])
 		if c == utf8.RuneError && size == 1 {

@@ -23,11 +23,25 @@ import (
 type obj = map[string]any
 
 // decodeTree parses one JSON value. Invalid UTF-8 is an error (encoding/json
-// would replace it silently).
+// would replace it silently). Valid input takes the fast parser (see
+// jsonscan.go); the rest decodeTreeStd, which says what is wrong.
 func decodeTree(raw []byte) (any, error) {
 	if off := invalidUTF8(raw); off >= 0 {
 		return nil, fmt.Errorf("invalid UTF-8 at byte %d", off+1)
 	}
+	if !fastJSON {
+		return decodeTreeStd(raw)
+	}
+	if v, ok := fastTree(raw); ok {
+		return v, nil
+	}
+	return decodeTreeStd(raw)
+}
+
+// decodeTreeStd parses one JSON value of valid UTF-8 with encoding/json:
+// the reference fastTree is tested against, and the source of every
+// syntax error's message.
+func decodeTreeStd(raw []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any

@@ -1,0 +1,410 @@
+package logs
+
+import (
+	"encoding/json"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// A strict JSON scanner and tree builder for the readers' hot paths. They
+// accept only input that encoding/json accepts and build exactly the tree
+// it builds (map[string]any with the last of duplicate keys, []any,
+// string, json.Number holding the literal, bool, nil; a lone surrogate
+// escape becomes U+FFFD). They never explain a failure: the callers then
+// run the encoding/json path, whose messages are the ones users see (so
+// an error costs a second parse, and valid input one fast one).
+//
+// The input must be valid UTF-8 (every caller checks it first: see
+// invalidUTF8), so string bytes are copied as they are.
+
+// fastJSON turns the fast paths on; tests turn it off to run the
+// encoding/json reference paths and compare.
+var fastJSON = true
+
+// maxScanDepth bounds nesting; deeper input takes the encoding/json path
+// (whose own limit is 10000).
+const maxScanDepth = 1000
+
+// isSpace reports JSON white space.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// strictValue returns the end of the JSON value that starts at b[i] (no
+// leading space), or -1 when there is no valid value there.
+func strictValue(b []byte, i, depth int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch c := b[i]; {
+	case c == '{':
+		if depth >= maxScanDepth {
+			return -1
+		}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return i + 1
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return -1
+			}
+			if i = strictString(b, i); i < 0 {
+				return -1
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) || b[i] != ':' {
+				return -1
+			}
+			if i = strictValue(b, skipSpace(b, i+1), depth+1); i < 0 {
+				return -1
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) {
+				return -1
+			}
+			if b[i] == '}' {
+				return i + 1
+			}
+			if b[i] != ',' {
+				return -1
+			}
+			i = skipSpace(b, i+1)
+		}
+	case c == '[':
+		if depth >= maxScanDepth {
+			return -1
+		}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return i + 1
+		}
+		for {
+			if i = strictValue(b, i, depth+1); i < 0 {
+				return -1
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) {
+				return -1
+			}
+			if b[i] == ']' {
+				return i + 1
+			}
+			if b[i] != ',' {
+				return -1
+			}
+			i = skipSpace(b, i+1)
+		}
+	case c == '"':
+		return strictString(b, i)
+	case c == 't':
+		return strictWord(b, i, "true")
+	case c == 'f':
+		return strictWord(b, i, "false")
+	case c == 'n':
+		return strictWord(b, i, "null")
+	case c == '-' || c >= '0' && c <= '9':
+		return strictNumber(b, i)
+	}
+	return -1
+}
+
+func strictWord(b []byte, i int, w string) int {
+	if len(b)-i < len(w) || string(b[i:i+len(w)]) != w {
+		return -1
+	}
+	return i + len(w)
+}
+
+// strictString returns the end of the string that starts at b[i] ('"'), or
+// -1: a control character or a bad escape.
+func strictString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1
+		case c < 0x20:
+			return -1
+		case c == '\\':
+			i++
+			if i >= len(b) {
+				return -1
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if hex4(b, i+1) < 0 {
+					return -1
+				}
+				i += 4
+			default:
+				return -1
+			}
+		}
+	}
+	return -1
+}
+
+// hex4 reads the 4 hex digits at b[i:], or -1.
+func hex4(b []byte, i int) rune {
+	if len(b)-i < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// strictNumber returns the end of the number at b[i], or -1 (RFC 8259:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?). A number must end
+// where a delimiter can follow; the caller checks what follows.
+func strictNumber(b []byte, i int) int {
+	if b[i] == '-' {
+		i++
+	}
+	if i >= len(b) {
+		return -1
+	}
+	if b[i] == '0' {
+		i++
+	} else if b[i] >= '1' && b[i] <= '9' {
+		i = digits(b, i)
+	} else {
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		j := digits(b, i+1)
+		if j == i+1 {
+			return -1
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(b, i)
+		if j == i {
+			return -1
+		}
+		i = j
+	}
+	return i
+}
+
+func digits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// fastTree parses b, one JSON value with optional white space around it,
+// into a tree as decodeTreeStd would; false when b is not exactly that (or
+// nests deeper than maxScanDepth). b must be valid UTF-8.
+func fastTree(b []byte) (any, bool) {
+	p := treeParser{b: b}
+	v, ok := p.value(skipSpace(b, 0), 0)
+	if !ok || skipSpace(b, p.i) != len(b) {
+		return nil, false
+	}
+	return v, true
+}
+
+// treeParser builds trees; i is where the last value ended.
+type treeParser struct {
+	b []byte
+	i int
+}
+
+func (p *treeParser) value(i, depth int) (any, bool) {
+	b := p.b
+	if i >= len(b) {
+		return nil, false
+	}
+	switch c := b[i]; {
+	case c == '{':
+		if depth >= maxScanDepth {
+			return nil, false
+		}
+		o := obj{}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			p.i = i + 1
+			return o, true
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return nil, false
+			}
+			k, ok := p.str(i)
+			if !ok {
+				return nil, false
+			}
+			i = skipSpace(b, p.i)
+			if i >= len(b) || b[i] != ':' {
+				return nil, false
+			}
+			v, ok := p.value(skipSpace(b, i+1), depth+1)
+			if !ok {
+				return nil, false
+			}
+			o[k] = v
+			i = skipSpace(b, p.i)
+			if i >= len(b) {
+				return nil, false
+			}
+			if b[i] == '}' {
+				p.i = i + 1
+				return o, true
+			}
+			if b[i] != ',' {
+				return nil, false
+			}
+			i = skipSpace(b, i+1)
+		}
+	case c == '[':
+		if depth >= maxScanDepth {
+			return nil, false
+		}
+		l := []any{}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			p.i = i + 1
+			return l, true
+		}
+		for {
+			v, ok := p.value(i, depth+1)
+			if !ok {
+				return nil, false
+			}
+			l = append(l, v)
+			i = skipSpace(b, p.i)
+			if i >= len(b) {
+				return nil, false
+			}
+			if b[i] == ']' {
+				p.i = i + 1
+				return l, true
+			}
+			if b[i] != ',' {
+				return nil, false
+			}
+			i = skipSpace(b, i+1)
+		}
+	case c == '"':
+		s, ok := p.str(i)
+		return s, ok
+	case c == 't':
+		p.i = strictWord(b, i, "true")
+		return true, p.i >= 0
+	case c == 'f':
+		p.i = strictWord(b, i, "false")
+		return false, p.i >= 0
+	case c == 'n':
+		p.i = strictWord(b, i, "null")
+		return nil, p.i >= 0
+	case c == '-' || c >= '0' && c <= '9':
+		end := strictNumber(b, i)
+		if end < 0 {
+			return nil, false
+		}
+		p.i = end
+		return json.Number(b[i:end]), true
+	}
+	return nil, false
+}
+
+// str decodes the string at b[i] ('"') and sets p.i after it.
+func (p *treeParser) str(i int) (string, bool) {
+	b := p.b
+	start := i + 1
+	for j := start; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			p.i = j + 1
+			return string(b[start:j]), true
+		case c < 0x20:
+			return "", false
+		case c == '\\':
+			return p.unquote(start, j)
+		}
+	}
+	return "", false
+}
+
+// unquote decodes a string with escapes: b[start:j] has none, b[j] is the
+// first backslash. Escapes decode as encoding/json decodes them.
+func (p *treeParser) unquote(start, j int) (string, bool) {
+	b := p.b
+	out := make([]byte, 0, j-start+16)
+	out = append(out, b[start:j]...)
+	for j < len(b) {
+		c := b[j]
+		switch {
+		case c == '"':
+			p.i = j + 1
+			return string(out), true
+		case c < 0x20:
+			return "", false
+		case c != '\\':
+			out = append(out, c)
+			j++
+			continue
+		}
+		j++
+		if j >= len(b) {
+			return "", false
+		}
+		switch b[j] {
+		case '"', '\\', '/':
+			out = append(out, b[j])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r := hex4(b, j+1)
+			if r < 0 {
+				return "", false
+			}
+			j += 4
+			if utf16.IsSurrogate(r) {
+				// A pair decodes to one rune; anything else is U+FFFD
+				// and the next escape stands on its own.
+				r2 := rune(-1)
+				if j+2 < len(b) && b[j+1] == '\\' && b[j+2] == 'u' {
+					r2 = hex4(b, j+3)
+				}
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					r = dec
+					j += 6
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return "", false
+		}
+		j++
+	}
+	return "", false
+}

@@ -1,0 +1,228 @@
+package logs
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/tracegen"
+)
+
+// The fast paths (jsonscan.go and the readers' raw decoders) must read
+// every input exactly as the encoding/json paths they replaced: the same
+// trees, units, records and messages. These tests run both (fastJSON off
+// is the reference) on the seeds of every fuzz target, generated traces
+// and tricky JSON.
+
+// trickyJSON are values at the edges of the grammar and of string
+// decoding, valid and not.
+var trickyJSON = []string{
+	`{}`, `[]`, `""`, `0`, `-0`, `-0.0e+0`, `1E9`, `1e`, `01`, `-`, `1.`, `.5`, `+1`, `1.5e-3`,
+	`true`, `false`, `null`, `tru`, `nul`, `truex`, `[1,]`, `{"a":1,}`, `{"a" 1}`, `{a:1}`,
+	`{"a":1,"a":2}`, `{"a":{"b":[1,{"c":null}]},"a":[]}`, `[1 2]`, `{"a":1}}`, `{"a":1} x`, ` {"a":1} `,
+	`"\u0041\u00e9\u4e2d"`, `"\ud83d\ude00"`, `"\ud83d"`, `"\ude00"`, `"\ud83d\u0041"`, `"\ud83dx"`,
+	`"\ud83d\ud83d\ude00"`, `"\u12"`, `"\x"`, `"a\"b\\c\/d\b\f\n\r\t"`, "\"a\tb\"", "\"\x01\"", `"\u0000"`,
+	`"é中😀"`, `[[[[[[]]]]]]`, `{"":""}`, `{"\u0061":1,"a":2}`, `[` + strings.Repeat(`[`, 1200) + strings.Repeat(`]`, 1200) + `]`,
+	`"unterminated`, `{"a":`, `[`, ``, ` `, `1 2`, `{}{}`, `[]{}[1]`, "{}\n\n[\n1,\n2]\n{\"x\":3}", `{} 1`, `1 {}`, `{}"x"`,
+}
+
+// equalTrees compares two decodes: values, and error messages.
+func equalTrees(t *testing.T, in []byte) {
+	t.Helper()
+	if !utf8.Valid(in) {
+		return
+	}
+	want, werr := decodeTreeStd(in)
+	got, gerr := decodeTree(in)
+	if fmt.Sprint(werr) != fmt.Sprint(gerr) || !reflect.DeepEqual(want, got) {
+		t.Fatalf("decodeTree(%q) = %#v, %v; encoding/json: %#v, %v", clip(string(in), 200), got, gerr, want, werr)
+	}
+	wu, wn, we := splitDocsStd("f", in)
+	gu, gn, ge := splitDocs("f", in)
+	if !reflect.DeepEqual(wu, gu) || wn != gn || fmt.Sprint(we) != fmt.Sprint(ge) {
+		t.Fatalf("splitDocs(%q) = %v, %d, %v; encoding/json: %v, %d, %v", clip(string(in), 200), gu, gn, ge, wu, wn, we)
+	}
+	if len(in) > 0 && in[0] == '[' {
+		var wl, gl [][]byte
+		we := eachElementStd(in, func(_ int, el []byte) { wl = append(wl, el) })
+		ge := eachElement(in, func(_ int, el []byte) { gl = append(gl, el) })
+		if !reflect.DeepEqual(wl, gl) || fmt.Sprint(we) != fmt.Sprint(ge) {
+			t.Fatalf("eachElement(%q) = %q, %v; encoding/json: %q, %v", clip(string(in), 200), gl, ge, wl, we)
+		}
+	}
+}
+
+func TestFastTreeMatchesEncodingJSON(t *testing.T) {
+	for _, s := range trickyJSON {
+		equalTrees(t, []byte(s))
+	}
+	for _, in := range fastSeeds() {
+		equalTrees(t, in.data)
+	}
+}
+
+// sameRecords reads data as format f with the fast paths and without and
+// requires the same records (every field, errors by message) and the
+// same end error.
+func sameRecords(t *testing.T, f Format, data []byte) {
+	t.Helper()
+	read := func(fast bool) ([]ingest.Record, string) {
+		fastJSON = fast
+		defer func() { fastJSON = true }()
+		r, err := NewReader(bytes.NewReader(data), "in.json", f, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return plainRecords(r)
+	}
+	want, werr := read(false)
+	got, gerr := read(true)
+	compareRecords(t, fmt.Sprintf("%s %q", f, clip(string(data), 120)), want, werr, got, gerr)
+}
+
+// plainRecords reads every record of r, errors as text (so that they
+// compare), and r's end error.
+func plainRecords(r ingest.Reader) ([]ingest.Record, string) {
+	var recs []ingest.Record
+	for r.Scan() {
+		rec := *r.Record()
+		if rec.Err != nil {
+			rec.Err = fmt.Errorf("%s", rec.Err.Error())
+		}
+		recs = append(recs, rec)
+	}
+	return recs, fmt.Sprint(r.Err())
+}
+
+func compareRecords(t *testing.T, what string, want []ingest.Record, werr string, got []ingest.Record, gerr string) {
+	t.Helper()
+	if werr != gerr {
+		t.Fatalf("%s: end error %q, want %q", what, gerr, werr)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d records, want %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if !reflect.DeepEqual(want[i], got[i]) {
+			t.Fatalf("%s: record %d:\n got %+v\nwant %+v\n got request %s\nwant request %s\n got response %s\nwant response %s",
+				what, i, got[i], want[i], got[i].Request, want[i].Request, got[i].Response, want[i].Response)
+		}
+	}
+}
+
+// fastSeed is an input and the format it is read as.
+type fastSeed struct {
+	format Format
+	data   []byte
+}
+
+// fastSeeds are the well-formed and malformed seeds of the fuzz targets,
+// the trace fixtures and generated traces (tool calls, errors, agents).
+func fastSeeds() []fastSeed {
+	var seeds []fastSeed
+	for _, c := range malformedCases {
+		seeds = append(seeds, fastSeed{c.format, []byte(c.in)})
+	}
+	add := func(f Format, ins ...string) {
+		for _, in := range ins {
+			seeds = append(seeds, fastSeed{f, []byte(in)})
+		}
+	}
+	add(FormatOpenInference, oiDoc, string(tracegen.OpenInferenceOTLP(traceSpans())), string(traceFixture("openinference-otlp.json")),
+		otlpDoc(nil, otlpSpan("a", "a", "loop", "00", []string{oiKind("LLM"), sa("llm.input_messages.x.message.role", "user"),
+			sa("llm.input_messages.0.message.contents.0.message_content.text", "t"), sa("llm.output_messages.1", "o")}, "")))
+	add(FormatOTel, otlpDoc([]string{sa("service.name", "s")},
+		otlpSpan("p", "", "agent", "00", []string{sa("gen_ai.agent.id", "a")}, ""),
+		otlpSpan("c", "p", "chat", "01", []string{sa("gen_ai.operation.name", "chat"),
+			sa("gen_ai.input.messages", `[{"role":"user","parts":[{"type":"text","content":"q"}]}]`),
+			sa("gen_ai.prompt.0.content", "x"), sa("gen_ai.completion.0.tool_calls.0.name", "f"),
+			`{"key":"k","value":{"kvlistValue":{"values":[{"key":"a","value":{"arrayValue":{"values":[{"intValue":"1"},{"doubleValue":2.5}]}}}]}}}`},
+			`"events":[{"name":"gen_ai.choice","attributes":[`+sa("message", `{"role":"assistant","content":"a"}`)+`]}],"status":{"code":2}`)))
+	add(FormatVercelAI, vercelDoc, string(traceFixture("vercel-ai-spans.json")),
+		`{"name":"ai.streamText.doStream","_spanContext":{"spanId":"a"},"parentSpanId":"a","startTime":1767344400000,"attributes":{"ai.prompt.messages":"x"}}`,
+		`[{"spanContext":{},"startTime":[1e300,0]},{"startTime":"2026-01-02T09:00:00Z","attributes":null}]`)
+	add(FormatLiteLLM, payload(`"agent_id":"a","status":"failure","error_information":{"error_code":"429"}`),
+		`[`+payload("")+`,`+payload("")+`]`)
+	add(FormatCapture, "{\n\"ts\": 1, \"agent\": \"a\", \"request\": {}\n}", "[\n{\"ts\":1,\"agent\":\"a\",\"request\":{}}\n]")
+	spans, calls := generatedTraces()
+	add(FormatOpenInference, string(tracegen.OpenInferenceOTLP(spans)))
+	add(FormatVercelAI, string(tracegen.VercelSpans(calls, nil)))
+	for _, name := range []string{"json-litellm-logging-samples/standard_logging_payload.json",
+		"json-langfuse-trace-exports/crewai-2025-07-11.trace.json"} {
+		if b, err := os.ReadFile(filepath.Join(captures, name)); err == nil {
+			f := FormatLiteLLM
+			if strings.Contains(name, "langfuse") {
+				f = FormatLangfuse
+			}
+			seeds = append(seeds, fastSeed{f, b})
+		}
+	}
+	return seeds
+}
+
+// generatedTraces are the spans of the benchmarks' shape (an agent over a
+// framework LLM span over the client's, beside a tool), varied: tool calls,
+// errors, users instead of sessions, out-of-order starts.
+func generatedTraces() ([]tracegen.Span, []tracegen.VercelCall) {
+	base := traceSpans()
+	var spans []tracegen.Span
+	var calls []tracegen.VercelCall
+	t0 := time.Date(2026, 1, 2, 9, 0, 0, 0, time.UTC)
+	for i := range 12 {
+		trace := fmt.Sprintf("%032x", i+1)
+		id := func(k int) string { return fmt.Sprintf("%016x", 4*i+k) }
+		at := t0.Add(time.Duration((i*7)%12) * time.Second)
+		inner := base[i%len(base)]
+		inner.TraceID, inner.SpanID, inner.ParentID, inner.Start, inner.End = trace, id(3), id(2), at, at.Add(time.Duration(i)*time.Millisecond)
+		inner.Error = i%5 == 4
+		root := tracegen.Span{TraceID: trace, SpanID: id(1), Name: "agent.run", Kind: "AGENT", Start: at, End: at}
+		if i%3 == 0 {
+			root.User = fmt.Sprintf("user-%d", i%2)
+		} else {
+			root.Session = fmt.Sprintf("session-%d", i%4)
+		}
+		outer := tracegen.Span{TraceID: trace, SpanID: id(2), ParentID: id(1), Name: "llm", Kind: "LLM", Start: at, End: at}
+		tool := tracegen.Span{TraceID: trace, SpanID: id(4), ParentID: id(1), Name: "tool", Kind: "TOOL", Start: at, End: at}
+		spans = append(spans, root, outer, inner, tool)
+		step := inner
+		step.ParentID = id(1)
+		calls = append(calls, tracegen.VercelCall{TraceID: trace, FunctionID: fmt.Sprintf("fn-%d", i%3), Steps: []tracegen.Span{step}})
+	}
+	return spans, calls
+}
+
+func TestFastPathsReadAsEncodingJSON(t *testing.T) {
+	for _, s := range fastSeeds() {
+		sameRecords(t, s.format, s.data)
+	}
+}
+
+// FuzzFastPaths requires the fast paths to read any input (first byte:
+// the format) as the encoding/json paths do.
+func FuzzFastPaths(f *testing.F) {
+	formats := []Format{FormatOpenInference, FormatOTel, FormatVercelAI, FormatLiteLLM, FormatLangfuse, FormatCapture}
+	for _, s := range fastSeeds() {
+		for i, fm := range formats {
+			if fm == s.format {
+				f.Add(append([]byte{byte(i)}, s.data...))
+			}
+		}
+	}
+	for _, s := range trickyJSON {
+		f.Add(append([]byte{0}, s...))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 {
+			return
+		}
+		equalTrees(t, data[1:])
+		sameRecords(t, formats[int(data[0])%len(formats)], data[1:])
+	})
+}
