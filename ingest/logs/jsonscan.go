@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -407,4 +408,90 @@ func (p *treeParser) unquote(start, j int) (string, bool) {
 		j++
 	}
 	return "", false
+}
+
+// Walking JSON the strict scanner accepted: no checks, only boundaries.
+
+// validEnd returns the end of the value at b[i] of valid JSON.
+func validEnd(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = stringEnd(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && !isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the end of the valid string at b[i] ('"').
+func stringEnd(b []byte, i int) int {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		j += k
+		n := 0
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1
+		}
+		j++
+	}
+}
+
+// eachMember walks the valid object at b[i] ('{'): fn gets each member's
+// key (decoded; it may alias b, so copy what is kept) and the start of its
+// value, and returns the value's end. eachMember returns the object's end.
+func eachMember(b []byte, i int, fn func(key []byte, i int) int) int {
+	for i = skipSpace(b, i+1); b[i] != '}'; {
+		end := stringEnd(b, i)
+		key := b[i+1 : end-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			key = []byte(validString(b[i:end]))
+		}
+		i = skipSpace(b, fn(key, skipSpace(b, skipSpace(b, end)+1)))
+		if b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	return i + 1
+}
+
+// eachElement walks the valid array at b[i] ('['): fn gets each element's
+// index and start and returns its end. eachElem returns the array's end.
+func eachElem(b []byte, i int, fn func(n, i int) int) int {
+	i = skipSpace(b, i+1)
+	for n := 0; b[i] != ']'; n++ {
+		if i = skipSpace(b, fn(n, i)); b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	return i + 1
+}
+
+// validString decodes the valid JSON string s (with its quotes).
+func validString(s []byte) string {
+	if bytes.IndexByte(s, '\\') < 0 {
+		return string(s[1 : len(s)-1])
+	}
+	p := treeParser{b: s}
+	v, _ := p.str(0)
+	return v
 }

@@ -46,6 +46,9 @@ func equalTrees(t *testing.T, in []byte) {
 	}
 	wu, wn, we := splitDocsStd("f", in)
 	gu, gn, ge := splitDocs("f", in)
+	for i := range gu {
+		gu[i].valid = false
+	}
 	if !reflect.DeepEqual(wu, gu) || wn != gn || fmt.Sprint(we) != fmt.Sprint(ge) {
 		t.Fatalf("splitDocs(%q) = %v, %d, %v; encoding/json: %v, %d, %v", clip(string(in), 200), gu, gn, ge, wu, wn, we)
 	}
@@ -145,6 +148,31 @@ func fastSeeds() []fastSeed {
 			sa("gen_ai.prompt.0.content", "x"), sa("gen_ai.completion.0.tool_calls.0.name", "f"),
 			`{"key":"k","value":{"kvlistValue":{"values":[{"key":"a","value":{"arrayValue":{"values":[{"intValue":"1"},{"doubleValue":2.5}]}}}]}}}`},
 			`"events":[{"name":"gen_ai.choice","attributes":[`+sa("message", `{"role":"assistant","content":"a"}`)+`]}],"status":{"code":2}`)))
+	// OTLP documents at the edges of what the fast path takes: repeated
+	// members (the last counts), nulls, the older and snake_case names,
+	// lists of the wrong type, escaped keys.
+	chat := `{"traceId":"t","spanId":"s","name":"chat","startTimeUnixNano":"1767344400000000000","attributes":[` +
+		sa("gen_ai.operation.name", "chat") + `,` + sa("gen_ai.request.model", "m") + `]}`
+	add(FormatOTel,
+		`{"resourceSpans":[{"resource":{"attributes":[`+sa("service.name", "a")+`]},"resource":{"attributes":null},"scopeSpans":[{"spans":[`+chat+`]}]}]}`,
+		`{"resourceSpans":[{"resource":{"attributes":[`+sa("service.name", "a")+`],"attributes":[`+sa("service.name", "b")+`]},"scopeSpans":[{"spans":[`+chat+`],"spans":[]},{"spans":[`+chat+`]}]}]}`,
+		`{"resourceSpans":[{"resource":"x","instrumentationLibrarySpans":[{"spans":[`+chat+`]}]}]}`,
+		`{"resourceSpans":[{"scopeSpans":null,"instrumentationLibrarySpans":[{"spans":[`+chat+`]}]}]}`,
+		`{"resource_spans":[{"scopeSpans":[7,{"spans":{}},{"spans":[`+chat+`]}]}],"x":1}`,
+		`{"resourceSpans":[],"resource_spans":[{"scopeSpans":[{"spans":[`+chat+`]}]}]}`,
+		`{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"a","attributes":[{"key":"k","value":{"stringValue":"x","stringValue":null,"intValue":"3"}},`+
+			`{"value":{"stringValue":"v"},"key":"gen_ai.request.model","key":"gen_ai.request.model"},{"key":"gen_ai.system","value":null},`+
+			`{"key":"gen_ai.system","value":{"boolValue":true}},{"key":"n","value":{}}],"attributes":[`+sa("gen_ai.request.model", "z")+`],`+
+			`"attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}},{"key":"d","value":{"doubleValue":1e3}},`+
+			`{"key":"\u0067en_ai.request.model","value":{"stringValue":"esc\u00e9"}}],"startTimeUnixNano":1767344400000000000,"status":{"code":2},"status":{"code":0}}]}]}]}`,
+		`{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"a","attributes":[{"key":"k","value":{"stringValue":7}}]}]}]}]}`,
+		`{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"a","attributes":[{"key":7,"value":{"stringValue":"x"}}]}]}]}]}`,
+		`{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"a","attributes":{"key":"k"}}]}]}]}`,
+		`{"resourceSpans":[{"resource":{"attributes":[{"key":"k","value":"x"}]},"scopeSpans":[{"spans":[`+chat+`]}]}]}`,
+		`{"resourceSpans":[null,{"scopeSpans":[{"spans":[`+chat+`]}]}]}`,
+		`{"resourceSpans":{}}`, `{"resource_spans":null}`, `{}`, `[]`,
+		"{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":["+chat+"]}]}]}\n{\"resourceSpans\":[]}\n",
+		"[{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":["+chat+"]}]}]}, {\"resourceSpans\":[]}]")
 	add(FormatVercelAI, vercelDoc, string(traceFixture("vercel-ai-spans.json")),
 		`{"name":"ai.streamText.doStream","_spanContext":{"spanId":"a"},"parentSpanId":"a","startTime":1767344400000,"attributes":{"ai.prompt.messages":"x"}}`,
 		`[{"spanContext":{},"startTime":[1e300,0]},{"startTime":"2026-01-02T09:00:00Z","attributes":null}]`)
@@ -199,8 +227,54 @@ func generatedTraces() ([]tracegen.Span, []tracegen.VercelCall) {
 }
 
 func TestFastPathsReadAsEncodingJSON(t *testing.T) {
+	fast := 0
 	for _, s := range fastSeeds() {
 		sameRecords(t, s.format, s.data)
+		if s.format == FormatOTel || s.format == FormatOpenInference {
+			fast += sameOTLPSpans(t, s.data)
+		}
+	}
+	t.Logf("fast OTLP documents: %d", fast)
+	if fast < 5 {
+		t.Errorf("the fast OTLP path read %d seed documents, want 5 or more", fast)
+	}
+}
+
+// sameOTLPSpans requires otelSpansFast, on each document of data it
+// takes, to decode the spans spansStd decodes (whose span objects also
+// hold "attributes", decoded apart by both); it returns how many
+// documents it took.
+func sameOTLPSpans(t *testing.T, data []byte) int {
+	t.Helper()
+	src := newSource(bytes.NewReader(data), "in.json")
+	c := &otel{src: src}
+	took := 0
+	for {
+		u, ok := src.next()
+		if !ok {
+			return took
+		}
+		if u.err != nil {
+			continue
+		}
+		got, ok := otelSpansFast(u.raw, u.valid)
+		if !ok {
+			continue
+		}
+		took++
+		want, problems, rec := c.spansStd(u)
+		if rec != nil || len(problems) > 0 {
+			t.Fatalf("%q: the fast path took a document spansStd reports: %v %v", clip(string(u.raw), 200), rec, problems)
+		}
+		for _, s := range want {
+			delete(s.o, "attributes")
+		}
+		if len(got) == 0 && len(want) == 0 {
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: fast spans differ", clip(string(u.raw), 200))
+		}
 	}
 }
 
@@ -223,6 +297,10 @@ func FuzzFastPaths(f *testing.F) {
 			return
 		}
 		equalTrees(t, data[1:])
-		sameRecords(t, formats[int(data[0])%len(formats)], data[1:])
+		f := formats[int(data[0])%len(formats)]
+		sameRecords(t, f, data[1:])
+		if f == FormatOTel || f == FormatOpenInference {
+			sameOTLPSpans(t, data[1:])
+		}
 	})
 }

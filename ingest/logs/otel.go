@@ -72,14 +72,49 @@ type span struct {
 }
 
 func (c *otel) convert(u unit) []*ingest.Record {
+	spans, ok := otelSpansFast(u.raw, u.valid)
+	var problems []item
+	if !ok {
+		var rec *ingest.Record
+		if spans, problems, rec = c.spansStd(u); rec != nil {
+			return []*ingest.Record{rec}
+		}
+	}
+	byID := make(map[string]*span, len(spans))
+	for _, s := range spans {
+		if id := str(s.o["spanId"]); id != "" && byID[id] == nil {
+			byID[id] = s
+		}
+	}
+	items := make([]item, 0, len(spans)+len(problems))
+	items = append(items, problems...)
+	oi := c.openInference(u, spans)
+	for i, s := range spans {
+		it, ok := oi[s]
+		if !ok {
+			it = c.span(s, c.src.pos(u, s.path), byID)
+		}
+		it.i = len(problems) + i
+		items = append(items, it)
+	}
+	if len(items) == 0 {
+		return []*ingest.Record{skip(c.src.pos(u, ""), "OTLP document without spans")}
+	}
+	return sortItems(items)
+}
+
+// spansStd decodes the spans of an OTLP document through a whole tree:
+// the reference otelSpansFast is tested against, and the reader of every
+// document it does not take. A document that is no OTLP trace is rec.
+func (c *otel) spansStd(u unit) (spans []*span, problems []item, rec *ingest.Record) {
 	pos := c.src.pos(u, "")
 	v, err := decodeTree(u.raw)
 	if err != nil {
-		return []*ingest.Record{bad(pos, "%v", err)}
+		return nil, nil, bad(pos, "%v", err)
 	}
 	doc, ok := v.(obj)
 	if !ok {
-		return []*ingest.Record{bad(pos, "an OTLP trace document is a JSON object, got %s", kind(v))}
+		return nil, nil, bad(pos, "an OTLP trace document is a JSON object, got %s", kind(v))
 	}
 	rsKey := "resourceSpans"
 	if _, ok := doc[rsKey]; !ok {
@@ -87,10 +122,8 @@ func (c *otel) convert(u unit) []*ingest.Record {
 	}
 	rss, ok := doc[rsKey].([]any)
 	if !ok {
-		return []*ingest.Record{bad(pos, `an OTLP trace document needs a "resourceSpans" array`)}
+		return nil, nil, bad(pos, `an OTLP trace document needs a "resourceSpans" array`)
 	}
-	var spans []*span
-	var problems []item
 	for ri, rs := range rss {
 		rp := fmt.Sprintf("%s[%d]", rsKey, ri)
 		rso, ok := rs.(obj)
@@ -124,27 +157,7 @@ func (c *otel) convert(u unit) []*ingest.Record {
 			}
 		}
 	}
-	byID := make(map[string]*span, len(spans))
-	for _, s := range spans {
-		if id := str(s.o["spanId"]); id != "" && byID[id] == nil {
-			byID[id] = s
-		}
-	}
-	items := make([]item, 0, len(spans)+len(problems))
-	items = append(items, problems...)
-	oi := c.openInference(u, spans)
-	for i, s := range spans {
-		it, ok := oi[s]
-		if !ok {
-			it = c.span(s, c.src.pos(u, s.path), byID)
-		}
-		it.i = len(problems) + i
-		items = append(items, it)
-	}
-	if len(items) == 0 {
-		return []*ingest.Record{skip(pos, "OTLP document without spans")}
-	}
-	return sortItems(items)
+	return spans, problems, nil
 }
 
 // openInference maps the spans that carry openinference.span.kind (see

@@ -23,6 +23,7 @@ type unit struct {
 	line  int64  // 1-based line where the item starts
 	index int    // element index in a top-level array; -1 when not an element
 	raw   []byte // the item's JSON bytes; the unit owns them
+	valid bool   // raw is known to be valid JSON (the strict scanner read it)
 	err   *ingest.SyntaxError
 }
 
@@ -243,10 +244,10 @@ func splitDocsFast(all []byte) (units []unit, ndocs int, ok bool) {
 		raw := all[i:end:end]
 		if raw[0] == '[' {
 			for j, el := range arrayElements(raw) {
-				units = append(units, unit{line: line, index: j, raw: el})
+				units = append(units, unit{line: line, index: j, raw: el, valid: true})
 			}
 		} else {
-			units = append(units, unit{line: line, index: -1, raw: raw})
+			units = append(units, unit{line: line, index: -1, raw: raw, valid: true})
 		}
 		ndocs++
 		i = end
