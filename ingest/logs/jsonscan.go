@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A strict JSON scanner and tree builder for the readers' hot paths. They
@@ -115,16 +116,35 @@ func strictWord(b []byte, i int, w string) int {
 	return i + len(w)
 }
 
+// strSpecial marks the bytes a string scan stops at: the quote, the
+// backslash and control characters.
+var strSpecial = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+// plainEnd returns the index of the first byte at or after j that
+// strSpecial marks, or len(b).
+func plainEnd(b []byte, j int) int {
+	for j < len(b) && !strSpecial[b[j]] {
+		j++
+	}
+	return j
+}
+
 // strictString returns the end of the string that starts at b[i] ('"'), or
 // -1: a control character or a bad escape.
 func strictString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
+	for i = plainEnd(b, i+1); i < len(b); i = plainEnd(b, i+1) {
 		switch c := b[i]; {
 		case c == '"':
 			return i + 1
 		case c < 0x20:
 			return -1
-		case c == '\\':
+		default: // a backslash
 			i++
 			if i >= len(b) {
 				return -1
@@ -331,18 +351,15 @@ func (p *treeParser) value(i, depth int) (any, bool) {
 func (p *treeParser) str(i int) (string, bool) {
 	b := p.b
 	start := i + 1
-	for j := start; j < len(b); j++ {
-		switch c := b[j]; {
-		case c == '"':
-			p.i = j + 1
-			return string(b[start:j]), true
-		case c < 0x20:
-			return "", false
-		case c == '\\':
-			return p.unquote(start, j)
-		}
+	j := plainEnd(b, start)
+	switch {
+	case j == len(b) || b[j] < 0x20:
+		return "", false
+	case b[j] == '"':
+		p.i = j + 1
+		return string(b[start:j]), true
 	}
-	return "", false
+	return p.unquote(start, j)
 }
 
 // unquote decodes a string with escapes: b[start:j] has none, b[j] is the
@@ -352,17 +369,19 @@ func (p *treeParser) unquote(start, j int) (string, bool) {
 	out := make([]byte, 0, j-start+16)
 	out = append(out, b[start:j]...)
 	for j < len(b) {
-		c := b[j]
-		switch {
+		k := plainEnd(b, j)
+		out = append(out, b[j:k]...)
+		if j = k; j == len(b) {
+			break
+		}
+		switch c := b[j]; {
 		case c == '"':
 			p.i = j + 1
-			return string(out), true
+			// out is not touched again: the string may own it (as
+			// strings.Builder does).
+			return unsafe.String(unsafe.SliceData(out), len(out)), true
 		case c < 0x20:
 			return "", false
-		case c != '\\':
-			out = append(out, c)
-			j++
-			continue
 		}
 		j++
 		if j >= len(b) {
