@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/tracegen"
+	"github.com/parquet-go/parquet-go"
 )
 
 // The fast paths (jsonscan.go and the readers' raw decoders) must read
@@ -276,6 +278,105 @@ func sameOTLPSpans(t *testing.T, data []byte) int {
 			t.Fatalf("%q: fast spans differ", clip(string(u.raw), 200))
 		}
 	}
+}
+
+// sameParquetRecords reads the Parquet span table data once (the fast
+// path) and twice (fastJSON off: the reference) and requires the same
+// records, constructor error and end error.
+func sameParquetRecords(t *testing.T, data []byte) {
+	t.Helper()
+	read := func(fast bool) ([]ingest.Record, string) {
+		fastJSON = fast
+		defer func() { fastJSON = true }()
+		r, err := NewOIParquetReader(bytes.NewReader(data), int64(len(data)), "in.parquet", Options{})
+		if err != nil {
+			return nil, "open: " + err.Error()
+		}
+		defer r.Close()
+		return plainRecords(r)
+	}
+	want, werr := read(false)
+	got, gerr := read(true)
+	compareRecords(t, fmt.Sprintf("parquet of %d bytes", len(data)), want, werr, got, gerr)
+}
+
+// parquetSeeds are span tables: the fixture, tracegen's (rows out of time
+// order), generated traces out of order and in order.
+func parquetSeeds(t testing.TB) [][]byte {
+	spans, _ := generatedTraces()
+	sorted := slices.Clone(spans)
+	slices.SortStableFunc(sorted, func(a, b tracegen.Span) int { return a.Start.Compare(b.Start) })
+	seeds := [][]byte{traceFixture("phoenix-spans.parquet"), nestedParquet(t)}
+	for _, s := range [][]tracegen.Span{traceSpans(), spans, sorted} {
+		var b bytes.Buffer
+		if err := tracegen.OpenInferenceParquet(&b, s); err != nil {
+			t.Fatal(err)
+		}
+		seeds = append(seeds, b.Bytes())
+	}
+	return seeds
+}
+
+// nestedRow is a span row whose attributes are a struct group, some of
+// them seen only by the full view: an LLM span's kind (its span_kind
+// column is empty) and the agent's session.id.
+type nestedRow struct {
+	Name      string `parquet:"name"`
+	SpanKind  string `parquet:"span_kind"`
+	ParentID  string `parquet:"parent_id"`
+	StartTime string `parquet:"start_time"`
+	Context   struct {
+		SpanID  string `parquet:"span_id"`
+		TraceID string `parquet:"trace_id"`
+	} `parquet:"context"`
+	Attributes struct {
+		Kind    string `parquet:"openinference.span.kind"`
+		Session string `parquet:"session.id"`
+		Model   string `parquet:"llm.model_name"`
+		Input   string `parquet:"input.value"`
+	} `parquet:"attributes"`
+}
+
+func nestedParquet(t testing.TB) []byte {
+	row := func(name, kind, nestedKind, id, parent, start, session string) nestedRow {
+		var r nestedRow
+		r.Name, r.SpanKind, r.ParentID, r.StartTime = name, kind, parent, start
+		r.Context.SpanID, r.Context.TraceID = id, "t"
+		r.Attributes.Kind, r.Attributes.Session, r.Attributes.Model, r.Attributes.Input = nestedKind, session, "m", "q-"+id
+		return r
+	}
+	rows := []nestedRow{
+		row("agent", "AGENT", "AGENT", "a", "", "2026-01-02T09:00:00Z", "S"),
+		row("llm", "", "LLM", "o", "a", "2026-01-02T09:00:01Z", ""),
+		row("client", "LLM", "LLM", "i", "o", "2026-01-02T09:00:02Z", ""),
+		row("late", "", "LLM", "l", "a", "2026-01-02T08:59:00Z", ""),
+	}
+	var b bytes.Buffer
+	if err := parquet.Write(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestOIParquetOnceReadsAsTwice(t *testing.T) {
+	for _, data := range parquetSeeds(t) {
+		if len(data) == 0 {
+			continue
+		}
+		sameParquetRecords(t, data)
+		if pr := readOnce(bytes.NewReader(data), int64(len(data)), "in.parquet", Options{}); pr == nil {
+			t.Errorf("a well-formed table of %d bytes was not read once", len(data))
+		}
+	}
+}
+
+// FuzzOIParquetOnce requires reading a mutated span table once to give
+// what reading it twice gives.
+func FuzzOIParquetOnce(f *testing.F) {
+	for _, data := range parquetSeeds(f) {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { sameParquetRecords(t, data) })
 }
 
 // FuzzFastPaths requires the fast paths to read any input (first byte:

@@ -19,14 +19,18 @@ import (
 // with message.role, message.content, message.tool_calls, …). Nested
 // groups ("context" as a struct, "attributes" as a struct) read the same.
 //
-// The file is read twice: first the columns that place a span in its
-// trace (ids, parent, kind, name, start time, session.id, user.id), to know
-// which LLM spans wrap others and each trace's root; then every column a
-// record needs. A record per row at "file:row N", in row order when the
-// rows are in start-time order (streamed: memory holds the first pass's
-// small columns and one row); otherwise every record is read first and
-// they are yielded in start-time order, then row order (as the OTLP reader
-// orders the spans of a document), so that replay sees time order.
+// Each row is seen two ways: by the columns that place a span in its
+// trace (ids, parent, kind, name, start time, session.id, user.id: the
+// light view), to know which LLM spans wrap others and each trace's root;
+// and by every column a record needs (the full view). The file is read
+// once, the full columns; the light view of a row is its light columns.
+// Memory holds every row's light view and the full attributes of the LLM
+// spans until the last row is read. A file with a row that cannot be read
+// is read twice instead, a pass per view, as the two views then differ in
+// which rows fail. A record per row at "file:row N", in row order when
+// the rows are in start-time order; otherwise they are yielded in
+// start-time order, then row order (as the OTLP reader orders the spans of
+// a document), so that replay sees time order.
 
 // oiParquetLight are the columns of the first pass; oiParquetFull adds
 // what records are built from.
@@ -85,9 +89,13 @@ type OIParquetReader struct {
 	ra    io.ReaderAt
 	size  int64
 	opt   Options
-	spans []*tspan // every row's span, from the first pass (attributes: ids and agent keys only)
+	spans []*tspan // every row's span, light view (attributes: agent keys only)
 	tree  *spanTree
-	rows  *pq.Rows
+	rows  *pq.Rows // the full view's rows, read twice
+	// full holds every row's span, full view, when the file is read once
+	// (attributes only on LLM spans); next is the next row to yield.
+	full []*tspan
+	next int
 	rec   *ingest.Record
 	err   error
 	// sorted is whether the rows are in start-time order; when not, queue
@@ -101,6 +109,75 @@ type OIParquetReader struct {
 // is for a file that is not readable Parquet or not an OpenInference
 // export (it lists the columns present); bad values in rows are records.
 func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*OIParquetReader, error) {
+	if pr := readOnce(r, size, name, opt); pr != nil {
+		return pr, nil
+	}
+	return readTwice(r, size, name, opt)
+}
+
+// readOnce reads the file once (see OpenInference Parquet above); nil
+// when a row, or the file, cannot be read: readTwice then reads it and
+// says what is wrong.
+func readOnce(r io.ReaderAt, size int64, name string, opt Options) *OIParquetReader {
+	if !fastJSON {
+		return nil
+	}
+	rows, err := pq.OpenRows(r, size, name, keepFull)
+	if err != nil {
+		return nil
+	}
+	defer rows.Close()
+	if !IsOpenInferenceParquet(rows.AllColumns()) {
+		return nil
+	}
+	pr := &OIParquetReader{name: name, ra: r, size: size, opt: opt, sorted: true}
+	var last time.Time
+	for rows.Next() {
+		if rows.RowErr() != nil {
+			return nil
+		}
+		row := rows.Row()
+		if invalidUTF8(row) >= 0 {
+			return nil
+		}
+		v, ok := fastTree(row)
+		o, isObj := v.(obj)
+		if !ok || !isObj {
+			return nil
+		}
+		lightRow := obj{}
+		for k, x := range o {
+			if keepLight(k) {
+				lightRow[k] = x
+			}
+		}
+		n := rows.N()
+		s := pr.spanOf(n, lightRow)
+		s.attrs = obj{"session.id": s.attrs["session.id"], "user.id": s.attrs["user.id"]}
+		pr.spans = append(pr.spans, s)
+		if s.startErr == nil {
+			if s.start.Before(last) {
+				pr.sorted = false
+			}
+			last = s.start
+		}
+		full := pr.spanOf(n, o)
+		if !full.call {
+			full.attrs = nil // its record is a skip
+		}
+		pr.full = append(pr.full, full)
+	}
+	if rows.Err() != nil {
+		return nil
+	}
+	pr.tree = newSpanTree(pr.spans)
+	pr.tree.markWrappers(pr.spans, oiWrapper)
+	return pr
+}
+
+// readTwice reads the file a pass per view: the light view of every row,
+// then the full view row by row.
+func readTwice(r io.ReaderAt, size int64, name string, opt Options) (*OIParquetReader, error) {
 	light, err := pq.OpenRows(r, size, name, keepLight)
 	if err != nil {
 		return nil, err
@@ -147,6 +224,12 @@ func (pr *OIParquetReader) span(rows *pq.Rows) *tspan {
 		s.err = err
 		return s
 	}
+	return pr.spanOf(n, v)
+}
+
+// spanOf decodes row n, the tree of a row's JSON.
+func (pr *OIParquetReader) spanOf(n int64, v any) *tspan {
+	s := &tspan{pos: ingest.Pos{File: pr.name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: obj{}}
 	flat := obj{}
 	flattenAttrs(flat, "", v, 0)
 	for k, v := range flat {
@@ -176,7 +259,7 @@ func (pr *OIParquetReader) FormatName() string { return "openinference (parquet)
 // Scan advances to the next record.
 func (pr *OIParquetReader) Scan() bool {
 	if !pr.sorted {
-		if pr.queue == nil && pr.rows != nil {
+		if pr.queue == nil && (pr.rows != nil || pr.full != nil) {
 			var items []item
 			for pr.scanRow() {
 				// Each row is one record: the i-th record is the i-th span.
@@ -200,15 +283,24 @@ func (pr *OIParquetReader) Scan() bool {
 
 // scanRow reads the next row's record.
 func (pr *OIParquetReader) scanRow() bool {
-	if pr.rows == nil || pr.err != nil {
+	var full *tspan
+	switch {
+	case pr.full != nil:
+		if pr.next == len(pr.full) {
+			pr.full, pr.rec = nil, nil
+			return false
+		}
+		full, pr.full[pr.next] = pr.full[pr.next], nil
+		pr.next++
+	case pr.rows == nil || pr.err != nil:
 		return false
-	}
-	if !pr.rows.Next() {
+	case !pr.rows.Next():
 		pr.err = pr.rows.Err()
 		pr.rows, pr.rec = nil, nil
 		return false
+	default:
+		full = pr.span(pr.rows)
 	}
-	full := pr.span(pr.rows)
 	i := full.order
 	if i >= len(pr.spans) {
 		pr.err = fmt.Errorf("%s: the file changed between its two readings (more rows)", pr.name)
