@@ -96,8 +96,8 @@ type OIParquetReader struct {
 	// (attributes only on LLM spans); next is the next row to yield.
 	full []*tspan
 	next int
-	rec   *ingest.Record
-	err   error
+	rec  *ingest.Record
+	err  error
 	// sorted is whether the rows are in start-time order; when not, queue
 	// holds every record, sorted, once the first Scan has read them.
 	sorted bool
