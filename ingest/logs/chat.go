@@ -315,7 +315,8 @@ func toMessage(o obj) message {
 
 // content is what a message's content or parts hold.
 type content struct {
-	buf        []byte // the texts, joined with "\n"
+	one        string // the text, while there is one (not copied)
+	buf        []byte // the texts joined with "\n", once there are two
 	hasText    bool
 	calls      []toolCall
 	toolOutput bool // a tool result part and no text
@@ -323,11 +324,23 @@ type content struct {
 }
 
 func (c *content) addText(s string) {
-	if c.hasText {
-		c.buf = append(c.buf, '\n')
+	switch {
+	case !c.hasText:
+		c.one, c.hasText = s, true
+		return
+	case c.buf == nil:
+		c.buf = append(make([]byte, 0, len(c.one)+1+len(s)), c.one...)
 	}
+	c.buf = append(c.buf, '\n')
 	c.buf = append(c.buf, s...)
-	c.hasText = true
+}
+
+// joined returns the joined texts.
+func (c *content) joined() string {
+	if c.buf == nil {
+		return c.one
+	}
+	return string(c.buf)
 }
 
 // text returns the joined texts.
@@ -335,17 +348,13 @@ func (c *content) text() *string {
 	if !c.hasText {
 		return nil
 	}
-	s := string(c.buf)
+	s := c.joined()
 	return &s
 }
 
 func (c *content) merge(d content) {
 	if d.hasText {
-		if c.hasText {
-			c.buf = append(c.buf, '\n')
-		}
-		c.buf = append(c.buf, d.buf...)
-		c.hasText = true
+		c.addText(d.joined())
 	}
 	c.calls = append(c.calls, d.calls...)
 	c.toolOutput = (c.toolOutput || d.toolOutput) && !c.hasText

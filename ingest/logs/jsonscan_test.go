@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -404,4 +405,18 @@ func FuzzFastPaths(f *testing.F) {
 			sameOTLPSpans(t, data[1:])
 		}
 	})
+}
+
+// TestIndexAsAtoi: index takes exactly the keys that strconv.Atoi reads
+// back to themselves as a non-negative number (the test it replaced).
+func TestIndexAsAtoi(t *testing.T) {
+	for _, k := range []string{"", "0", "7", "12", "012", "00", "+1", "-1", "-0", "1e3", "1.0", " 1", "x",
+		"9223372036854775807", "9223372036854775808", "99999999999999999999", "٣"} {
+		n, err := strconv.Atoi(k)
+		want := err == nil && n >= 0 && strconv.Itoa(n) == k
+		got, ok := index(k)
+		if ok != want || ok && got != n {
+			t.Errorf("index(%q) = %d, %v; want %v", k, got, ok, want)
+		}
+	}
 }

@@ -161,8 +161,13 @@ func readOnce(r io.ReaderAt, size int64, name string, opt Options) *OIParquetRea
 			}
 			last = s.start
 		}
-		full := pr.spanOf(n, o)
-		if !full.call {
+		var full *tspan
+		if k, _ := lightRow["span_kind"].(string); k != "" && !s.call {
+			// The span_kind column decides the kind in both views (no
+			// other column flattens to "span_kind"), and a span that is
+			// no call is a skip at its row: nothing else is read.
+			full = &tspan{pos: s.pos, order: s.order, skip: s.skip}
+		} else if full = pr.spanOf(n, o); !full.call {
 			full.attrs = nil // its record is a skip
 		}
 		pr.full = append(pr.full, full)

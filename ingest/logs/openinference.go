@@ -227,6 +227,15 @@ func flattenAttrs(dst obj, prefix string, v any, depth int) {
 	}
 	switch x := v.(type) {
 	case obj:
+		if scalars(x) {
+			// No member flattens into another's name: any order will do.
+			for k, e := range x {
+				if p := join(k); e != nil && p != "" {
+					dst[p] = e
+				}
+			}
+			return
+		}
 		keys := make([]string, 0, len(x))
 		for k := range x {
 			keys = append(keys, k)
@@ -247,6 +256,17 @@ func flattenAttrs(dst obj, prefix string, v any, depth int) {
 	}
 }
 
+// scalars reports whether no member of o is an object or a list.
+func scalars(o obj) bool {
+	for _, e := range o {
+		switch e.(type) {
+		case obj, []any:
+			return false
+		}
+	}
+	return true
+}
+
 // unflatten rebuilds the tree of the attributes named prefix+"…": names
 // split at dots; an object whose members are all indexes becomes a list in
 // index order. nil when no attribute has the prefix.
@@ -259,20 +279,21 @@ func unflatten(a obj, prefix string) any {
 			continue
 		}
 		found = true
-		parts := strings.Split(rest, ".")
-		if len(parts) > maxDepth {
+		if strings.Count(rest, ".") >= maxDepth {
 			continue
 		}
 		node := root
-		for _, p := range parts[:len(parts)-1] {
+		p, last, more := strings.Cut(rest, ".")
+		for more {
 			next, ok := node[p].(obj)
 			if !ok {
 				next = obj{}
 				node[p] = next
 			}
 			node = next
+			p, last, more = strings.Cut(last, ".")
 		}
-		last := parts[len(parts)-1]
+		last = p
 		if _, isObj := node[last].(obj); !isObj {
 			node[last] = v
 		}
@@ -293,8 +314,8 @@ func listify(v any) any {
 	idx := make([]int, 0, len(o))
 	for k, e := range o {
 		o[k] = listify(e)
-		n, err := strconv.Atoi(k)
-		if err != nil || n < 0 || strconv.Itoa(n) != k {
+		n, ok := index(k)
+		if !ok {
 			all = false
 			continue
 		}
@@ -309,6 +330,21 @@ func listify(v any) any {
 		list[i] = o[strconv.Itoa(n)]
 	}
 	return list
+}
+
+// index reads k as a list index: a whole number written canonically
+// ("0", "12"; not "012", "+1", "-1").
+func index(k string) (int, bool) {
+	if k == "" || len(k) > 1 && k[0] == '0' {
+		return 0, false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < '0' || k[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(k) // fails only past the int range
+	return n, err == nil
 }
 
 // oiStatusFailed reads a status code as OTLP JSON or Phoenix write it.
