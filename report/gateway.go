@@ -105,6 +105,12 @@ func GatewayText(w io.Writer, res *gateway.Result, md bool) error {
 		h("Refusals by reason")
 		writeCounts(w, res.ByReason)
 	}
+	if len(res.Rejected) > 0 {
+		h(fmt.Sprintf("Bodies the gateway rejects (%d)", len(res.Rejected)))
+		for _, r := range res.Rejected {
+			fmt.Fprintf(w, "- call %d (%s): HTTP %d: %s\n", r.Seq, r.Source, r.Status, Printable(r.Msg))
+		}
+	}
 	if len(res.Freezes) > 0 {
 		h("Freezes")
 		for _, f := range res.Freezes {

@@ -63,6 +63,15 @@ type Warning struct {
 	Msg string
 }
 
+// Rejected is a chat body M22 refuses before any decision: the status
+// the live gateway answers (422 validation, 500 a crash) and why.
+type Rejected struct {
+	Seq    int64
+	Source ingest.Pos
+	Status int
+	Msg    string
+}
+
 // FreezeEvent is a change of a tenant's or key's freeze state.
 type FreezeEvent struct {
 	TS       time.Time
@@ -109,6 +118,7 @@ type Result struct {
 	Freezes   []FreezeEvent
 	States    []EntityState // by entity, then id
 	Warnings  []Warning
+	Rejected  []Rejected // bodies M22 refuses before deciding (422, 500), in replay order
 	Requests  int
 	ByStatus  map[int]int
 	ByReason  map[string]int // block_reason → count
@@ -243,6 +253,9 @@ func (g *Gateway) request(rec *ingest.Record) Decision {
 	d.CallID = UUID("proxy_call", rec.Pos.String())
 	t := g.tenant(tid)
 	g.decide(rec, &d, t)
+	if d.Invalid != "" {
+		g.res.Rejected = append(g.res.Rejected, Rejected{d.Seq, d.Source, d.HTTPStatus, d.Invalid})
+	}
 	g.count(&d, t)
 	return d
 }

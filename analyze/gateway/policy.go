@@ -41,6 +41,10 @@ func (p *Policy) Decide(rec *ingest.Record, f *analyze.Features, d *analyze.Deci
 		return
 	}
 	p.decisions = append(p.decisions, gd)
+	if gd.Invalid != "" {
+		// Bad input: reported with its position as it is met, and counted.
+		fx.Warnings = append(fx.Warnings, fmt.Sprintf("the live gateway answers %d: %s", gd.HTTPStatus, gd.Invalid))
+	}
 	if d.Action.Refused() || !gd.Refused() {
 		return
 	}

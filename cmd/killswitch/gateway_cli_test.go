@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -86,5 +87,33 @@ func TestGatewayApplyPostgres(t *testing.T) {
 		if got != want {
 			t.Errorf("%s = %d, want %d", q, got, want)
 		}
+	}
+}
+
+// Bodies M22 refuses before deciding (fixtures/gateway/README.md,
+// invalid.jsonl): each is reported with its position and the status the
+// live gateway answers — on standard error as it is met, and in the
+// report — and the control record with an unknown entity is malformed
+// (exit 2 under --strict).
+func TestGatewayReplayInvalid(t *testing.T) {
+	const capture = "fixtures/gateway/invalid.jsonl"
+	stdout, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", capture)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden.Check(t, filepath.Join(goldenDir, "gateway-invalid.txt"), []byte(stdout))
+	for _, w := range []string{
+		capture + ":1: warning: the live gateway answers 422: messages[0].content: want a string, got a list\n",
+		capture + ":2: warning: the live gateway answers 500: max_tokens is null: M22's cost estimate raises TypeError (None / 1_000_000)\n",
+		capture + ":3: warning: the live gateway answers 422: messages: missing\n",
+		capture + `:4: "entity": a string of 7 characters is neither "tenant" nor "key"` + "\n",
+	} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("no %q in stderr\n%s", w, stderr)
+		}
+	}
+	if _, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", "--strict", capture); code != exitUsage ||
+		!strings.Contains(stderr, "stopped at the first malformed input item (--strict)") {
+		t.Errorf("--strict: exit %d: %s", code, stderr)
 	}
 }
