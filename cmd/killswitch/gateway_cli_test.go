@@ -117,3 +117,33 @@ func TestGatewayReplayInvalid(t *testing.T) {
 		t.Errorf("--strict: exit %d: %s", code, stderr)
 	}
 }
+
+// Freezing a frozen tenant (409 live) and unfreezing a key never frozen
+// (404 live) change nothing and are warnings with their positions on
+// standard error, as well as in the report.
+func TestGatewayReplayControlWarnings(t *testing.T) {
+	capture := filepath.Join(t.TempDir(), "dup.jsonl")
+	err := os.WriteFile(capture, []byte(`{"ts":"2026-03-01T10:00:00Z","event":"freeze","entity":"tenant","tenant":"acme","by":"a","reason":"r"}
+{"ts":"2026-03-01T10:00:01Z","event":"freeze","entity":"tenant","tenant":"acme","by":"a","reason":"r"}
+{"ts":"2026-03-01T10:00:02Z","event":"unfreeze","entity":"key","tenant":"acme","api_key_id":"k9","by":"a","reason":"r"}
+{"ts":"2026-03-01T10:00:04Z","agent":"support","tenant":"acme","api_key_id":"k1","request":{"messages":[{"role":"user","content":"hi"}]},"status":200}
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", capture)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, w := range []string{
+		capture + ":2: warning: tenant acme is already frozen (the live API answers 409); nothing changes\n",
+		capture + ":3: warning: key k9 is not frozen (the live API answers 404); nothing changes\n",
+	} {
+		if !strings.Contains(stderr, w) || !strings.Contains(stdout, "- "+strings.Replace(w, ": warning", "", 1)) {
+			t.Errorf("no %q in stderr and the report\n%s%s", w, stderr, stdout)
+		}
+	}
+	if !strings.Contains(stdout, "1×423") {
+		t.Errorf("the tenant stays frozen: want its call refused 423\n%s", stdout)
+	}
+}
