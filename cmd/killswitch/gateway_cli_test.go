@@ -26,12 +26,21 @@ func TestGatewayReplay(t *testing.T) {
 		{"gateway-m22.txt", []string{"replay", "--policy", "gateway", capture}},
 		{"gateway-spec.txt", []string{"replay", "--policy", "gateway", "--profile", "spec", capture}},
 		{"gateway-spec.md", []string{"replay", "--policy", "gateway", "--profile", "spec", "-f", "markdown", capture}},
+		{"gateway-spec.json", []string{"replay", "--policy", "gateway", "--profile", "spec", "-f", "json", capture}},
+		{"gateway-m22.csv", []string{"replay", "--policy", "gateway", "-f", "csv", capture}},
 	} {
 		stdout, stderr, code := runCLI(t, "", c.args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
 		}
 		golden.Check(t, filepath.Join(goldenDir, c.golden), []byte(stdout))
+	}
+	// The page's charts are checked against hand-computed positions in
+	// report/gateway_export_test.go; here: it is written, with both
+	// tenants' lanes (each froze or refused something).
+	stdout, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", "-f", "html", capture)
+	if code != 0 || !strings.Contains(stdout, `<g data-tenant="acme">`) || !strings.Contains(stdout, `<g data-tenant="globex">`) {
+		t.Errorf("-f html: exit %d: %s", code, stderr)
 	}
 	sql := filepath.Join(t.TempDir(), "state.sql")
 	if _, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", "-f", "jsonl", "--writes", sql, capture); code != 0 {
@@ -43,7 +52,7 @@ func TestGatewayReplay(t *testing.T) {
 	}
 	golden.Check(t, filepath.Join(goldenDir, "gateway-m22.sql"), []byte(string(b)))
 	for _, args := range [][]string{
-		{"replay", "--policy", "gateway", "-f", "csv", capture},
+		{"replay", "--policy", "gateway", "-f", "xml", capture},
 		{"replay", "--policy", "gateway", "--profile", "nope", capture},
 		{"replay", "--policy", "gateway", "--writes", "x.jsonl", capture},
 		{"replay", "--policy", "gateway", "--apply", "sqlite:x.db", capture},
