@@ -26,10 +26,7 @@ import (
 //
 // Set KILLSWITCH_BENCH_AGENTS to change the number of agents.
 func BenchmarkAgents(b *testing.B) {
-	n := 1_000_000
-	if s, err := strconv.Atoi(os.Getenv("KILLSWITCH_BENCH_AGENTS")); err == nil && s > 0 {
-		n = s
-	}
+	n := envCount("KILLSWITCH_BENCH_AGENTS", 1_000_000)
 	t0 := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
 	feats := func(i int) analyze.Features {
 		return analyze.Features{Entry: analyze.Entry{Prompt: uint64(i) * 0x9e3779b97f4a7c15, HasPrompt: true,
@@ -78,6 +75,14 @@ func BenchmarkAgents(b *testing.B) {
 	b.ReportMetric(perAgent, "bytes/agent")
 	b.ReportMetric(perNew, "ns/new-agent")
 	b.ReportMetric(perSummary, "summary-bytes/agent")
+}
+
+// envCount is the positive number in environment variable name, else def.
+func envCount(name string, def int) int {
+	if s, err := strconv.Atoi(os.Getenv(name)); err == nil && s > 0 {
+		return s
+	}
+	return def
 }
 
 // heapInuse is the live heap after a collection.
