@@ -26,7 +26,7 @@ import (
 // Set KILLSWITCH_BENCH_REQUESTS to change the number of requests.
 func BenchmarkSweepMemory(b *testing.B) {
 	n := envCount("KILLSWITCH_BENCH_REQUESTS", 1_000_000)
-	const agents = 10_000
+	agents := envCount("KILLSWITCH_BENCH_SWEEP_AGENTS", 10_000)
 	var thresholds []float64
 	for t := 4.0; t <= 16; t += 0.5 {
 		thresholds = append(thresholds, t)

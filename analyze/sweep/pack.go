@@ -3,6 +3,7 @@ package sweep
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/killswitch/killswitch/ingest"
@@ -150,7 +151,7 @@ func (p *packer) add(a *sweepTraffic, r *sweepReq) {
 // unpack sets a.reqs to the agent's requests, in reqs's storage (grown as
 // needed); the caller sets a.reqs to nil when done with them.
 func (p *packer) unpack(a *sweepTraffic, reqs []sweepReq) []sweepReq {
-	reqs = reqs[:0]
+	reqs = slices.Grow(reqs[:0], a.n)
 	b := a.packed
 	var st packState
 	uv := func() uint64 {
