@@ -18,24 +18,28 @@ import (
 // structs go.
 //
 // A record: a uvarint of flags, then the seq delta (uvarint), the time
-// (seconds delta as a varint, nanoseconds as a uvarint), the position's
-// number delta (varint), and the optional fields the flags announce, in
+// (seconds delta as a varint, nanoseconds as a uvarint, or milliseconds
+// when pkMillis), the position's number delta less the seq delta (varint:
+// 0 when both advance alike, as lines and requests of a JSONL file do), and the optional fields the flags announce, in
 // this order: position template index, status, tokens in and out, cost,
 // tool-call signature index, fingerprint time, prompt hash, response hash.
 const (
+	// The usual flags, in the first byte of the varint.
 	pkHasPrompt = 1 << iota
 	pkHasResp
-	pkHasTokens
-	pkHasCost
-	pkSkip
-	pkTool
 	pkPrompt
 	pkResponse
+	pkHasTokens
 	pkTokens
+	pkTool
+	// Rarer ones.
+	pkHasCost
 	pkCostValue
+	pkSkip
 	pkStatus
 	pkEntryTS
 	pkPosTmpl
+	pkMillis     // the time's nanoseconds are whole milliseconds, written as such
 	pkLabelShift = iota // the label, in the bits from here
 )
 
@@ -106,12 +110,17 @@ func (p *packer) add(a *sweepTraffic, r *sweepReq) {
 	set(pkEntryTS, r.TS != r.ts.UnixNano())
 	tmpl := p.tmpl(r.pos)
 	set(pkPosTmpl, a.n == 0 || tmpl != st.tmpl)
+	ns := uint64(r.ts.Nanosecond())
+	set(pkMillis, ns%1e6 == 0)
 	fl |= uint64(r.label) << pkLabelShift
 	b := binary.AppendUvarint(a.packed, fl)
 	b = binary.AppendUvarint(b, uint64(r.seq-st.seq))
 	b = binary.AppendVarint(b, r.ts.Unix()-st.sec)
-	b = binary.AppendUvarint(b, uint64(r.ts.Nanosecond()))
-	b = binary.AppendVarint(b, r.pos.N-st.n)
+	if fl&pkMillis != 0 {
+		ns /= 1e6
+	}
+	b = binary.AppendUvarint(b, ns)
+	b = binary.AppendVarint(b, (r.pos.N-st.n)-(r.seq-st.seq))
 	if fl&pkPosTmpl != 0 {
 		b = binary.AppendUvarint(b, uint64(tmpl))
 	}
@@ -172,11 +181,16 @@ func (p *packer) unpack(a *sweepTraffic, reqs []sweepReq) []sweepReq {
 	for i := 0; i < a.n; i++ {
 		fl := uv()
 		var r sweepReq
-		r.seq = st.seq + int64(uv())
+		dseq := int64(uv())
+		r.seq = st.seq + dseq
 		st.seq = r.seq
 		st.sec += sv()
-		r.ts = time.Unix(st.sec, int64(uv())).UTC()
-		st.n += sv()
+		ns := int64(uv())
+		if fl&pkMillis != 0 {
+			ns *= 1e6
+		}
+		r.ts = time.Unix(st.sec, ns).UTC()
+		st.n += sv() + dseq
 		if fl&pkPosTmpl != 0 {
 			st.tmpl = int(uv())
 		}

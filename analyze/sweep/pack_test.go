@@ -21,7 +21,7 @@ func TestPackRoundTrip(t *testing.T) {
 	files := []ingest.Pos{{File: "a.jsonl", Kind: ingest.PosLine}, {File: "b.har", Kind: ingest.PosEntry}, {File: "c.csv", Kind: ingest.PosRow}}
 	pick := func(vs ...int64) int64 { return vs[rng.IntN(len(vs))] }
 	req := func() sweepReq {
-		ts := time.Unix(pick(0, -86400*400, 1_767_000_000, math.MaxInt32*4), pick(0, 1, 999_999_999, rng.Int64N(1e9))).UTC()
+		ts := time.Unix(pick(0, -86400*400, 1_767_000_000, math.MaxInt32*4), pick(0, 1, 999_999_999, 123_000_000, rng.Int64N(1e9))).UTC()
 		pos := files[rng.IntN(len(files))]
 		pos.N = pick(0, 1, rng.Int64N(1e6), math.MaxInt64/2)
 		r := sweepReq{
