@@ -39,7 +39,7 @@ const (
 	pkStatus
 	pkEntryTS
 	pkPosTmpl
-	pkMillis     // the time's nanoseconds are whole milliseconds, written as such
+	pkMillis            // the time's nanoseconds are whole milliseconds, written as such
 	pkLabelShift = iota // the label, in the bits from here
 )
 
