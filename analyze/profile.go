@@ -46,6 +46,10 @@ type Profile struct {
 	NewDetector func(n int) Detector
 	// Defaults are the window size and threshold a replay starts from.
 	Defaults Settings
+	// SweepThresholds is the threshold grid a sweep of the profile
+	// evaluates unless told otherwise (sweep.ParseThresholds syntax): each
+	// profile scores on its own scale.
+	SweepThresholds string
 }
 
 // String returns the profile's name. A nil *Profile is ProfileSpec in

@@ -175,7 +175,7 @@ func statusCounts(m map[int]int) string {
 func textTable(w io.Writer, md bool, header []string, rows [][]string) {
 	if md {
 		mdRow(w, header)
-		fmt.Fprintf(w, "|%s|\n", strings.Repeat("---|", len(header)))
+		fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(header)))
 		for _, r := range rows {
 			mdRow(w, r)
 		}

@@ -2,7 +2,6 @@ package report
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -339,11 +338,7 @@ func TimelineTableOpts(w io.Writer, s *analyze.Summary, opt TableOptions) error 
 		}
 		return printableRow(out)
 	}
-	opts := []tablewriter.Option{
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-	}
+	opts := asciiOptions()
 	if opt.All {
 		// Streamed rows need their columns' widths up front.
 		widths = widths[:len(header)]
@@ -393,6 +388,32 @@ func TimelineTableOpts(w io.Writer, s *analyze.Summary, opt TableOptions) error 
 		}
 	}
 	return nil
+}
+
+// asciiTable renders header, rows and an optional footer as an ASCII
+// table, cells made printable, none wrapped.
+func asciiTable(w io.Writer, header []string, rows [][]string, footer []string) error {
+	tbl := tablewriter.NewTable(w, asciiOptions()...)
+	tbl.Header(header)
+	for _, r := range rows {
+		if err := tbl.Append(printableRow(r)); err != nil {
+			return err
+		}
+	}
+	if footer != nil {
+		tbl.Footer(footer)
+	}
+	return tbl.Render()
+}
+
+// asciiOptions are the options of every ASCII table: no header
+// formatting, no cell wrapped.
+func asciiOptions() []tablewriter.Option {
+	return []tablewriter.Option{
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+	}
 }
 
 // tableWidth is how wide an ASCII table of these cells renders: each
@@ -672,10 +693,7 @@ func TimelineJSON(w io.Writer, s *analyze.Summary) error {
 		out.Input.Warnings = append(out.Input.Warnings, wn.String())
 	}
 	out.Input.WarningCounts = warnCounts(s.WarningCounts)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
+	return writeJSON(w, out)
 }
 
 // wrap breaks a line of prose at spaces so that no line is wider than

@@ -30,6 +30,10 @@
 //     records not counted) the first firing must fall in. Only with killed.
 //   - kills: how many times the kill switch fires for the agent (more than
 //     once only after a re-activation, or in block mode). Only with killed.
+//   - scopes (policy "breaker"): "tenant/agent/workflow" (agent/workflow
+//     without a tenant; workflow "default" when the records name none) →
+//     {"tripped": bool, "at_request": count, "trips": count}, as for
+//     agents but per breaker: at_request counts the scope's own requests.
 //   - totals: bounds over the whole replay: agents (agents with requests),
 //     agents_killed (agents with at least one firing), kills (firings),
 //     blocked (requests refused because their agent was inactive),
@@ -132,7 +136,11 @@ func (s Settings) Override(o Settings) Settings {
 // default window and threshold of every agent.
 func (s Settings) Apply(cfg analyze.Config) analyze.Config {
 	if s.Profile != nil {
+		// The profile's own window and threshold, unless given.
 		cfg.Profile = s.Profile
+		enabled := cfg.Default.Enabled
+		cfg.Default = s.Profile.Defaults
+		cfg.Default.Enabled = enabled
 	}
 	if s.Mode != nil {
 		cfg.Mode = *s.Mode
@@ -167,7 +175,11 @@ type Expectation struct {
 	About    string
 	Settings Settings
 	Agents   []Agent // sorted by name
-	Totals   []Total // sorted by key
+	// Scopes are the breaker's scopes (tenant/agent/workflow), sorted by
+	// name: Killed is "tripped", Kills "trips", AtRequest counts the
+	// scope's own requests.
+	Scopes []Agent
+	Totals []Total // sorted by key
 }
 
 // totalDef names one total and reads it from a summary.

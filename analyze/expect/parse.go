@@ -279,8 +279,8 @@ func quoteList(keys []string) string {
 
 func (p *parser) expectation(root *node) *Expectation {
 	e := &Expectation{}
-	var sawAgents, sawTotals bool
-	for _, m := range p.object(root, "", "about", "settings", "agents", "totals") {
+	var sawAgents, sawTotals, sawScopes bool
+	for _, m := range p.object(root, "", "about", "settings", "agents", "scopes", "totals") {
 		switch m.key {
 		case "about":
 			if m.val.kind != kindString {
@@ -291,16 +291,19 @@ func (p *parser) expectation(root *node) *Expectation {
 			e.Settings = p.settings(m.val)
 		case "agents":
 			sawAgents = true
-			e.Agents = p.agents(m.val)
+			e.Agents = p.agents(m.val, agentKeys)
+		case "scopes":
+			sawScopes = true
+			e.Scopes = p.agents(m.val, scopeKeys)
 		case "totals":
 			sawTotals = true
 			e.Totals = p.totals(m.val)
 		}
 	}
-	if root.kind == kindObject && len(e.Agents) == 0 && len(e.Totals) == 0 && len(p.errs) == 0 {
+	if root.kind == kindObject && len(e.Agents) == 0 && len(e.Scopes) == 0 && len(e.Totals) == 0 && len(p.errs) == 0 {
 		switch {
-		case sawAgents || sawTotals:
-			p.errorf(root.off, "", "expects nothing: \"agents\" and \"totals\" are empty")
+		case sawAgents || sawTotals || sawScopes:
+			p.errorf(root.off, "", "expects nothing: \"agents\", \"scopes\" and \"totals\" are empty")
 		default:
 			p.errorf(root.off, "", "expects nothing: give \"agents\" or \"totals\"")
 		}
@@ -324,7 +327,7 @@ func (p *parser) settings(n *node) Settings {
 		case "profile":
 			if str, ok := p.str(m.val, kp); ok {
 				if v, err := analyze.ParseProfile(str); err != nil || str == "" {
-					p.errorf(m.val.off, kp, "unknown profile %q (want \"spec\" or \"agentgazer\")", str)
+					p.errorf(m.val.off, kp, "unknown profile %q (want %s)", str, analyze.ProfileNames())
 				} else {
 					s.Profile = v
 				}
@@ -436,50 +439,63 @@ func (p *parser) count(n *node, path string, least int, what string) (Range, boo
 	return r, true
 }
 
-func (p *parser) agents(n *node) []Agent {
+// outcomeKeys name the keys of one entry of "agents" or "scopes".
+type outcomeKeys struct {
+	section, what    string // "agents", "agent id"
+	fired, at, count string // "killed", "at_request", "kills"
+	atHint           string
+}
+
+var (
+	agentKeys = outcomeKeys{"agents", "agent id", "killed", "at_request", "kills", "an agent's requests are counted from 1"}
+	scopeKeys = outcomeKeys{"scopes", "scope", "tripped", "at_request", "trips", "a scope's requests are counted from 1"}
+)
+
+// agents reads "agents" (or, with scopeKeys, "scopes") into Agents.
+func (p *parser) agents(n *node, k outcomeKeys) []Agent {
 	var out []Agent
-	for _, m := range p.object(n, "agents") {
-		kp := "agents." + m.key
+	for _, m := range p.object(n, k.section) {
+		kp := k.section + "." + m.key
 		if m.key == "" {
-			p.errorf(m.off, kp, "empty agent id")
+			p.errorf(m.off, kp, "empty %s", k.what)
 			continue
 		}
 		line, _ := p.pos(m.off)
 		a := Agent{Name: m.key, Line: line}
 		var hasKilled, sawKilled bool
 		var atOff, killsOff int
-		for _, f := range p.object(m.val, kp, "killed", "at_request", "kills") {
+		for _, f := range p.object(m.val, kp, k.fired, k.at, k.count) {
 			fp := kp + "." + f.key
 			switch f.key {
-			case "killed":
+			case k.fired:
 				sawKilled = true
 				if f.val.kind != kindBool {
 					p.errorf(f.val.off, fp, "want true or false, got %s", f.val.kind)
 					continue
 				}
 				a.Killed, hasKilled = f.val.b, true
-			case "at_request":
-				a.AtRequest, _ = p.count(f.val, fp, 1, "an agent's requests are counted from 1")
+			case k.at:
+				a.AtRequest, _ = p.count(f.val, fp, 1, k.atHint)
 				atOff = f.off
-			case "kills":
+			case k.count:
 				a.Kills, _ = p.count(f.val, fp, 0, "a count")
 				killsOff = f.off
 			}
 		}
 		if m.val.kind == kindObject && !sawKilled {
-			p.errorf(m.val.off, kp, "missing key \"killed\" (true or false)")
+			p.errorf(m.val.off, kp, "missing key %q (true or false)", k.fired)
 			continue
 		}
 		if hasKilled && !a.Killed {
 			if a.AtRequest.IsSet() {
-				p.errorf(atOff, kp+".at_request", "given but \"killed\" is false")
+				p.errorf(atOff, kp+"."+k.at, "given but %q is false", k.fired)
 			}
 			if a.Kills.IsSet() {
-				p.errorf(killsOff, kp+".kills", "given but \"killed\" is false (leave it out)")
+				p.errorf(killsOff, kp+"."+k.count, "given but %q is false (leave it out)", k.fired)
 			}
 		}
 		if a.Killed && a.Kills.HasMax && a.Kills.Max < 1 {
-			p.errorf(killsOff, kp+".kills", "at most %d contradicts \"killed\": true", a.Kills.Max)
+			p.errorf(killsOff, kp+"."+k.count, "at most %d contradicts %q: true", a.Kills.Max, k.fired)
 		}
 		out = append(out, a)
 	}

@@ -203,9 +203,13 @@ func equalIgnoringLines(a, b *Expectation) bool {
 	strip := func(e *Expectation) Expectation {
 		c := *e
 		c.Agents = append([]Agent(nil), e.Agents...)
+		c.Scopes = append([]Agent(nil), e.Scopes...)
 		c.Totals = append([]Total(nil), e.Totals...)
 		for i := range c.Agents {
 			c.Agents[i].Line = 0
+		}
+		for i := range c.Scopes {
+			c.Scopes[i].Line = 0
 		}
 		for i := range c.Totals {
 			c.Totals[i].Line = 0

@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/killswitch/killswitch/internal/golden"
 	"github.com/killswitch/killswitch/report"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // The tests run from the repository root so that positions in the output
 // read "fixtures/…:6", as a user running from a checkout sees them.
@@ -33,30 +32,6 @@ func runCLI(t *testing.T, stdin string, args ...string) (stdout, stderr string, 
 	var out, errb bytes.Buffer
 	code = run(args, strings.NewReader(stdin), &out, &errb, func(string) string { return "" })
 	return out.String(), errb.String(), code
-}
-
-// golden compares got with testdata/golden/name, rewriting it with
-// -update and leaving name.got-* beside it on mismatch.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join(goldenDir, name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/killswitch -update to create it)", err)
-	}
-	gotPath := path + ".got-" + filepath.Ext(name)[1:]
-	if string(want) != got {
-		os.WriteFile(gotPath, []byte(got), 0o644)
-		t.Errorf("%s differs from the golden file; got written to %s (diff them; -update to accept)", name, gotPath)
-	} else {
-		os.Remove(gotPath)
-	}
 }
 
 func scenarioFiles(t *testing.T) []string {
@@ -87,7 +62,7 @@ func TestReplayGolden(t *testing.T) {
 			if code != 0 || stderr != "" {
 				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 			}
-			golden(t, tc.name, stdout)
+			golden.Check(t, filepath.Join(goldenDir, tc.name), []byte(stdout))
 		})
 	}
 }
@@ -110,8 +85,8 @@ func TestReplayBadInput(t *testing.T) {
 	if code != 0 {
 		t.Errorf("exit %d, want 0 (bad lines are reported and counted, the run goes on)", code)
 	}
-	golden(t, "replay-bad.stdout", stdout)
-	golden(t, "replay-bad.stderr", stderr)
+	golden.Check(t, filepath.Join(goldenDir, "replay-bad.stdout"), []byte(stdout))
+	golden.Check(t, filepath.Join(goldenDir, "replay-bad.stderr"), []byte(stderr))
 	if strings.Contains(stdout+stderr, "SECRET") {
 		t.Error("a secret from the capture reached the output")
 	}
@@ -223,15 +198,15 @@ func TestFingerprint(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	golden(t, "fingerprint-two.stdout", out)
+	golden.Check(t, filepath.Join(goldenDir, "fingerprint-two.stdout"), []byte(out))
 	req := `{"model":"gpt-4o","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"Summarize ticket 42"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get_ticket","arguments":"{\"id\": 42}"}}]},{"role":"tool","tool_call_id":"c1","content":"{...}"}],"tools":[{"type":"function","function":{"name":"get_ticket"}}]}`
 	out, _, code = runCLI(t, req, "fingerprint", "-")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	golden(t, "fingerprint-request.stdout", out)
+	golden.Check(t, filepath.Join(goldenDir, "fingerprint-request.stdout"), []byte(out))
 	out, _, _ = runCLI(t, req, "fingerprint", "--profile", "agentgazer", "-")
-	golden(t, "fingerprint-request-agentgazer.stdout", out)
+	golden.Check(t, filepath.Join(goldenDir, "fingerprint-request-agentgazer.stdout"), []byte(out))
 }
 
 // TestSharedCaptures replays the real captures nobody here wrote: every
@@ -304,7 +279,7 @@ func TestInspect(t *testing.T) {
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	golden(t, "inspect.stdout", out)
+	golden.Check(t, filepath.Join(goldenDir, "inspect.stdout"), []byte(out))
 	out, _, code = runCLI(t, "", "inspect", "-f", "json", "fixtures/scenarios/reactivation.jsonl")
 	if code != 0 || !strings.Contains(out, `"requests": 18`) || !strings.Contains(out, `"control_records": 1`) {
 		t.Errorf("inspect json: exit %d\n%s", code, out)
@@ -358,7 +333,7 @@ func TestReplayBounded(t *testing.T) {
 			if code != 0 || stderr != "" {
 				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 			}
-			golden(t, tc.name, stdout)
+			golden.Check(t, filepath.Join(goldenDir, tc.name), []byte(stdout))
 			rows := strings.Count(stdout, "\n| agent-")
 			switch {
 			case strings.Contains(tc.name, "all") && rows != 70:

@@ -32,7 +32,8 @@ const (
 	lInt
 	lUint
 	lBSON
-	lOther // NULL, geometry, variant, …: not read
+	lNull  // the NULL type (pandas' all-None columns): every value is null
+	lOther // geometry, variant, …: not read
 )
 
 // leafType is the physical and logical type of a leaf column.
@@ -87,6 +88,8 @@ func leafTypeOf(c *parquet.Column) leafType {
 		}
 	case *format.BsonType:
 		lt.logical = lBSON
+	case *format.NullType:
+		lt.logical = lNull
 	default:
 		lt.logical = lOther
 	}
@@ -116,6 +119,8 @@ func (t leafType) String() string {
 		s += " (INT)"
 	case lBSON:
 		s += " (BSON)"
+	case lNull:
+		s += " (NULL)"
 	case lOther:
 		s += " (other logical type)"
 	}
@@ -133,7 +138,7 @@ func (t leafType) isInteger() bool {
 
 // accepts reports whether a column of type t can hold a field of class c.
 func (t leafType) accepts(c class) bool {
-	if t.logical == lOther || t.logical == lBSON {
+	if t.logical == lOther || t.logical == lBSON || t.logical == lNull {
 		return false
 	}
 	switch c {
