@@ -56,6 +56,7 @@ fixtures:
 	$(GO) run ./fixtures/examples/gen
 	$(GO) run ./fixtures/breaker/gen
 	$(GO) run ./fixtures/progress/gen
+	$(GO) run ./fixtures/traces/gen
 
 # The Apache Beam pipeline (a module of its own: the Beam SDK is large).
 beam:

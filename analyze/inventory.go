@@ -25,15 +25,20 @@ type Inventory struct {
 	First, Last time.Time
 	OutOfOrder  int // records earlier than the one before them
 
-	Agents    []AgentCount // by request count, then id
-	APIs      []NameCount  // request body dialects (body.API names), "unreadable" for bodies that do not parse
-	Models    []NameCount
-	Responses int // requests with a response body
-	Streamed  int // of which event streams
-	Labelled  int // requests with a label
-	Priced    int // requests with tokens or cost
+	Agents []AgentCount // by request count, then id
+	// AgentSources counts requests by where the reader found their agent
+	// (Record.AgentFrom: "session.id", "user.id", "root span name", …);
+	// empty when no reader said.
+	AgentSources []NameCount
+	APIs         []NameCount // request body dialects (body.API names), "unreadable" for bodies that do not parse
+	Models       []NameCount
+	Responses    int // requests with a response body
+	Streamed     int // of which event streams
+	Labelled     int // requests with a label
+	Priced       int // requests with tokens or cost
 
 	agents map[string]int
+	from   map[string]int
 	apis   map[string]int
 	models map[string]int
 	skips  map[string]int
@@ -59,7 +64,7 @@ type NameCount struct {
 // NewInventory starts an inventory of the capture name.
 func NewInventory(name, format, compression string) *Inventory {
 	return &Inventory{Name: name, Format: format, Compression: compression,
-		agents: map[string]int{}, apis: map[string]int{}, models: map[string]int{}, skips: map[string]int{}}
+		agents: map[string]int{}, from: map[string]int{}, apis: map[string]int{}, models: map[string]int{}, skips: map[string]int{}}
 }
 
 // Add counts one record.
@@ -91,6 +96,9 @@ func (inv *Inventory) Add(rec *ingest.Record) {
 	}
 	inv.Requests++
 	inv.agents[rec.Agent]++
+	if rec.AgentFrom != "" {
+		inv.from[rec.AgentFrom]++
+	}
 	if rec.Label != ingest.LabelNone {
 		inv.Labelled++
 	}
@@ -137,6 +145,7 @@ func (inv *Inventory) Finish() {
 		}
 		return inv.Agents[i].Agent < inv.Agents[j].Agent
 	})
+	inv.AgentSources = sortedCounts(inv.from)
 	inv.APIs = sortedCounts(inv.apis)
 	inv.Models = sortedCounts(inv.models)
 	for r, n := range inv.skips {

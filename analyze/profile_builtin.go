@@ -21,6 +21,8 @@ var (
 		Extract:     specExtract,
 		Fingerprint: specFingerprint,
 		Defaults:    DefaultSettings,
+		// SweepThresholds: around the default 10, by halves.
+		SweepThresholds: "4:16:0.5",
 	}
 	// ProfileAgentGazer is bit-exact with the AgentGazer proxy (§4.2).
 	ProfileAgentGazer = &Profile{
@@ -31,6 +33,8 @@ var (
 		Extract:     agentgazerExtract,
 		Fingerprint: agentgazerFingerprint,
 		Defaults:    DefaultSettings,
+		// SweepThresholds: around the default 10, by halves.
+		SweepThresholds: "4:16:0.5",
 	}
 )
 

@@ -19,6 +19,9 @@ var ProfileProgress = &Profile{
 	Fingerprint: progressFingerprint,
 	NewDetector: func(n int) Detector { return &progressDetector{d: progress.New(n)} },
 	Defaults:    Settings{Enabled: true, WindowSize: progress.DefaultWindow, Threshold: progress.DefaultThreshold},
+	// SweepThresholds: its scores count repeated steps; on the fixture
+	// library the first false positive is at 1 and the first miss at 9.5.
+	SweepThresholds: "1:12:0.5",
 }
 
 func init() { RegisterProfile(ProfileProgress) }

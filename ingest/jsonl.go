@@ -342,7 +342,8 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 			return r.bad(`"response": %v`, err)
 		}
 	}
-	if m.status != nil && !isNull(m.status) {
+	rec.NoStatus = m.status == nil || isNull(m.status)
+	if !rec.NoStatus {
 		f, err := numberValue(m.status)
 		if err != nil || f != math.Trunc(f) || f < 0 || f > 999 {
 			return r.bad(`"status": not an HTTP status: %s`, describe(m.status))

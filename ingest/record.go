@@ -12,6 +12,23 @@
 //
 // A malformed input item is a Record whose Err is a *SyntaxError naming its
 // position; Err() is reserved for I/O failures that end the stream.
+//
+// # Formats
+//
+// Open reads any registered format, compressed or not, from a path or
+// standard input, and detects which one it is (see Open for the order:
+// file name extension, then content sniffing, then JSONL as the
+// fallback). Each format is a Format value — name, extensions, sniffer,
+// reader constructor — registered with Register; package ingest/formats
+// registers them all, in one list, and commands import it. Nothing outside
+// ingest knows a magic number or an extension.
+//
+// Where a new format goes: its reader in a subpackage (or in ingest/logs
+// for one more JSON log schema), a Format value beside it
+// (har.Format, pq.Format, logs.InputFormats), and one line in
+// ingest/formats; place it before any format whose sniffer would also
+// claim its content. Its reader yields Records like every other: a bad
+// item is a Record with Err at its position, never an abort.
 package ingest
 
 import (
@@ -200,6 +217,10 @@ type Record struct {
 
 	TS    time.Time // UTC
 	Agent string
+	// AgentFrom, when set, says where a reader found Agent (trace exports:
+	// "session.id", "user.id", "root span name", "trace id"), so that
+	// inspect can tell how agents were told apart.
+	AgentFrom string
 
 	// Control is non-nil for control records, which carry no request.
 	Control *Control
@@ -207,6 +228,11 @@ type Record struct {
 	Request  []byte // raw request body (JSON)
 	Response []byte // raw response body text; nil when the capture has none
 	Status   int    // HTTP status of the upstream answer; 200 when absent
+	// NoStatus says the capture gave no status (absent or null; in HAR, no
+	// response or status 0): Status then holds the default 200 (or the
+	// HAR's 0), which the loop kill switch uses and the error-rate breaker
+	// does not (it counts such a request as neither success nor error).
+	NoStatus bool
 
 	ID, Provider, Endpoint, Model, Tenant, APIKeyID, Workflow, Session string
 

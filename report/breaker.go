@@ -74,9 +74,7 @@ func BreakerDecisionsJSONL(w io.Writer, ds []breaker.Decision) error {
 // totals per tenant; correlated trips first, since they are what an
 // operator needs first.
 func BreakerText(w io.Writer, res *breaker.Result, md bool) error {
-	c := res.Config
-	title := fmt.Sprintf("Circuit breaker replay — error rate ≥ %s over %d+ samples, counters %s over %s, open %s",
-		strconv.FormatFloat(c.Default.Rate*100, 'f', -1, 64)+"%", c.Default.MinSamples, c.TTL, c.Default.Window, c.Default.Recover)
+	title := breakerTitle(res)
 	h := func(s string) {
 		if md {
 			fmt.Fprintf(w, "\n## %s\n\n", s)
@@ -100,6 +98,29 @@ func BreakerText(w io.Writer, res *breaker.Result, md bool) error {
 		}
 	}
 	h("Breakers")
+	textTable(w, md, breakerScopeHeader, breakerScopeRows(res))
+	if manual := breakerManualLines(res); len(manual) > 0 {
+		h("Operators")
+		for _, l := range manual {
+			fmt.Fprintln(w, "- "+l)
+		}
+	}
+	h("Tenants")
+	textTable(w, md, breakerTenantHeader, breakerTenantRows(res))
+	return nil
+}
+
+func breakerTitle(res *breaker.Result) string {
+	c := res.Config
+	return fmt.Sprintf("Circuit breaker replay — error rate ≥ %s over %d+ samples, counters %s over %s, open %s",
+		strconv.FormatFloat(c.Default.Rate*100, 'f', -1, 64)+"%", c.Default.MinSamples, c.TTL, c.Default.Window, c.Default.Recover)
+}
+
+var breakerScopeHeader = []string{"scope", "requests", "errors", "tripped at (request)", "error rate", "samples", "recovers at", "refused", "at the end"}
+
+// breakerScopeRows: one row per trip (a scope's first row names it), one
+// for a scope that never tripped.
+func breakerScopeRows(res *breaker.Result) [][]string {
 	var rows [][]string
 	for _, s := range res.Scopes {
 		state := "closed"
@@ -120,26 +141,29 @@ func BreakerText(w io.Writer, res *breaker.Result, md bool) error {
 			rows = append(rows, row)
 		}
 	}
-	textTable(w, md, []string{"scope", "requests", "errors", "tripped at (request)", "error rate", "samples", "recovers at", "refused", "at the end"}, rows)
+	return rows
+}
+
+// breakerManualLines: operators' openings and closings, one line each.
+func breakerManualLines(res *breaker.Result) []string {
 	var manual []string
 	for _, s := range res.Scopes {
 		for _, m := range s.Manual {
 			if m.Open {
-				manual = append(manual, fmt.Sprintf("- %s %s opened until %s by an operator (%s): %s; %d requests refused",
+				manual = append(manual, fmt.Sprintf("%s %s opened until %s by an operator (%s): %s; %d requests refused",
 					ingest.FormatTime(m.TS), Printable(s.Scope.String()), ingest.FormatTime(m.Until), m.Source, Printable(m.Reason), m.Refused))
 			} else {
-				manual = append(manual, fmt.Sprintf("- %s %s closed by an operator (%s)", ingest.FormatTime(m.TS), Printable(s.Scope.String()), m.Source))
+				manual = append(manual, fmt.Sprintf("%s %s closed by an operator (%s)", ingest.FormatTime(m.TS), Printable(s.Scope.String()), m.Source))
 			}
 		}
 	}
-	if len(manual) > 0 {
-		h("Operators")
-		for _, l := range manual {
-			fmt.Fprintln(w, l)
-		}
-	}
-	h("Tenants")
-	rows = nil
+	return manual
+}
+
+var breakerTenantHeader = []string{"tenant", "scopes", "tripped", "trips", "requests", "refused"}
+
+func breakerTenantRows(res *breaker.Result) [][]string {
+	var rows [][]string
 	for _, t := range res.Tenants {
 		name := t.Tenant
 		if name == "" {
@@ -147,8 +171,7 @@ func BreakerText(w io.Writer, res *breaker.Result, md bool) error {
 		}
 		rows = append(rows, []string{Printable(name), strconv.Itoa(t.Scopes), strconv.Itoa(t.ScopesTripped), strconv.Itoa(t.Trips), strconv.Itoa(t.Requests), strconv.Itoa(t.Refused)})
 	}
-	textTable(w, md, []string{"tenant", "scopes", "tripped", "trips", "requests", "refused"}, rows)
-	return nil
+	return rows
 }
 
 func pct100(r float64) string { return strconv.FormatFloat(r*100, 'f', 1, 64) + "%" }

@@ -4,47 +4,13 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/analyze/expect"
+	"github.com/killswitch/killswitch/internal/golden"
 )
-
-func init() {
-	// Shared with the package's other golden tests, whichever defines it.
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
-
-// checkGolden compares got with testdata/name, rewriting it under -update
-// and leaving testdata/NAME.got-EXT beside it on a mismatch.
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	ext := filepath.Ext(name)
-	gotPath := strings.TrimSuffix(path, ext) + ".got-" + strings.TrimPrefix(ext, ".")
-	if flag.Lookup("update").Value.String() == "true" {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		os.WriteFile(gotPath, got, 0o644)
-		t.Errorf("%s differs from the golden file; got written to %s", name, gotPath)
-	} else {
-		os.Remove(gotPath)
-	}
-}
 
 // oddID is an agent id holding what every format must escape: XML and
 // HTML markup, quotes, a table separator, emphasis, a control character.
@@ -93,19 +59,19 @@ func TestCheckGolden(t *testing.T) {
 	if err := CheckText(&b, c); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "check.txt", b.Bytes())
+	golden.Check(t, "testdata/check.txt", b.Bytes())
 
 	b.Reset()
 	if err := CheckMarkdown(&b, c); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "check.md", b.Bytes())
+	golden.Check(t, "testdata/check.md", b.Bytes())
 
 	b.Reset()
 	if err := JUnit(&b, c); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "junit.xml", b.Bytes())
+	golden.Check(t, "testdata/junit.xml", b.Bytes())
 
 	// --update: the changes first, no lines for what held.
 	c.Update = true
@@ -117,7 +83,7 @@ func TestCheckGolden(t *testing.T) {
 	if err := CheckText(&b, c); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "check-update.txt", b.Bytes())
+	golden.Check(t, "testdata/check-update.txt", b.Bytes())
 }
 
 func TestCheckAllHold(t *testing.T) {

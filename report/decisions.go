@@ -4,7 +4,6 @@
 package report
 
 import (
-	"bufio"
 	"io"
 	"strconv"
 
@@ -14,26 +13,10 @@ import (
 
 // DecisionWriter writes the decision records of SPEC §5, one JSON object
 // per line, with exactly the keys the contract names, in its order.
-type DecisionWriter struct {
-	w   *bufio.Writer
-	buf []byte
-}
+type DecisionWriter = JSONLWriter[*analyze.Decision]
 
 // NewDecisionWriter returns a writer to w. Call Flush at the end.
-func NewDecisionWriter(w io.Writer) *DecisionWriter {
-	return &DecisionWriter{w: bufio.NewWriterSize(w, 1<<16)}
-}
-
-// Write appends one decision line.
-func (dw *DecisionWriter) Write(d *analyze.Decision) error {
-	dw.buf = AppendDecision(dw.buf[:0], d)
-	dw.buf = append(dw.buf, '\n')
-	_, err := dw.w.Write(dw.buf)
-	return err
-}
-
-// Flush flushes buffered lines.
-func (dw *DecisionWriter) Flush() error { return dw.w.Flush() }
+func NewDecisionWriter(w io.Writer) *DecisionWriter { return NewJSONLWriter(w, AppendDecision) }
 
 // AppendDecision appends d as the SPEC §5 JSON object.
 func AppendDecision(b []byte, d *analyze.Decision) []byte {

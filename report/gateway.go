@@ -97,24 +97,13 @@ func GatewayText(w io.Writer, res *gateway.Result, md bool) error {
 	h("Calls by tenant and key")
 	rows := [][]string{}
 	for _, t := range append(append([]gateway.Totals(nil), res.Tenants...), res.Keys...) {
-		who := Printable(t.Tenant)
-		if t.APIKeyID != "" {
-			who += " / " + Printable(t.APIKeyID)
-		}
-		rows = append(rows, []string{who, strconv.Itoa(t.Requests), strconv.Itoa(t.Forwarded), statusCounts(t.ByStatus),
+		rows = append(rows, []string{tenantKey(t.Tenant, t.APIKeyID), strconv.Itoa(t.Requests), strconv.Itoa(t.Forwarded), statusCounts(t.ByStatus),
 			fmt.Sprintf("%.4f¢", t.CostAvoidedCents)})
 	}
 	textTable(w, md, []string{"tenant / key", "calls", "forwarded", "answered", "cost avoided"}, rows)
 	if len(res.ByReason) > 0 {
 		h("Refusals by reason")
-		var reasons []string
-		for r := range res.ByReason {
-			reasons = append(reasons, r)
-		}
-		sort.Strings(reasons)
-		for _, r := range reasons {
-			fmt.Fprintf(w, "- %s: %d\n", Printable(r), res.ByReason[r])
-		}
+		writeCounts(w, res.ByReason)
 	}
 	if len(res.Freezes) > 0 {
 		h("Freezes")
@@ -158,6 +147,26 @@ func GatewayText(w io.Writer, res *gateway.Result, md bool) error {
 	return nil
 }
 
+// tenantKey names a tenant, or one of its keys: "acme", "acme / k1".
+func tenantKey(tenant, key string) string {
+	if key == "" {
+		return Printable(tenant)
+	}
+	return Printable(tenant) + " / " + Printable(key)
+}
+
+// writeCounts writes one "- key: n" line per key of m, by key.
+func writeCounts(w io.Writer, m map[string]int) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "- %s: %d\n", Printable(k), m[k])
+	}
+}
+
 func statusCounts(m map[int]int) string {
 	var codes []int
 	for c := range m {
@@ -175,7 +184,7 @@ func statusCounts(m map[int]int) string {
 func textTable(w io.Writer, md bool, header []string, rows [][]string) {
 	if md {
 		mdRow(w, header)
-		fmt.Fprintf(w, "|%s|\n", strings.Repeat("---|", len(header)))
+		fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(header)))
 		for _, r := range rows {
 			mdRow(w, r)
 		}

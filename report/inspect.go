@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -33,6 +32,9 @@ func InspectText(w io.Writer, invs []*analyze.Inventory) error {
 		}
 		if len(inv.Agents) > 0 {
 			fmt.Fprintf(w, "  agents:     %d: %s\n", len(inv.Agents), agentList(inv.Agents, 8))
+		}
+		if len(inv.AgentSources) > 0 {
+			fmt.Fprintf(w, "  agent from: %s (requests)\n", countList(inv.AgentSources, 6))
 		}
 		if len(inv.APIs) > 0 {
 			fmt.Fprintf(w, "  bodies:     %s\n", countList(inv.APIs, 6))
@@ -102,6 +104,7 @@ type jsonInventory struct {
 	Last        *string     `json:"last"`
 	OutOfOrder  int         `json:"out_of_order"`
 	AgentsJSON  []jsonCount `json:"agents"`
+	AgentFrom   []jsonCount `json:"agent_from,omitempty"`
 	APIs        []jsonCount `json:"bodies"`
 	Models      []jsonCount `json:"models"`
 	Responses   int         `json:"responses"`
@@ -131,15 +134,16 @@ func InspectJSON(w io.Writer, invs []*analyze.Inventory) error {
 		for _, s := range inv.Skips {
 			j.Skipped = append(j.Skipped, jsonSkip{s.Reason, s.Count})
 		}
+		j.AgentFrom = counts(inv.AgentSources)
+		if len(j.AgentFrom) == 0 {
+			j.AgentFrom = nil
+		}
 		for _, a := range inv.Agents {
 			j.AgentsJSON = append(j.AgentsJSON, jsonCount{a.Agent, a.Requests})
 		}
 		out = append(out, j)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
+	return writeJSON(w, out)
 }
 
 func counts(cs []analyze.NameCount) []jsonCount {

@@ -8,10 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/analyze/sweep"
 	"github.com/killswitch/killswitch/ingest"
@@ -271,18 +267,7 @@ func SweepTableOpts(w io.Writer, r *sweep.Result, opt SweepTableOptions) error {
 	if len(notes) > 0 {
 		notes[len(notes)-1] += "; -f csv, json or html every value"
 	}
-	tbl := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-	)
-	tbl.Header(header)
-	for _, row := range rows {
-		if err := tbl.Append(printableRow(row)); err != nil {
-			return err
-		}
-	}
-	if err := tbl.Render(); err != nil {
+	if err := asciiTable(w, header, rows, nil); err != nil {
 		return err
 	}
 	for _, n := range notes {
@@ -334,11 +319,23 @@ func SweepMarkdown(w io.Writer, r *sweep.Result) error {
 // "not applicable" (no delay measured, no loop to recall).
 func SweepCSV(w io.Writer, r *sweep.Result) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"window", "threshold", "recommended", "agents_killed", "loop_agents_caught", "loop_agents_caught_late",
-		"loop_agents_killed_early", "loop_agents_missed", "legit_agents_killed", "false_positives", "likely_false_positives",
-		"requests_blocked", "tokens_blocked", "cost_blocked_usd", "saved_requests", "saved_tokens", "saved_cost_usd",
-		"lost_requests", "lost_tokens", "lost_cost_usd", "detection_delay_median", "detection_delay_p90",
-		"detection_delay_seconds_median", "detection_delay_seconds_p90", "precision", "recall"})
+	cw.Write(sweepCSVHeader)
+	for _, row := range sweepCSVRows(r) {
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+var sweepCSVHeader = []string{"window", "threshold", "recommended", "agents_killed", "loop_agents_caught", "loop_agents_caught_late",
+	"loop_agents_killed_early", "loop_agents_missed", "legit_agents_killed", "false_positives", "likely_false_positives",
+	"requests_blocked", "tokens_blocked", "cost_blocked_usd", "saved_requests", "saved_tokens", "saved_cost_usd",
+	"lost_requests", "lost_tokens", "lost_cost_usd", "detection_delay_median", "detection_delay_p90",
+	"detection_delay_seconds_median", "detection_delay_seconds_p90", "precision", "recall"}
+
+// sweepCSVRows returns one CSV row per setting (sweepCSVHeader's columns).
+func sweepCSVRows(r *sweep.Result) [][]string {
+	var rows [][]string
 	for i := range r.Settings {
 		s := &r.Settings[i]
 		q := func(q sweep.Quantiles, p90 bool) string {
@@ -358,7 +355,7 @@ func SweepCSV(w io.Writer, r *sweep.Result) error {
 			precision = sweepNum(s.Precision)
 		}
 		tok := func(s analyze.Saved) string { return strconv.FormatInt(s.TokensIn+s.TokensOut, 10) }
-		cw.Write(printableRow([]string{strconv.Itoa(s.Window), sweepNum(s.Threshold), strconv.FormatBool(i == r.Recommended),
+		rows = append(rows, printableRow([]string{strconv.Itoa(s.Window), sweepNum(s.Threshold), strconv.FormatBool(i == r.Recommended),
 			strconv.Itoa(s.AgentsKilled), strconv.Itoa(s.LoopsCaught()), strconv.Itoa(s.CaughtLate),
 			strconv.Itoa(s.KilledEarly), strconv.Itoa(s.Missed), strconv.Itoa(s.LegitKilled),
 			strings.Join(s.FalsePositives, ";"), strings.Join(s.LikelyFalsePositives, ";"),
@@ -368,8 +365,7 @@ func SweepCSV(w io.Writer, r *sweep.Result) error {
 			q(s.DelayRequests, false), q(s.DelayRequests, true), q(s.DelaySeconds, false), q(s.DelaySeconds, true),
 			precision, recall}))
 	}
-	cw.Flush()
-	return cw.Error()
+	return rows
 }
 
 // JSON shapes of the sweep report.
@@ -486,7 +482,19 @@ func sweepPtr[T any](v T) *T { return &v }
 // includes the late catches; loop_agents_caught_late counts those alone.
 // Delays are null when no loop was caught, recall when no agent is a
 // labelled loop, precision when no agent has ground truth.
-func SweepJSON(w io.Writer, r *sweep.Result) error {
+func SweepJSON(w io.Writer, r *sweep.Result) error { return writeJSON(w, sweepJSONOf(r)) }
+
+// writeJSON writes v as one indented JSON document, HTML characters as
+// they are.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// sweepJSONOf is the JSON shape of one sweep.
+func sweepJSONOf(r *sweep.Result) sweepJSON {
 	t := r.Truth
 	out := sweepJSON{
 		Profile: r.Profile.String(), Mode: r.Mode.String(), Windows: r.Windows, Thresholds: r.Thresholds,
@@ -554,10 +562,7 @@ func SweepJSON(w io.Writer, r *sweep.Result) error {
 		out.Input.Warnings = append(out.Input.Warnings, wn.String())
 	}
 	out.Input.WarningCounts = warnCounts(r.Input.WarningCounts)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
+	return out
 }
 
 func warnTotal(cs []analyze.WarningCount) int {

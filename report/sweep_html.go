@@ -166,7 +166,14 @@ func seriesCaption(d *htmlDoc, r *sweep.Result, s *analyze.AgentSeries, chart *s
 // threshold line and kills).
 func SweepHTML(w io.Writer, r *sweep.Result) error {
 	var d htmlDoc
-	d.f("<h1>killswitch threshold sweep</h1>\n<p class=\"meta\">%s</p>\n<p class=\"meta\">%s</p>\n", htmlEsc(sweepTitle(r)), htmlEsc(truthLine(r)))
+	d.f("<h1>killswitch threshold sweep</h1>\n")
+	sweepHTMLBody(&d, r)
+	return htmlPage(w, "killswitch threshold sweep", d.String())
+}
+
+// sweepHTMLBody writes one sweep's sections below its title.
+func sweepHTMLBody(d *htmlDoc, r *sweep.Result) {
+	d.f("<p class=\"meta\">%s</p>\n<p class=\"meta\">%s</p>\n", htmlEsc(sweepTitle(r)), htmlEsc(truthLine(r)))
 	d.f("<div class=\"rec\">\n<p>%s</p>\n", htmlEsc(recommendLine(r)))
 	if l := areaLine(r); l != "" {
 		d.f("<p>%s</p>\n", htmlEsc(l))
@@ -178,23 +185,23 @@ func SweepHTML(w io.Writer, r *sweep.Result) error {
 		note = " (agents without ground truth counted by the heuristic)"
 	}
 	d.f("<h2>Catches and false positives over the grid</h2>\n<div class=\"row\">\n")
-	heatMap(&d, r, "caught", "Loops caught, late ones included"+note, sweepCatches, [3]int{46, 158, 68})
-	heatMap(&d, r, "false_positives", "False positives"+note, sweepFPs, [3]int{214, 39, 40})
+	heatMap(d, r, "caught", "Loops caught, late ones included"+note, sweepCatches, [3]int{46, 158, 68})
+	heatMap(d, r, "false_positives", "False positives"+note, sweepFPs, [3]int{214, 39, 40})
 	d.f("</div>\n<p class=\"small\">The framed cell is the recommended setting: the most loops caught with at most %d false positives; ties go to the higher threshold.</p>\n", r.MaxFalsePositives)
 
 	if len(r.Curves) > 0 {
 		d.f("<h2>Precision and recall</h2>\n<div class=\"row\">\n")
-		prChart(&d, r)
+		prChart(d, r)
 		d.f("</div>\n<p class=\"small\">Precision = loops caught / (loops caught + agents killed outside a loop); recall = loops caught / loop agents. Area: average precision over the thresholds.</p>\n")
 	}
 
 	d.f("<h2>Every setting</h2>\n<div class=\"scroll\">\n")
-	htmlTable(&d, sweepHeader, sweepRows(r), r.Recommended)
+	htmlTable(d, sweepHeader, sweepRows(r), r.Recommended)
 	d.f("</div>\n")
 	for _, n := range sweepNotes(r)[1:] {
 		if h := n[0].(string); h != "" {
 			d.f("<h2>%s</h2>\n", htmlEsc(h))
-			htmlList(&d, n[1].([]string))
+			htmlList(d, n[1].([]string))
 			continue
 		}
 		for _, l := range n[1].([]string) {
@@ -210,11 +217,10 @@ func SweepHTML(w io.Writer, r *sweep.Result) error {
 		for i := range r.Series {
 			s := &r.Series[i]
 			d.f("<figure class=\"agent\">\n")
-			seriesCaption(&d, r, s, chart)
-			scoreChart(&d, s)
+			seriesCaption(d, r, s, chart)
+			scoreChart(d, s)
 			d.f("</figure>\n")
 		}
 		d.f("</div>\n")
 	}
-	return htmlPage(w, "killswitch threshold sweep", d.String())
 }

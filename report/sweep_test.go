@@ -3,43 +3,14 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/killswitch/killswitch/analyze/sweep"
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/golden"
 )
-
-func init() {
-	// Shared with the package's other golden tests, whichever defines it.
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
-
-// sweepGolden compares got with testdata/name, rewriting it under -update
-// and writing testdata/name.got-sweep on a mismatch.
-func sweepGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if flag.Lookup("update").Value.String() == "true" {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		os.WriteFile(path+".got-sweep", got, 0o644)
-		t.Errorf("%s differs from the golden file; got written to %s.got-sweep", name, path)
-	}
-}
 
 // sweepFixture sweeps fixtures/sweep/name (see fixtures/sweep/README.md).
 func sweepFixture(t *testing.T, name string, cfg sweep.Config) *sweep.Result {
@@ -84,7 +55,7 @@ func TestSweepGolden(t *testing.T) {
 				if err := renderers[f](&b, res); err != nil {
 					t.Fatal(err)
 				}
-				sweepGolden(t, tt.golden+"."+f, b.Bytes())
+				golden.Check(t, "testdata/"+tt.golden+"."+f, b.Bytes())
 			})
 		}
 	}

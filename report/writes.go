@@ -26,26 +26,10 @@ import (
 // exponent, so they read back as reals) or null. Text that is not UTF-8
 // cannot be JSON: its invalid bytes become U+FFFD here (the SQL renderings
 // keep every byte).
-type WritesJSONL struct {
-	w   *bufio.Writer
-	buf []byte
-}
+type WritesJSONL = JSONLWriter[*state.Write]
 
 // NewWritesJSONL returns a writer to w. Call Flush at the end.
-func NewWritesJSONL(w io.Writer) *WritesJSONL {
-	return &WritesJSONL{w: bufio.NewWriterSize(w, 1<<16)}
-}
-
-// Write appends one line.
-func (j *WritesJSONL) Write(wr *state.Write) error {
-	j.buf = AppendWriteJSON(j.buf[:0], wr)
-	j.buf = append(j.buf, '\n')
-	_, err := j.w.Write(j.buf)
-	return err
-}
-
-// Flush flushes buffered lines.
-func (j *WritesJSONL) Flush() error { return j.w.Flush() }
+func NewWritesJSONL(w io.Writer) *WritesJSONL { return NewJSONLWriter(w, AppendWriteJSON) }
 
 // AppendWriteJSON appends wr as the JSON object WritesJSONL describes.
 func AppendWriteJSON(b []byte, wr *state.Write) []byte {

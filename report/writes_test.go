@@ -3,9 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,40 +10,8 @@ import (
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/analyze/state"
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/golden"
 )
-
-func init() {
-	// Shared with other golden tests of the package, whichever defines it.
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
-
-func updating() bool { return flag.Lookup("update").Value.String() == "true" }
-
-// golden compares got with testdata/name, rewriting it under -update and
-// leaving testdata/name.got-writes on a mismatch.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if updating() {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		os.WriteFile(path+".got-writes", got, 0o644)
-		t.Errorf("%s differs from the golden file; got written to %s.got-writes", name, path)
-	}
-}
 
 // oddAgent holds every byte class the SQL rendering must keep: a quote, a
 // backslash, NUL, a newline, a statement terminator with a comment, a
@@ -117,8 +82,8 @@ func render(t *testing.T, ws []state.Write) (jsonl, sql []byte) {
 
 func TestWritesGolden(t *testing.T) {
 	jsonl, sql := render(t, sampleWrites(t))
-	golden(t, "writes.jsonl", jsonl)
-	golden(t, "writes.sql", sql)
+	golden.Check(t, "testdata/writes.jsonl", jsonl)
+	golden.Check(t, "testdata/writes.sql", sql)
 
 	// Every JSONL line is a JSON object whose values re-read as written.
 	lines := strings.Split(strings.TrimSuffix(string(jsonl), "\n"), "\n")

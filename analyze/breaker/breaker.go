@@ -102,6 +102,28 @@ func ParseStatusSet(s string) (StatusSet, error) {
 	return set, nil
 }
 
+// String renders the set as ParseStatusSet reads it: classes first
+// ("4xx,5xx"), then single statuses in order.
+func (s StatusSet) String() string {
+	var parts []string
+	for c := 1; c <= 5; c++ {
+		if s.classes[c] {
+			parts = append(parts, strconv.Itoa(c)+"xx")
+		}
+	}
+	codes := make([]int, 0, len(s.codes))
+	for n := range s.codes {
+		if !s.classes[n/100] {
+			codes = append(codes, n)
+		}
+	}
+	sort.Ints(codes)
+	for _, n := range codes {
+		parts = append(parts, strconv.Itoa(n))
+	}
+	return strings.Join(parts, ",")
+}
+
 // IsError reports whether status is in the set.
 func (s StatusSet) IsError(status int) bool {
 	if status >= 100 && status <= 599 && s.classes[status/100] {

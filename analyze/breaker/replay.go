@@ -68,6 +68,9 @@ type ScopeResult struct {
 	Successes, ErrorCount        int
 	SuccessExpires, ErrorExpires time.Time
 	OpenUntil                    time.Time // when Open
+	// NoStatus counts forwarded requests without a status (and without an
+	// error body): counted as neither a success nor an error.
+	NoStatus int
 }
 
 // Manual is an operator opening (for a while, with a reason) or closing a
@@ -79,6 +82,12 @@ type Manual struct {
 	Until   time.Time // when Open
 	Reason  string
 	Refused int // requests refused while it was open by this record
+}
+
+// FileCount is a count of something in one input file.
+type FileCount struct {
+	File string
+	N    int
 }
 
 // TenantTotals add up a tenant's scopes.
@@ -93,10 +102,13 @@ type TenantTotals struct {
 // agents.
 type Group struct {
 	Key, Value string // "tenant", "provider", "model" or "endpoint"
-	Trips      []GroupTrip
-	Span       time.Duration
-	Statuses   map[int]int
-	Text       string
+	// Shared are the other attributes (key, value) every trip of the
+	// group has in common, in that order.
+	Shared   [][2]string
+	Trips    []GroupTrip
+	Span     time.Duration
+	Statuses map[int]int
+	Text     string
 }
 
 // GroupTrip is one trip of a group.
@@ -114,7 +126,11 @@ type Result struct {
 	Requests int
 	Trips    int
 	Refused  int
+	Start    time.Time // the capture's first time (of a request)
 	End      time.Time // the capture's last time
+	// NoStatus counts, per input file (sorted by name), the requests
+	// without a status that were counted as neither success nor error.
+	NoStatus []FileCount
 }
 
 type scopeState struct {
@@ -128,10 +144,11 @@ type scopeState struct {
 
 // Breaker replays records in order.
 type Breaker struct {
-	cfg    Config
-	scopes map[Scope]*scopeState
-	seq    int64
-	end    time.Time
+	cfg        Config
+	scopes     map[Scope]*scopeState
+	seq        int64
+	start, end time.Time
+	noStatus   map[string]int // per file
 	// Log, when set, sees every Redis command the live handler would have
 	// issued, at its capture time.
 	Log func(Cmd)
@@ -162,7 +179,7 @@ func New(cfg Config) (*Breaker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Breaker{cfg: cfg, scopes: map[Scope]*scopeState{}}, nil
+	return &Breaker{cfg: cfg, scopes: map[Scope]*scopeState{}, noStatus: map[string]int{}}, nil
 }
 
 // ScopeOf returns the breaker a record belongs to.
@@ -191,6 +208,9 @@ func (b *Breaker) Step(rec *ingest.Record, errBody bool) (d Decision, ok bool) {
 	}
 	if rec.TS.After(b.end) {
 		b.end = rec.TS
+	}
+	if b.start.IsZero() || rec.TS.Before(b.start) {
+		b.start = rec.TS
 	}
 	sc := ScopeOf(rec)
 	st := b.state(sc)
@@ -246,6 +266,12 @@ func (b *Breaker) Step(rec *ingest.Record, errBody bool) (d Decision, ok bool) {
 	}
 	// Forwarded: its outcome is counted after the work ran.
 	st.res.Forwarded++
+	if rec.NoStatus && !errBody {
+		st.res.NoStatus++
+		b.noStatus[rec.Pos.File]++
+		d.Reason = "no status: counted as neither success nor error"
+		return d, true
+	}
 	d.Counted = true
 	d.Error = errBody || b.cfg.Errors.IsError(rec.Status)
 	kind, c := "success", &st.succ
@@ -300,7 +326,7 @@ func (b *Breaker) Control(rec *ingest.Record) {
 
 // Finish returns the timelines, per-tenant totals and correlated groups.
 func (b *Breaker) Finish() *Result {
-	res := &Result{Config: b.cfg, End: b.end}
+	res := &Result{Config: b.cfg, Start: b.start, End: b.end}
 	for sc, st := range b.scopes {
 		st.res.Open = st.open && b.end.Before(st.until)
 		if st.res.Open {
@@ -339,6 +365,14 @@ func (b *Breaker) Finish() *Result {
 		res.Tenants = append(res.Tenants, *byTenant[t])
 	}
 	res.Groups = groups(res.Scopes, b.cfg.GroupWithin)
+	files := make([]string, 0, len(b.noStatus))
+	for f := range b.noStatus {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		res.NoStatus = append(res.NoStatus, FileCount{f, b.noStatus[f]})
+	}
 	return res
 }
 
@@ -400,17 +434,53 @@ func groups(scopes []*ScopeResult, span time.Duration) []Group {
 							g.Statuses[st] += n
 						}
 					}
-					g.Text = groupText(&g, len(distinct))
 					out = append(out, g)
 				}
 				i = j
 			}
 		}
 	}
+	return mergeGroups(out)
+}
+
+// mergeGroups folds groups made of the very same trips into the first
+// (tenant before provider, model, endpoint): its Shared lists the other
+// attributes they have in common, so one outage is reported once.
+func mergeGroups(gs []Group) []Group {
+	same := func(a, b *Group) bool {
+		if len(a.Trips) != len(b.Trips) {
+			return false
+		}
+		for i := range a.Trips {
+			if a.Trips[i] != b.Trips[i] {
+				return false
+			}
+		}
+		return true
+	}
+	var out []Group
+next:
+	for _, g := range gs {
+		for i := range out {
+			if same(&out[i], &g) {
+				out[i].Shared = append(out[i].Shared, [2]string{g.Key, g.Value})
+				continue next
+			}
+		}
+		out = append(out, g)
+	}
+	for i := range out {
+		out[i].Text = groupText(&out[i])
+	}
 	return out
 }
 
-func groupText(g *Group, scopes int) string {
+func groupText(g *Group) string {
+	distinct := map[Scope]bool{}
+	for _, t := range g.Trips {
+		distinct[t.Scope] = true
+	}
+	scopes := len(distinct)
 	var codes []int
 	for c := range g.Statuses {
 		codes = append(codes, c)
@@ -424,6 +494,16 @@ func groupText(g *Group, scopes int) string {
 	if len(parts) > 0 {
 		on = ", all on " + strings.Join(parts, "/")
 	}
+	if len(g.Shared) > 0 {
+		var kv []string
+		for _, s := range g.Shared {
+			kv = append(kv, s[0]+" "+s[1])
+		}
+		on += " from the same " + strings.Join(kv, ", ")
+	}
 	return fmt.Sprintf("%d scopes of %s %s tripped within %s%s: likely an upstream outage, not the agents",
 		scopes, g.Key, g.Value, g.Span.Round(time.Second), on)
 }
+
+// RateOf returns the error rate at which the agent's breakers trip.
+func (r *Result) RateOf(agent string) float64 { return r.Config.rules(agent).Rate }

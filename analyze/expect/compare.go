@@ -10,8 +10,10 @@ import (
 
 // Result is the outcome of one agent expectation or one total bound.
 type Result struct {
-	Agent  string // the agent id; "" for a total
+	Agent  string // the agent id; "" for a total or a scope
+	Scope  string // the breaker scope (tenant/agent/workflow); "" for an agent or a total
 	Total  string // the total's key; "" for an agent
+	Key    string // a gateway entry: "http_status.423", "block_reason.killswitch", "incidents", "incidents[0]"
 	Line   int    // line of the agent's or total's key in the expectation file
 	Pass   bool
 	Got    string // what the replay did: "killed at request 6 (score 13.0 > 10)", "not killed (max score 7.0)", "agents_killed 1"
@@ -19,10 +21,17 @@ type Result struct {
 	Reason string // why it failed, what was expected included ("killed at request 4, expected 6–8"); "" when it passed
 }
 
-// Name is the agent id, or "totals.KEY" for a total.
+// Name is the agent id, "scopes.SCOPE" for a scope or "totals.KEY" for a
+// total.
 func (r Result) Name() string {
+	if r.Key != "" {
+		return r.Key
+	}
 	if r.Total != "" {
 		return "totals." + r.Total
+	}
+	if r.Scope != "" {
+		return "scopes." + r.Scope
 	}
 	return r.Agent
 }
@@ -68,25 +77,53 @@ func compareAgent(want Agent, got *analyze.AgentSummary, sum *analyze.Summary) R
 		return r
 	}
 	r.Got = Describe(got, sum)
-	killed := len(got.Kills) > 0
+	fired := agentWords
+	if len(got.Kills) > 0 {
+		fired.verb = verb(got.Kills[0])
+	}
+	r.Reason = judge(want, fired, firsts(got), r.Got, r.Want)
+	r.Pass = r.Reason == ""
+	return r
+}
+
+// firsts returns the agent's request number of each firing.
+func firsts(a *analyze.AgentSummary) []int {
+	out := make([]int, len(a.Kills))
+	for i, k := range a.Kills {
+		out[i] = k.AgentN
+	}
+	return out
+}
+
+// words name an outcome in messages: an agent is killed (or blocked), a
+// breaker scope tripped.
+type words struct {
+	verb, not, count string // "killed", "not killed", "kills"
+}
+
+var (
+	agentWords = words{"killed", "not killed", "kills"}
+	scopeWords = words{"tripped", "never tripped", "trips"}
+)
+
+// judge compares an expectation with the request numbers of the firings
+// seen; it returns why it fails, "" when it holds.
+func judge(want Agent, w words, fired []int, got, wantText string) string {
 	var why []string
 	switch {
-	case want.Killed && !killed:
-		why = append(why, r.Got+", expected "+r.Want)
-	case !want.Killed && killed:
-		why = append(why, r.Got+", expected not killed")
-	case killed:
-		k := got.Kills[0]
-		if !want.AtRequest.Contains(k.AgentN) {
-			why = append(why, fmt.Sprintf("%s at request %d, expected %s", verb(k), k.AgentN, want.AtRequest))
+	case want.Killed && len(fired) == 0:
+		why = append(why, got+", expected "+wantText)
+	case !want.Killed && len(fired) > 0:
+		why = append(why, got+", expected "+w.not)
+	case len(fired) > 0:
+		if !want.AtRequest.Contains(fired[0]) {
+			why = append(why, fmt.Sprintf("%s at request %d, expected %s", w.verb, fired[0], want.AtRequest))
 		}
-		if n := len(got.Kills); !want.Kills.Contains(n) {
-			why = append(why, fmt.Sprintf("kills: %d, expected %s", n, want.Kills))
+		if n := len(fired); !want.Kills.Contains(n) {
+			why = append(why, fmt.Sprintf("%s: %d, expected %s", w.count, n, want.Kills))
 		}
 	}
-	r.Pass = len(why) == 0
-	r.Reason = strings.Join(why, "; ")
-	return r
+	return strings.Join(why, "; ")
 }
 
 // Describe says what the kill switch did to one agent in a replay under
@@ -127,16 +164,18 @@ func verb(k analyze.Kill) string {
 	return "killed"
 }
 
-func describeWant(a Agent) string {
+func describeWant(a Agent) string { return describeWantW(a, agentWords) }
+
+func describeWantW(a Agent, w words) string {
 	if !a.Killed {
-		return "not killed"
+		return w.not
 	}
-	s := "killed"
+	s := w.verb
 	if a.AtRequest.IsSet() {
 		s += " at request " + a.AtRequest.String()
 	}
 	if a.Kills.IsSet() {
-		s += ", kills " + a.Kills.String()
+		s += ", " + w.count + " " + a.Kills.String()
 	}
 	return s
 }

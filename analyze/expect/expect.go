@@ -30,6 +30,12 @@
 //     records not counted) the first firing must fall in. Only with killed.
 //   - kills: how many times the kill switch fires for the agent (more than
 //     once only after a re-activation, or in block mode). Only with killed.
+//   - scopes (policy "breaker"): "tenant/agent/workflow" (agent/workflow
+//     without a tenant; workflow "default" when the records name none) →
+//     {"tripped": bool, "at_request": count, "trips": count}, as for
+//     agents but per breaker: at_request counts the scope's own requests.
+//   - http_status, block_reason, incidents (policy "gateway"): see
+//     gateway.go.
 //   - totals: bounds over the whole replay: agents (agents with requests),
 //     agents_killed (agents with at least one firing), kills (firings),
 //     blocked (requests refused because their agent was inactive),
@@ -106,6 +112,11 @@ type Settings struct {
 	Mode      *analyze.Mode
 	Window    *int     // entries per agent window
 	Threshold *float64 // the kill switch fires when the score passes it
+	// GatewayProfile is settings.profile under the gateway policy ("m22"
+	// or "spec"; Profile is then nil); Gateway the gateway settings
+	// (settings.gateway, compact JSON). See gateway.go.
+	GatewayProfile *string
+	Gateway        []byte
 }
 
 // Override returns s with every setting o sets replacing s's.
@@ -132,7 +143,11 @@ func (s Settings) Override(o Settings) Settings {
 // default window and threshold of every agent.
 func (s Settings) Apply(cfg analyze.Config) analyze.Config {
 	if s.Profile != nil {
+		// The profile's own window and threshold, unless given.
 		cfg.Profile = s.Profile
+		enabled := cfg.Default.Enabled
+		cfg.Default = s.Profile.Defaults
+		cfg.Default.Enabled = enabled
 	}
 	if s.Mode != nil {
 		cfg.Mode = *s.Mode
@@ -167,7 +182,19 @@ type Expectation struct {
 	About    string
 	Settings Settings
 	Agents   []Agent // sorted by name
-	Totals   []Total // sorted by key
+	// Scopes are the breaker's scopes (tenant/agent/workflow), sorted by
+	// name: Killed is "tripped", Kills "trips", AtRequest counts the
+	// scope's own requests.
+	Scopes []Agent
+	Totals []Total // sorted by key
+	// The gateway's sections (see gateway.go): counts by answer code and by
+	// block reason (sorted by key), and the incidents in replay order
+	// (HasIncidents: "incidents" was given, perhaps empty).
+	HTTPStatus    []Count
+	BlockReasons  []Count
+	Incidents     []IncidentWant
+	HasIncidents  bool
+	IncidentsLine int
 }
 
 // totalDef names one total and reads it from a summary.

@@ -23,6 +23,7 @@ func FuzzParse(f *testing.F) {
 		"{\"agents\": {\"\xff\": {\"killed\": false}}}",                            // regression: invalid UTF-8 key
 		`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`,
 		"",
+		`{"settings": {"policy": "gateway", "profile": "spec", "gateway": {"rpm": 1, "budgets": {"a": 5}}}, "http_status": {"423": {"min": 1}}, "block_reason": {"killswitch": 2}, "incidents": [{"tenant": "a", "trigger": "freeze", "calls": 1, "started_at": "2026-03-01T10:00:00.0005+01:00"}]}`,
 	} {
 		f.Add([]byte(seed))
 	}

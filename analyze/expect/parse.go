@@ -94,6 +94,7 @@ type node struct {
 	num     json.Number // kindNumber
 	b       bool        // kindBool
 	members []member    // kindObject, in file order
+	elems   []*node     // kindArray
 }
 
 // member is one key of an object.
@@ -197,9 +198,11 @@ func (p *parser) value(depth int) (*node, *Error) {
 		if t == '[' {
 			n.kind = kindArray
 			for p.dec.More() {
-				if _, e := p.value(depth + 1); e != nil {
+				el, e := p.value(depth + 1)
+				if e != nil {
 					return nil, e
 				}
+				n.elems = append(n.elems, el)
 			}
 		} else {
 			n.kind = kindObject
@@ -279,8 +282,12 @@ func quoteList(keys []string) string {
 
 func (p *parser) expectation(root *node) *Expectation {
 	e := &Expectation{}
-	var sawAgents, sawTotals bool
-	for _, m := range p.object(root, "", "about", "settings", "agents", "totals") {
+	var sawAgents, sawTotals, sawScopes bool
+	var gatewayOff = -1 // offset of the first gateway section
+	for _, m := range p.object(root, "", "about", "settings", "agents", "scopes", "totals", "http_status", "block_reason", "incidents") {
+		if contains(gatewaySections, m.key) && gatewayOff < 0 {
+			gatewayOff = m.off
+		}
 		switch m.key {
 		case "about":
 			if m.val.kind != kindString {
@@ -291,16 +298,29 @@ func (p *parser) expectation(root *node) *Expectation {
 			e.Settings = p.settings(m.val)
 		case "agents":
 			sawAgents = true
-			e.Agents = p.agents(m.val)
+			e.Agents = p.agents(m.val, agentKeys)
+		case "scopes":
+			sawScopes = true
+			e.Scopes = p.agents(m.val, scopeKeys)
 		case "totals":
 			sawTotals = true
 			e.Totals = p.totals(m.val)
+		case "http_status":
+			e.HTTPStatus = p.counts(m.val, m.key, true)
+		case "block_reason":
+			e.BlockReasons = p.counts(m.val, m.key, false)
+		case "incidents":
+			e.Incidents, e.HasIncidents = p.incidents(m.val), true
+			e.IncidentsLine, _ = p.pos(m.off)
 		}
 	}
-	if root.kind == kindObject && len(e.Agents) == 0 && len(e.Totals) == 0 && len(p.errs) == 0 {
+	if gatewayOff >= 0 && (e.Settings.Policy == nil || *e.Settings.Policy != "gateway") {
+		p.errorf(gatewayOff, "", "\"http_status\", \"block_reason\" and \"incidents\" are the gateway's: they need \"settings\": {\"policy\": \"gateway\"}")
+	}
+	if root.kind == kindObject && len(e.Agents) == 0 && len(e.Scopes) == 0 && len(e.Totals) == 0 && !e.HasGateway() && len(p.errs) == 0 {
 		switch {
-		case sawAgents || sawTotals:
-			p.errorf(root.off, "", "expects nothing: \"agents\" and \"totals\" are empty")
+		case sawAgents || sawTotals || sawScopes || gatewayOff >= 0:
+			p.errorf(root.off, "", "expects nothing: \"agents\", \"scopes\", \"totals\" and the gateway's sections are empty")
 		default:
 			p.errorf(root.off, "", "expects nothing: give \"agents\" or \"totals\"")
 		}
@@ -310,25 +330,60 @@ func (p *parser) expectation(root *node) *Expectation {
 
 func (p *parser) settings(n *node) Settings {
 	var s Settings
-	for _, m := range p.object(n, "settings", "policy", "profile", "window", "threshold", "mode") {
+	var profile, gw *node
+	members := p.object(n, "settings", "policy", "profile", "window", "threshold", "mode", "gateway")
+	for _, m := range members {
 		kp := "settings." + m.key
 		switch m.key {
 		case "policy":
 			if str, ok := p.str(m.val, kp); ok {
-				if str != "loop" && str != "breaker" {
-					p.errorf(m.val.off, kp, "unknown policy %q (want \"loop\" or \"breaker\")", str)
+				if str != "loop" && str != "breaker" && str != "gateway" {
+					p.errorf(m.val.off, kp, "unknown policy %q (want \"loop\", \"breaker\" or \"gateway\")", str)
 				} else {
 					s.Policy = &str
 				}
 			}
 		case "profile":
-			if str, ok := p.str(m.val, kp); ok {
-				if v, err := analyze.ParseProfile(str); err != nil || str == "" {
-					p.errorf(m.val.off, kp, "unknown profile %q (want \"spec\" or \"agentgazer\")", str)
-				} else {
-					s.Profile = v
-				}
+			profile = m.val
+		case "gateway":
+			gw = m.val
+		}
+	}
+	gateway := s.Policy != nil && *s.Policy == "gateway"
+	if profile != nil {
+		const kp = "settings.profile"
+		if str, ok := p.str(profile, kp); ok && gateway {
+			if str != "m22" && str != "spec" {
+				p.errorf(profile.off, kp, "unknown gateway profile %q (want \"m22\" or \"spec\")", str)
+			} else {
+				s.GatewayProfile = &str
 			}
+		} else if ok {
+			if v, err := analyze.ParseProfile(str); err != nil || str == "" {
+				p.errorf(profile.off, kp, "unknown profile %q (want %s)", str, analyze.ProfileNames())
+			} else {
+				s.Profile = v
+			}
+		}
+	}
+	if gw != nil {
+		const kp = "settings.gateway"
+		if !gateway {
+			p.errorf(gw.off, kp, "gateway settings need \"policy\": \"gateway\"")
+		} else if gw.kind != kindObject {
+			p.errorf(gw.off, kp, "want a JSON object, got %s", gw.kind)
+		} else if data, err := settingsJSON(gw); err != nil {
+			p.errorf(gw.off, kp, "%v", err)
+		} else {
+			s.Gateway = data
+			if _, err := s.GatewayConfig(); err != nil {
+				p.errorf(gw.off, kp, "%v", err)
+			}
+		}
+	}
+	for _, m := range members {
+		kp := "settings." + m.key
+		switch m.key {
 		case "mode":
 			if str, ok := p.str(m.val, kp); ok {
 				if v, err := analyze.ParseMode(str); err != nil || str == "" {
@@ -436,50 +491,63 @@ func (p *parser) count(n *node, path string, least int, what string) (Range, boo
 	return r, true
 }
 
-func (p *parser) agents(n *node) []Agent {
+// outcomeKeys name the keys of one entry of "agents" or "scopes".
+type outcomeKeys struct {
+	section, what    string // "agents", "agent id"
+	fired, at, count string // "killed", "at_request", "kills"
+	atHint           string
+}
+
+var (
+	agentKeys = outcomeKeys{"agents", "agent id", "killed", "at_request", "kills", "an agent's requests are counted from 1"}
+	scopeKeys = outcomeKeys{"scopes", "scope", "tripped", "at_request", "trips", "a scope's requests are counted from 1"}
+)
+
+// agents reads "agents" (or, with scopeKeys, "scopes") into Agents.
+func (p *parser) agents(n *node, k outcomeKeys) []Agent {
 	var out []Agent
-	for _, m := range p.object(n, "agents") {
-		kp := "agents." + m.key
+	for _, m := range p.object(n, k.section) {
+		kp := k.section + "." + m.key
 		if m.key == "" {
-			p.errorf(m.off, kp, "empty agent id")
+			p.errorf(m.off, kp, "empty %s", k.what)
 			continue
 		}
 		line, _ := p.pos(m.off)
 		a := Agent{Name: m.key, Line: line}
 		var hasKilled, sawKilled bool
 		var atOff, killsOff int
-		for _, f := range p.object(m.val, kp, "killed", "at_request", "kills") {
+		for _, f := range p.object(m.val, kp, k.fired, k.at, k.count) {
 			fp := kp + "." + f.key
 			switch f.key {
-			case "killed":
+			case k.fired:
 				sawKilled = true
 				if f.val.kind != kindBool {
 					p.errorf(f.val.off, fp, "want true or false, got %s", f.val.kind)
 					continue
 				}
 				a.Killed, hasKilled = f.val.b, true
-			case "at_request":
-				a.AtRequest, _ = p.count(f.val, fp, 1, "an agent's requests are counted from 1")
+			case k.at:
+				a.AtRequest, _ = p.count(f.val, fp, 1, k.atHint)
 				atOff = f.off
-			case "kills":
+			case k.count:
 				a.Kills, _ = p.count(f.val, fp, 0, "a count")
 				killsOff = f.off
 			}
 		}
 		if m.val.kind == kindObject && !sawKilled {
-			p.errorf(m.val.off, kp, "missing key \"killed\" (true or false)")
+			p.errorf(m.val.off, kp, "missing key %q (true or false)", k.fired)
 			continue
 		}
 		if hasKilled && !a.Killed {
 			if a.AtRequest.IsSet() {
-				p.errorf(atOff, kp+".at_request", "given but \"killed\" is false")
+				p.errorf(atOff, kp+"."+k.at, "given but %q is false", k.fired)
 			}
 			if a.Kills.IsSet() {
-				p.errorf(killsOff, kp+".kills", "given but \"killed\" is false (leave it out)")
+				p.errorf(killsOff, kp+"."+k.count, "given but %q is false (leave it out)", k.fired)
 			}
 		}
 		if a.Killed && a.Kills.HasMax && a.Kills.Max < 1 {
-			p.errorf(killsOff, kp+".kills", "at most %d contradicts \"killed\": true", a.Kills.Max)
+			p.errorf(killsOff, kp+"."+k.count, "at most %d contradicts %q: true", a.Kills.Max, k.fired)
 		}
 		out = append(out, a)
 	}

@@ -81,7 +81,10 @@ func TestParse(t *testing.T) {
 }
 
 func dump(e *Expectation) string {
-	s := fmt.Sprintf("about %q settings %s agents %+v totals %+v", e.About, settingsString(e.Settings), e.Agents, e.Totals)
+	s := fmt.Sprintf("about %q settings %s agents %+v scopes %+v totals %+v", e.About, settingsString(e.Settings), e.Agents, e.Scopes, e.Totals)
+	if e.Settings.GatewayProfile != nil || e.Settings.Gateway != nil || e.HasGateway() {
+		s += fmt.Sprintf(" gateway %v %s http_status %+v block_reason %+v incidents %+v", e.Settings.GatewayProfile, e.Settings.Gateway, e.HTTPStatus, e.BlockReasons, e.Incidents)
+	}
 	return s
 }
 
@@ -151,12 +154,12 @@ func TestParseErrors(t *testing.T) {
 		{"too deep", deep, []wantErr{{"@42", "", "nested more than 32 levels deep: not an expectation file"}}},
 		{"expects nothing", `{}`, []wantErr{{"{", "", `expects nothing: give "agents" or "totals"`}}},
 		{"only about", `{"about": "x"}`, []wantErr{{"{", "", `expects nothing: give "agents" or "totals"`}}},
-		{"empty agents", `{"agents": {}}`, []wantErr{{"{", "", `expects nothing: "agents" and "totals" are empty`}}},
+		{"empty agents", `{"agents": {}}`, []wantErr{{"{", "", `expects nothing: "agents", "scopes", "totals" and the gateway's sections are empty`}}},
 
 		// Unknown and repeated keys.
-		{"unknown top key", `{"agent": {"a": {"killed": true}}}`, []wantErr{{`"agent"`, "agent", `unknown key (want "about", "settings", "agents" or "totals")`}}},
+		{"unknown top key", `{"agent": {"a": {"killed": true}}}`, []wantErr{{`"agent"`, "agent", `unknown key (want "about", "settings", "agents", "scopes", "totals", "http_status", "block_reason" or "incidents")`}}},
 		{"agent key typo", `{"agents": {"a": {"killed": true, "at_requst": 3}}}`, []wantErr{{`"at_requst"`, "agents.a.at_requst", `unknown key (want "killed", "at_request" or "kills")`}}},
-		{"settings typo", `{"settings": {"treshold": 10}, "totals": {"kills": 0}}`, []wantErr{{`"treshold"`, "settings.treshold", `unknown key (want "policy", "profile", "window", "threshold" or "mode")`}}},
+		{"settings typo", `{"settings": {"treshold": 10}, "totals": {"kills": 0}}`, []wantErr{{`"treshold"`, "settings.treshold", `unknown key (want "policy", "profile", "window", "threshold", "mode" or "gateway")`}}},
 		{"totals typo", `{"totals": {"agent_killed": 1}}`, []wantErr{{`"agent_killed"`, "totals.agent_killed", `unknown key (want "agents", "agents_killed", "blocked", "kills", "malformed", "requests" or "skipped")`}}},
 		{"range typo", `{"totals": {"kills": {"minimum": 1}}}`, []wantErr{{`"minimum"`, "totals.kills.minimum", `unknown key (want "min" or "max")`}}},
 		{"repeated key", `{"totals": {"kills": 1, "kills": 2}}`, []wantErr{{`"kills": 2`, "totals.kills", "key given twice (first at 1:13)"}}},
@@ -164,8 +167,8 @@ func TestParseErrors(t *testing.T) {
 		// Types and values.
 		{"about not a string", `{"about": 3, "totals": {"kills": 0}}`, []wantErr{{"3", "about", "want a string, got a JSON number"}}},
 		{"settings not an object", `{"settings": [], "totals": {"kills": 0}}`, []wantErr{{"[", "settings", "want a JSON object, got a JSON array"}}},
-		{"unknown profile", `{"settings": {"profile": "gazer"}, "totals": {"kills": 0}}`, []wantErr{{`"gazer"`, "settings.profile", `unknown profile "gazer" (want "spec" or "agentgazer")`}}},
-		{"empty profile", `{"settings": {"profile": ""}, "totals": {"kills": 0}}`, []wantErr{{`""`, "settings.profile", `unknown profile "" (want "spec" or "agentgazer")`}}},
+		{"unknown profile", `{"settings": {"profile": "gazer"}, "totals": {"kills": 0}}`, []wantErr{{`"gazer"`, "settings.profile", `unknown profile "gazer" (want agentgazer, progress or spec)`}}},
+		{"empty profile", `{"settings": {"profile": ""}, "totals": {"kills": 0}}`, []wantErr{{`""`, "settings.profile", `unknown profile "" (want agentgazer, progress or spec)`}}},
 		{"profile not a string", `{"settings": {"profile": 1}, "totals": {"kills": 0}}`, []wantErr{{"1}", "settings.profile", "want a string, got a JSON number"}}},
 		{"unknown mode", `{"settings": {"mode": "kill"}, "totals": {"kills": 0}}`, []wantErr{{`"kill"`, "settings.mode", `unknown mode "kill" (want "deactivate" or "block")`}}},
 		{"window zero", `{"settings": {"window": 0}, "totals": {"kills": 0}}`, []wantErr{{"0}", "settings.window", "window 0 out of range 1..100000"}}},

@@ -27,8 +27,11 @@ import (
 //
 // Lines in the copy are those of e; re-parse Format's output for fresh ones.
 func Update(e *Expectation, s *analyze.Summary) (*Expectation, []string) {
-	n := &Expectation{About: e.About, Settings: e.Settings,
-		Agents: append([]Agent(nil), e.Agents...), Totals: append([]Total(nil), e.Totals...)}
+	c := *e
+	n := &c
+	n.Agents, n.Scopes, n.Totals = append([]Agent(nil), e.Agents...), append([]Agent(nil), e.Scopes...), append([]Total(nil), e.Totals...)
+	n.HTTPStatus, n.BlockReasons = append([]Count(nil), e.HTTPStatus...), append([]Count(nil), e.BlockReasons...)
+	n.Incidents = append([]IncidentWant(nil), e.Incidents...)
 	var changes []string
 	n.Settings, changes = updateSettings(e.Settings, s)
 	byName := agentsByName(s)
@@ -40,19 +43,7 @@ func Update(e *Expectation, s *analyze.Summary) (*Expectation, []string) {
 			continue
 		}
 		before := describeWant(*a)
-		killed := len(got.Kills) > 0
-		switch {
-		case a.Killed && !killed:
-			a.Killed, a.AtRequest, a.Kills = false, Range{}, Range{}
-		case !a.Killed && killed:
-			a.Killed, a.AtRequest = true, Exactly(got.Kills[0].AgentN)
-			if k := len(got.Kills); k > 1 {
-				a.Kills = plainCount(k)
-			}
-		case killed:
-			a.AtRequest = widen(a.AtRequest, got.Kills[0].AgentN)
-			a.Kills = widen(a.Kills, len(got.Kills))
-		}
+		updateOutcome(a, firsts(got))
 		if after := describeWant(*a); after != before {
 			changes = append(changes, a.Name+": "+before+" → "+after)
 		}
@@ -67,6 +58,25 @@ func Update(e *Expectation, s *analyze.Summary) (*Expectation, []string) {
 		}
 	}
 	return n, changes
+}
+
+// updateOutcome changes a so that it holds for the firings seen (their
+// request numbers): expected and not seen becomes not fired (at_request
+// and the count dropped); seen and not expected becomes fired at exactly
+// the first, with the count when more than one; else the bounds widen.
+func updateOutcome(a *Agent, fired []int) {
+	switch {
+	case a.Killed && len(fired) == 0:
+		a.Killed, a.AtRequest, a.Kills = false, Range{}, Range{}
+	case !a.Killed && len(fired) > 0:
+		a.Killed, a.AtRequest = true, Exactly(fired[0])
+		if k := len(fired); k > 1 {
+			a.Kills = plainCount(k)
+		}
+	case len(fired) > 0:
+		a.AtRequest = widen(a.AtRequest, fired[0])
+		a.Kills = widen(a.Kills, len(fired))
+	}
 }
 
 // widen returns r changed to hold v: unchanged when it already does (or is
@@ -88,7 +98,13 @@ func widen(r Range, v int) Range {
 }
 
 // replaySettings returns every setting the replay summarized by s ran with.
+// Under the breaker policy only the policy applies: the loop settings
+// are not written.
 func replaySettings(s *analyze.Summary) Settings {
+	if s.Policy == "breaker" || s.Policy == "gateway" {
+		pol := s.Policy
+		return Settings{Policy: &pol}
+	}
 	p, m, w, t := s.Profile, s.Mode, s.Default.WindowSize, s.Default.Threshold
 	return Settings{Profile: p, Mode: &m, Window: &w, Threshold: &t}
 }
@@ -98,6 +114,10 @@ func updateSettings(old Settings, s *analyze.Summary) (Settings, []string) {
 	got := replaySettings(s)
 	n := old
 	var changes []string
+	if got.Profile == nil { // the breaker: no loop settings to update
+		return n, changes
+	}
+	def.Default = got.Profile.Defaults // a profile's own defaults are not news
 	note := func(key string, was *string, now string) {
 		if was == nil {
 			changes = append(changes, "settings."+key+": (default) → "+now)
@@ -197,22 +217,29 @@ func Format(e *Expectation) ([]byte, error) {
 	if e.Settings.Threshold != nil {
 		st["threshold"] = *e.Settings.Threshold
 	}
+	formatGateway(doc, st, e)
 	if len(st) > 0 {
 		doc["settings"] = st
 	}
-	if len(e.Agents) > 0 {
-		agents := map[string]any{}
-		for _, a := range e.Agents {
-			m := map[string]any{"killed": a.Killed}
+	for _, sec := range []struct {
+		list []Agent
+		k    outcomeKeys
+	}{{e.Agents, agentKeys}, {e.Scopes, scopeKeys}} {
+		if len(sec.list) == 0 {
+			continue
+		}
+		entries := map[string]any{}
+		for _, a := range sec.list {
+			m := map[string]any{sec.k.fired: a.Killed}
 			if a.AtRequest.IsSet() {
-				m["at_request"] = rangeJSON(a.AtRequest)
+				m[sec.k.at] = rangeJSON(a.AtRequest)
 			}
 			if a.Kills.IsSet() {
-				m["kills"] = rangeJSON(a.Kills)
+				m[sec.k.count] = rangeJSON(a.Kills)
 			}
-			agents[a.Name] = m
+			entries[a.Name] = m
 		}
-		doc["agents"] = agents
+		doc[sec.k.section] = entries
 	}
 	if len(e.Totals) > 0 {
 		totals := map[string]any{}

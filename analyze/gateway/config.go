@@ -109,6 +109,7 @@ func (c *Config) ApplySettings(data []byte) error {
 		return fmt.Errorf("gateway settings: %v", err)
 	}
 	if inner, ok := outer["gateway"]; ok && len(outer) == 1 {
+		outer = nil // Unmarshal into a map keeps its keys: "gateway" would stay
 		if err := json.Unmarshal(inner, &outer); err != nil {
 			return fmt.Errorf("gateway settings: \"gateway\": %v", err)
 		}

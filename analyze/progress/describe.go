@@ -68,7 +68,9 @@ func (x *Extractor) Describe(in []byte, asResponse bool) (Description, error) {
 	x.norm.show, x.norm.out = true, nil
 	x.norm.add(in)
 	d.Normalized = string(bytes.TrimSpace(x.norm.out))
-	d.Hash = x.norm.h | 1
+	if d.Normalized != "" {
+		d.Hash = x.norm.h | 1 // as Extract hashes an observation
+	}
 	d.Lines = append(d.Lines, [2]string{"is an error", strconv.FormatBool(x.norm.errs)})
 	x.norm.show, x.norm.out = false, nil
 	return d, nil

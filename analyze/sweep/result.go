@@ -39,10 +39,8 @@ type Result struct {
 
 // Setting returns the result at window w and threshold th, or nil.
 func (r *Result) Setting(w int, th float64) *Setting {
-	for i := range r.Settings {
-		if s := &r.Settings[i]; s.Window == w && s.Threshold == th {
-			return s
-		}
+	if i := r.settingIndex(w, th); i >= 0 {
+		return &r.Settings[i]
 	}
 	return nil
 }

@@ -77,9 +77,9 @@ func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths [
 		return errorf(e, "replay", "--policy breaker: --apply: want redis://HOST:PORT/DB or unix:///PATH")
 	}
 	switch format {
-	case report.FormatJSONL, report.FormatTable, report.FormatMarkdown:
+	case report.FormatJSONL, report.FormatTable, report.FormatMarkdown, report.FormatJSON, report.FormatCSV, report.FormatHTML:
 	default:
-		return errorf(e, "replay", "--policy breaker: -f %s is not available (want jsonl, table or markdown)", format)
+		return errorf(e, "replay", "--policy breaker: -f %s is not available (want table, markdown, json, csv, html or jsonl)", format)
 	}
 	pol, err := breaker.NewPolicy(cfg)
 	if err != nil {
@@ -108,6 +108,12 @@ func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths [
 			return report.BreakerDecisionsJSONL(w, pol.Decisions())
 		case report.FormatMarkdown:
 			return report.BreakerText(w, pol.Result(), true)
+		case report.FormatJSON:
+			return report.BreakerJSON(w, pol.Result())
+		case report.FormatCSV:
+			return report.BreakerCSV(w, pol.Result())
+		case report.FormatHTML:
+			return report.BreakerHTML(w, pol.Result())
 		}
 		return report.BreakerText(w, pol.Result(), false)
 	})
@@ -135,6 +141,9 @@ func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths [
 		if err := applyRedis(context.Background(), o.apply, keys); err != nil {
 			return errorf(e, "replay", "%v", err)
 		}
+	}
+	for _, f := range pol.Result().NoStatus {
+		fmt.Fprintf(e.stderr, "%s: %d requests without a status: counted as neither success nor error by the breaker\n", f.File, f.N)
 	}
 	reportHiddenWarnings(e, "replay", sum.WarningCounts)
 	if sum.Malformed > 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/killswitch/killswitch/internal/golden"
 	"github.com/killswitch/killswitch/internal/testsrv"
 )
 
@@ -24,6 +25,8 @@ func TestBreakerReplay(t *testing.T) {
 	}{
 		{"breaker-outage.jsonl", []string{"replay", "--policy", "breaker", "-f", "jsonl", capture}},
 		{"breaker-outage.txt", []string{"replay", "--policy", "breaker", capture}},
+		{"breaker-outage.json", []string{"replay", "--policy", "breaker", "-f", "json", capture}},
+		{"breaker-outage.csv", []string{"replay", "--policy", "breaker", "-f", "csv", capture}},
 		{"breaker-outage-sliding.md", []string{"replay", "--policy", "breaker", "--counter-ttl", "sliding", "-f", "markdown", capture}},
 		{"breaker-drip-refresh.txt", []string{"replay", "--policy", "breaker", "fixtures/breaker/slow-drip.jsonl"}},
 		{"breaker-drip-sliding.txt", []string{"replay", "--policy", "breaker", "--counter-ttl", "sliding", "fixtures/breaker/slow-drip.jsonl"}},
@@ -34,7 +37,7 @@ func TestBreakerReplay(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
 		}
-		golden(t, c.golden, stdout)
+		golden.Check(t, filepath.Join(goldenDir, c.golden), []byte(stdout))
 	}
 	// The command log: one INCR per counted outcome (135 requests − 25
 	// refused = 110), each followed by an EXPIRE (refresh), and one SET …
@@ -47,7 +50,7 @@ func TestBreakerReplay(t *testing.T) {
 	if n, m, k := strings.Count(string(log), `"cmd":"INCR"`), strings.Count(string(log), `"cmd":"EXPIRE"`), strings.Count(string(log), `"cmd":"SET"`); n != 110 || m != 110 || k != 4 {
 		t.Errorf("command log: %d INCR, %d EXPIRE, %d SET; want 110, 110, 4", n, m, k)
 	}
-	golden(t, "breaker-outage-cmds.jsonl", string(log))
+	golden.Check(t, filepath.Join(goldenDir, "breaker-outage-cmds.jsonl"), []byte(string(log)))
 	if _, _, code := runCLI(t, "", "replay", "--policy", "breaker", "--fail-on-kill", capture); code != exitFound {
 		t.Errorf("--fail-on-kill: exit %d, want 1", code)
 	}
@@ -58,7 +61,7 @@ func TestBreakerReplay(t *testing.T) {
 		{"replay", "--policy", "breaker", "--error-window", "-5m", capture},
 		{"replay", "--policy", "breaker", "--counter-ttl", "forever", capture},
 		{"replay", "--policy", "breaker", "--error-status", "teapot", capture},
-		{"replay", "--policy", "breaker", "-f", "csv", capture},
+		{"replay", "--policy", "breaker", "-f", "sql", capture},
 	} {
 		if _, _, code := runCLI(t, "", args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want 2", args, code)
@@ -77,7 +80,7 @@ func TestBreakerRedis(t *testing.T) {
 		t.Fatalf("--writes: exit %d: %s", code, stderr)
 	}
 	b, _ := os.ReadFile(script)
-	golden(t, "breaker-outage.redis", string(b))
+	golden.Check(t, filepath.Join(goldenDir, "breaker-outage.redis"), []byte(string(b)))
 	ctx := context.Background()
 	c := redis.NewClient(&redis.Options{Network: "unix", Addr: sock})
 	defer c.Close()
@@ -152,9 +155,19 @@ func TestBreakerSweep(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	golden(t, "breaker-sweep.txt", stdout)
+	golden.Check(t, filepath.Join(goldenDir, "breaker-sweep.txt"), []byte(stdout))
 	stdout, _, _ = runCLI(t, "", append(args, "-f", "json")...)
-	golden(t, "breaker-sweep.json", stdout)
+	golden.Check(t, filepath.Join(goldenDir, "breaker-sweep.json"), []byte(stdout))
+	stdout, _, _ = runCLI(t, "", append(args, "-f", "csv")...)
+	golden.Check(t, filepath.Join(goldenDir, "breaker-sweep.csv"), []byte(stdout))
+	stdout, _, _ = runCLI(t, "", append(args, "-f", "markdown")...)
+	golden.Check(t, filepath.Join(goldenDir, "breaker-sweep.md"), []byte(stdout))
+	stdout, _, _ = runCLI(t, "", append(args, "-f", "html")...)
+	// The header row and three settings are plain rows; the fourth is the
+	// recommended one.
+	if strings.Count(stdout, `<tr class="recommended">`) != 1 || strings.Count(stdout, "<tr>") != 4 {
+		t.Errorf("html: want 4 setting rows, one recommended:\n%s", stdout)
+	}
 }
 
 // Settings file key "breaker" and per-agent overrides, derived by hand on
@@ -186,5 +199,46 @@ func TestBreakerSettingsFile(t *testing.T) {
 		if _, stderr, code := runCLI(t, "", "replay", "--policy", "breaker", "--settings", write("bad.json", bad), capture); code != exitUsage {
 			t.Errorf("%s: exit %d, %q", bad, code, stderr)
 		}
+	}
+}
+
+// TestBreakerCheckScopes: per-scope expectations fail with the scope's
+// position, --update rewrites them (and writes no loop settings for the
+// breaker), and scopes without the breaker policy are refused.
+func TestBreakerCheckScopes(t *testing.T) {
+	dir := t.TempDir()
+	capture, err := os.ReadFile("fixtures/breaker/outage.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := os.ReadFile("fixtures/breaker/outage.expect.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := strings.Replace(string(exp), `"acme/billing/refund": {"tripped": true, "at_request": 21`, `"acme/billing/refund": {"tripped": true, "at_request": 25`, 1)
+	if wrong == string(exp) {
+		t.Fatal("fixture changed: no acme/billing/refund scope at request 21")
+	}
+	os.WriteFile(filepath.Join(dir, "outage.jsonl"), capture, 0o644)
+	ef := filepath.Join(dir, "outage.expect.json")
+	os.WriteFile(ef, []byte(wrong), 0o644)
+	out, _, code := runCLI(t, "", "check", dir)
+	if code != 1 || !strings.Contains(out, "outage.expect.json:8: scopes.acme/billing/refund: tripped at request 21, expected 25") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if _, errs, code := runCLI(t, "", "check", "--update", dir); code != 0 {
+		t.Fatalf("--update: exit %d: %s", code, errs)
+	}
+	got, _ := os.ReadFile(ef)
+	if strings.Contains(string(got), "profile") || !strings.Contains(string(got), `"at_request": 21`) {
+		t.Errorf("--update wrote:\n%s", got)
+	}
+	if out, _, code := runCLI(t, "", "check", dir); code != 0 {
+		t.Errorf("after --update: exit %d:\n%s", code, out)
+	}
+
+	os.WriteFile(ef, []byte(`{"scopes": {"acme/billing/refund": {"tripped": true}}}`), 0o644)
+	if out, _, code := runCLI(t, "", "check", dir); code != 2 || !strings.Contains(out, `"scopes" are the breaker's`) {
+		t.Errorf("scopes without the breaker: exit %d:\n%s", code, out)
 	}
 }

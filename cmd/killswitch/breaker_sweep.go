@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"github.com/killswitch/killswitch/analyze/sweep"
 	"io"
 	"strconv"
 	"strings"
@@ -12,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/killswitch/killswitch/analyze/breaker"
+	"github.com/killswitch/killswitch/analyze/sweep"
 	"github.com/killswitch/killswitch/report"
 )
 
@@ -76,9 +74,9 @@ func runBreakerSweep(e *env, f *sweepFlags, bf *breakerSweepFlags, paths []strin
 		}
 	}
 	switch f.format {
-	case report.FormatTable, report.FormatJSON:
+	case report.FormatTable, report.FormatMarkdown, report.FormatJSON, report.FormatCSV, report.FormatHTML:
 	default:
-		return errorf(e, "sweep", "--policy breaker: -f %s is not available (want table or json)", f.format)
+		return errorf(e, "sweep", "--policy breaker: -f %s is not available (want table, markdown, json, csv or html)", f.format)
 	}
 	set, err := openAll(e, paths, f.input)
 	if err != nil {
@@ -114,83 +112,18 @@ func runBreakerSweep(e *env, f *sweepFlags, bf *breakerSweepFlags, paths []strin
 		return errorf(e, "sweep", "%v", err)
 	}
 	err = writeOutput(e, f.output, func(w io.Writer) error {
-		if f.format == report.FormatJSON {
-			return breakerSweepJSON(w, res)
+		switch f.format {
+		case report.FormatJSON:
+			return report.BreakerSweepJSON(w, res)
+		case report.FormatCSV:
+			return report.BreakerSweepCSV(w, res)
+		case report.FormatHTML:
+			return report.BreakerSweepHTML(w, res)
 		}
-		return breakerSweepTable(w, res)
+		return report.BreakerSweepText(w, res, f.format == report.FormatMarkdown)
 	})
 	if err != nil {
 		return errorf(e, "sweep", "%v", err)
 	}
 	return exitOK
-}
-
-func breakerSweepTable(w io.Writer, r *breaker.SweepResult) error {
-	fmt.Fprintf(w, "Circuit breaker sweep — %d settings over %d requests\n", len(r.Settings), r.Requests)
-	if !r.Labelled {
-		fmt.Fprintln(w, "no request is labelled: trips cannot be judged inside or outside an incident, and nothing is recommended")
-	}
-	fmt.Fprintln(w)
-	tw := &strings.Builder{}
-	rows := [][]string{{"RATE", "MIN SAMPLES", "WINDOW", "COUNTERS", "SCOPES TRIPPED", "TRIPS", "REFUSED", "IN INCIDENTS", "OUTSIDE", "UNLABELLED", "CORRELATED"}}
-	for i, s := range r.Settings {
-		rate := strconv.FormatFloat(s.Rate, 'f', -1, 64)
-		if i == r.Recommended {
-			rate += " *"
-		}
-		rows = append(rows, []string{rate, strconv.Itoa(s.MinSamples), s.Window.String(), s.TTL.String(),
-			strconv.Itoa(s.ScopesTripped), strconv.Itoa(s.Trips), strconv.Itoa(s.Refused),
-			strconv.Itoa(s.Inside), strconv.Itoa(s.Outside), strconv.Itoa(s.Unlabelled), strconv.Itoa(s.InGroups)})
-	}
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], len(c))
-		}
-	}
-	for _, r := range rows {
-		for i, c := range r {
-			fmt.Fprintf(tw, "%-*s", widths[i]+2, c)
-		}
-		io.WriteString(w, strings.TrimRight(tw.String(), " ")+"\n")
-		tw.Reset()
-	}
-	if r.Recommended >= 0 {
-		s := r.Settings[r.Recommended]
-		fmt.Fprintf(w, "\nrecommended (*): error rate %s, min_samples %d, window %s, %s counters — %d trips in incidents, %d outside (at most %d allowed), %d requests refused; ties go to fewer refusals, then the higher rate\n",
-			strconv.FormatFloat(s.Rate, 'f', -1, 64), s.MinSamples, s.Window, s.TTL, s.Inside, s.Outside, r.MaxOutside, s.Refused)
-	}
-	return nil
-}
-
-func breakerSweepJSON(w io.Writer, r *breaker.SweepResult) error {
-	type setting struct {
-		ErrorRate     float64 `json:"kill_on_error_rate"`
-		MinSamples    int     `json:"min_samples"`
-		WindowSec     float64 `json:"error_window_seconds"`
-		CounterTTL    string  `json:"counter_ttl"`
-		ScopesTripped int     `json:"scopes_tripped"`
-		Trips         int     `json:"trips"`
-		Refused       int     `json:"requests_refused"`
-		Inside        int     `json:"trips_in_incidents"`
-		Outside       int     `json:"trips_outside_incidents"`
-		Unlabelled    int     `json:"trips_unlabelled"`
-		InGroups      int     `json:"trips_correlated"`
-	}
-	out := struct {
-		Requests    int       `json:"requests"`
-		Labelled    bool      `json:"labelled"`
-		Recommended *int      `json:"recommended"`
-		Settings    []setting `json:"settings"`
-	}{Requests: r.Requests, Labelled: r.Labelled, Settings: []setting{}}
-	if r.Recommended >= 0 {
-		out.Recommended = &r.Recommended
-	}
-	for _, s := range r.Settings {
-		out.Settings = append(out.Settings, setting{s.Rate, s.MinSamples, s.Window.Seconds(), s.TTL.String(),
-			s.ScopesTripped, s.Trips, s.Refused, s.Inside, s.Outside, s.Unlabelled, s.InGroups})
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
 }

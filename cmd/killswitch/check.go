@@ -13,6 +13,8 @@ import (
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/analyze/breaker"
 	"github.com/killswitch/killswitch/analyze/expect"
+	"github.com/killswitch/killswitch/analyze/gateway"
+	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/report"
 )
 
@@ -25,12 +27,19 @@ const (
 // expectSuffix names expectation files: NAME.expect.json beside NAME.jsonl.
 const expectSuffix = ".expect.json"
 
-// captureExts are the capture names looked for beside NAME.expect.json:
-// NAME + format extension + optional compression extension.
-var (
-	captureExts     = []string{".jsonl", ".ndjson", ".har", ".parquet", ".pq"}
-	compressionExts = []string{"", ".gz", ".zst", ".zstd", ".zlib"}
-)
+// captureNames returns the capture names looked for beside
+// NAME.expect.json, in order: NAME + a format's extension + an optional
+// compression extension.
+func captureNames(stem string) []string {
+	var names []string
+	for _, ext := range ingest.Extensions() {
+		names = append(names, stem+ext)
+		for _, comp := range ingest.CompressionExtensions {
+			names = append(names, stem+ext+comp)
+		}
+	}
+	return names
+}
 
 // checkTarget is one expectation file to check and the capture beside it.
 type checkTarget struct {
@@ -43,8 +52,8 @@ type checkTarget struct {
 func cmdCheck(e *env, args []string) int {
 	fs := newFlags(e, "check", "[flags] PATH...",
 		"Finds every NAME.expect.json under the paths (directories are searched recursively; a capture names\n"+
-			"the expectation beside it), replays the capture beside each (NAME.jsonl, .har or .parquet, compressed\n"+
-			"or not) and checks what the kill switch did against it. Settings given here override every file's.\n"+
+			"the expectation beside it), replays the capture beside each (NAME.jsonl, .har, .parquet or .json,\n"+
+			"compressed or not) and checks what the kill switch did against it. Settings given here override every file's.\n"+
 			"Exit status: 0 all expectations hold, 1 one failed, 2 bad usage or unusable input.")
 	// Overrides apply only when given: no default is shown or used.
 	profile := fs.String("profile", "", "override every file's profile: "+analyze.ProfileNames())
@@ -175,13 +184,28 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, upda
 	}
 	eff := settings.Override(over)
 	cfg := eff.Apply(analyze.NewConfig())
+	var brk *breaker.Policy
+	var gw *gateway.Policy
 	if eff.Policy != nil && *eff.Policy == "breaker" {
-		pol, err := breaker.NewPolicy(breaker.NewConfig())
-		if err != nil {
+		var err error
+		if brk, err = breaker.NewPolicy(breaker.NewConfig()); err != nil {
 			f.Err = err
 			return f
 		}
-		cfg.Profile, cfg.Policies = analyze.ProfileUsage, []analyze.Policy{pol}
+		cfg.Profile, cfg.Policies = analyze.ProfileUsage, []analyze.Policy{brk}
+	} else if eff.Policy != nil && *eff.Policy == "gateway" {
+		gcfg, err := eff.GatewayConfig()
+		if err == nil {
+			gw, err = gateway.NewPolicy(gcfg)
+		}
+		if err != nil {
+			f.Err = fmt.Errorf("%s: %w", t.expect, err)
+			return f
+		}
+		cfg.Profile, cfg.Policies = analyze.ProfileUsage, []analyze.Policy{gw}
+	} else if exp != nil && len(exp.Scopes) > 0 {
+		f.Err = fmt.Errorf("%s:%d: \"scopes\" are the breaker's: they need \"settings\": {\"policy\": \"breaker\"}", t.expect, exp.Scopes[0].Line)
+		return f
 	}
 	sum, err := rf.replayFiles(e, "check", []string{t.capture}, cfg, analyze.Hooks{})
 	if err != nil {
@@ -209,6 +233,12 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, upda
 			f.Created = true
 		} else {
 			next, changes = expect.Update(exp, sum)
+			if brk != nil {
+				changes = append(changes, expect.UpdateScopes(next, scopeOutcomes(brk))...)
+			}
+			if gw != nil {
+				changes = append(changes, expect.UpdateGateway(next, gw.Result())...)
+			}
 		}
 		if len(changes) > 0 {
 			data, err := expect.Format(next)
@@ -227,7 +257,30 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, upda
 		}
 	}
 	f.Results = expect.Compare(exp, sum)
+	if brk != nil && len(exp.Scopes) > 0 {
+		f.Results = append(f.Results, expect.CompareScopes(exp, scopeOutcomes(brk))...)
+	}
+	if gw != nil {
+		f.Results = append(f.Results, expect.CompareGateway(exp, gw.Result())...)
+	}
 	return f
+}
+
+// scopeOutcomes are the breaker's scopes as check compares them.
+func scopeOutcomes(p *breaker.Policy) []expect.ScopeOutcome {
+	res := p.Result()
+	var out []expect.ScopeOutcome
+	for _, sc := range res.Scopes {
+		o := expect.ScopeOutcome{Scope: sc.Scope.String(), Requests: sc.Requests, Threshold: res.RateOf(sc.Scope.Agent)}
+		for _, tr := range sc.Trips {
+			o.Trips = append(o.Trips, tr.ScopeN)
+		}
+		if len(sc.Trips) > 0 {
+			o.Rate = sc.Trips[0].ErrorRate
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // findTargets resolves the command line's paths: a directory is searched
@@ -295,7 +348,7 @@ func findTargets(paths []string, update bool) ([]checkTarget, error) {
 			add(checkTarget{expect: exp, capture: p, create: true})
 		default:
 			return nil, fmt.Errorf("%s: neither a directory, an expectation file (*%s) nor a capture (%s, compressed or not)",
-				p, expectSuffix, strings.Join(captureExts, ", "))
+				p, expectSuffix, strings.Join(ingest.Extensions(), ", "))
 		}
 	}
 	return out, nil
@@ -308,11 +361,9 @@ func isCaptureName(path string) bool { return captureStem(path) != path }
 // captureStem strips the capture (and compression) extensions from path;
 // a path without them is returned unchanged.
 func captureStem(path string) string {
-	for _, ext := range captureExts {
-		for _, comp := range compressionExts {
-			if strings.HasSuffix(path, ext+comp) && len(path) > len(ext+comp) {
-				return strings.TrimSuffix(path, ext+comp)
-			}
+	for _, name := range captureNames("") {
+		if strings.HasSuffix(path, name) && len(path) > len(name) {
+			return strings.TrimSuffix(path, name)
 		}
 	}
 	return path
@@ -323,19 +374,22 @@ func captureStem(path string) string {
 func findCapture(expectPath string) (string, error) {
 	stem := strings.TrimSuffix(expectPath, expectSuffix)
 	var found []string
-	for _, ext := range captureExts {
-		for _, comp := range compressionExts {
-			p := stem + ext + comp
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-				found = append(found, p)
-			}
+	// Also NAME.json: JSON documents of any format are named so (trace
+	// exports, Langfuse traces).
+	names := append(captureNames(stem), stem+".json")
+	for _, comp := range ingest.CompressionExtensions {
+		names = append(names, stem+".json"+comp)
+	}
+	for _, p := range names {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			found = append(found, p)
 		}
 	}
 	switch len(found) {
 	case 0:
 		base := filepath.Base(stem)
-		return "", errors.New("no capture beside it (looked for " + base + ".jsonl, " + base + ".har and " + base +
-			".parquet, compressed or not)")
+		return "", errors.New("no capture beside it (looked for " + base + ".jsonl, " + base + ".har, " + base +
+			".parquet and " + base + ".json, compressed or not)")
 	case 1:
 		return found[0], nil
 	}

@@ -250,7 +250,7 @@ func TestCheckBinary(t *testing.T) {
 			{"unknown key", map[string]string{"loop.jsonl": checkLoopCapture(), "loop.expect.json": strings.Replace(checkLoopExpect, "at_request", "at_requst", 1)},
 				[]string{"."}, `ERROR loop.expect.json:2:37: agents.bot.at_requst: unknown key (want "killed", "at_request" or "kills")`},
 			{"no capture", map[string]string{"loop.expect.json": checkLoopExpect}, []string{"."},
-				"ERROR loop.expect.json: no capture beside it (looked for loop.jsonl, loop.har and loop.parquet, compressed or not)"},
+				"ERROR loop.expect.json: no capture beside it (looked for loop.jsonl, loop.har, loop.parquet and loop.json, compressed or not)"},
 			{"two captures", map[string]string{"loop.jsonl": checkLoopCapture(), "loop.ndjson": checkLoopCapture(), "loop.expect.json": checkLoopExpect}, []string{"."},
 				"ERROR loop.expect.json: several captures beside it (loop.jsonl, loop.ndjson): keep one"},
 			{"unusable beats failed", map[string]string{"loop.jsonl": checkLoopCapture(), "loop.expect.json": failing, "sub/x.expect.json": "{"},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/report"
@@ -78,7 +79,7 @@ func cmdFingerprint(e *env, args []string) int {
 			fmt.Fprintf(w, "tool sig:   %s\n", quoteLine(r.ToolSig))
 		}
 		for _, l := range r.Lines {
-			fmt.Fprintf(w, "%-11s %s\n", l[0]+":", quoteLine(l[1]))
+			fmt.Fprintf(w, "%-11s %s\n", l[0]+":", quoteValue(l[1]))
 		}
 	}
 	if len(results) == 2 {
@@ -95,6 +96,19 @@ func cmdFingerprint(e *env, args []string) int {
 		}
 	}
 	return exitOK
+}
+
+// quoteValue quotes a value unless it is a plain word, number or hash.
+func quoteValue(s string) string {
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_.()+-", c)) {
+			return quoteLine(s)
+		}
+	}
+	if s == "" {
+		return quoteLine(s)
+	}
+	return s
 }
 
 func quoteLine(s string) string {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/killswitch/killswitch/internal/golden"
 	"github.com/killswitch/killswitch/internal/testsrv"
 )
 
@@ -29,7 +30,7 @@ func TestGatewayReplay(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
 		}
-		golden(t, c.golden, stdout)
+		golden.Check(t, filepath.Join(goldenDir, c.golden), []byte(stdout))
 	}
 	sql := filepath.Join(t.TempDir(), "state.sql")
 	if _, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", "-f", "jsonl", "--writes", sql, capture); code != 0 {
@@ -39,7 +40,7 @@ func TestGatewayReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "gateway-m22.sql", string(b))
+	golden.Check(t, filepath.Join(goldenDir, "gateway-m22.sql"), []byte(string(b)))
 	for _, args := range [][]string{
 		{"replay", "--policy", "gateway", "-f", "csv", capture},
 		{"replay", "--policy", "gateway", "--profile", "nope", capture},

@@ -31,12 +31,12 @@ func cmdInspect(e *env, args []string) int {
 		if err != nil {
 			return errorf(e, "inspect", "%v", err)
 		}
-		inv := analyze.NewInventory(opened.name, opened.format, opened.compression)
-		for opened.reader.Scan() {
-			inv.Add(opened.reader.Record())
+		inv := analyze.NewInventory(opened.Name, opened.Format, opened.Compression.String())
+		for opened.Scan() {
+			inv.Add(opened.Record())
 		}
-		err = opened.reader.Err()
-		opened.close()
+		err = opened.Err()
+		opened.Close()
 		if err != nil {
 			return errorf(e, "inspect", "%v", err)
 		}

@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
+	"time"
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/killswitch/killswitch/internal/golden"
+	"github.com/killswitch/killswitch/report"
+)
 
 // The tests run from the repository root so that positions in the output
 // read "fixtures/…:6", as a user running from a checkout sees them.
@@ -29,30 +32,6 @@ func runCLI(t *testing.T, stdin string, args ...string) (stdout, stderr string, 
 	var out, errb bytes.Buffer
 	code = run(args, strings.NewReader(stdin), &out, &errb, func(string) string { return "" })
 	return out.String(), errb.String(), code
-}
-
-// golden compares got with testdata/golden/name, rewriting it with
-// -update and leaving name.got-* beside it on mismatch.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join(goldenDir, name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/killswitch -update to create it)", err)
-	}
-	gotPath := path + ".got-" + filepath.Ext(name)[1:]
-	if string(want) != got {
-		os.WriteFile(gotPath, []byte(got), 0o644)
-		t.Errorf("%s differs from the golden file; got written to %s (diff them; -update to accept)", name, gotPath)
-	} else {
-		os.Remove(gotPath)
-	}
 }
 
 func scenarioFiles(t *testing.T) []string {
@@ -83,7 +62,7 @@ func TestReplayGolden(t *testing.T) {
 			if code != 0 || stderr != "" {
 				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 			}
-			golden(t, tc.name, stdout)
+			golden.Check(t, filepath.Join(goldenDir, tc.name), []byte(stdout))
 		})
 	}
 }
@@ -106,8 +85,8 @@ func TestReplayBadInput(t *testing.T) {
 	if code != 0 {
 		t.Errorf("exit %d, want 0 (bad lines are reported and counted, the run goes on)", code)
 	}
-	golden(t, "replay-bad.stdout", stdout)
-	golden(t, "replay-bad.stderr", stderr)
+	golden.Check(t, filepath.Join(goldenDir, "replay-bad.stdout"), []byte(stdout))
+	golden.Check(t, filepath.Join(goldenDir, "replay-bad.stderr"), []byte(stderr))
 	if strings.Contains(stdout+stderr, "SECRET") {
 		t.Error("a secret from the capture reached the output")
 	}
@@ -219,15 +198,15 @@ func TestFingerprint(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	golden(t, "fingerprint-two.stdout", out)
+	golden.Check(t, filepath.Join(goldenDir, "fingerprint-two.stdout"), []byte(out))
 	req := `{"model":"gpt-4o","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"Summarize ticket 42"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get_ticket","arguments":"{\"id\": 42}"}}]},{"role":"tool","tool_call_id":"c1","content":"{...}"}],"tools":[{"type":"function","function":{"name":"get_ticket"}}]}`
 	out, _, code = runCLI(t, req, "fingerprint", "-")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	golden(t, "fingerprint-request.stdout", out)
+	golden.Check(t, filepath.Join(goldenDir, "fingerprint-request.stdout"), []byte(out))
 	out, _, _ = runCLI(t, req, "fingerprint", "--profile", "agentgazer", "-")
-	golden(t, "fingerprint-request-agentgazer.stdout", out)
+	golden.Check(t, filepath.Join(goldenDir, "fingerprint-request-agentgazer.stdout"), []byte(out))
 }
 
 // TestSharedCaptures replays the real captures nobody here wrote: every
@@ -300,9 +279,68 @@ func TestInspect(t *testing.T) {
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	golden(t, "inspect.stdout", out)
+	golden.Check(t, filepath.Join(goldenDir, "inspect.stdout"), []byte(out))
 	out, _, code = runCLI(t, "", "inspect", "-f", "json", "fixtures/scenarios/reactivation.jsonl")
 	if code != 0 || !strings.Contains(out, `"requests": 18`) || !strings.Contains(out, `"control_records": 1`) {
 		t.Errorf("inspect json: exit %d\n%s", code, out)
+	}
+}
+
+// manyAgents is a capture of 70 agents: every tenth repeats one prompt and
+// answer 8 times (killed at its 6th request, 2 refused after), the others
+// send 1 to 3 different prompts.
+func manyAgents() string {
+	var b strings.Builder
+	t0 := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	n := 0
+	line := func(agent, prompt, answer string) {
+		fmt.Fprintf(&b, `{"ts":%q,"agent":%q,"request":{"messages":[{"role":"user","content":%q}]},"response":{"choices":[{"message":{"content":%q}}]},"cost_usd":0.001}`+"\n",
+			t0.Add(time.Duration(n)*time.Second).Format(time.RFC3339), agent, prompt, answer)
+		n++
+	}
+	for a := range 70 {
+		agent := fmt.Sprintf("agent-%02d", a)
+		if a%10 == 0 {
+			for range 8 {
+				line(agent, "retry the deployment of service "+agent, "the deployment failed again")
+			}
+			continue
+		}
+		words := []string{"invoice", "refund", "ledger", "carrier", "payroll", "catalog"}
+		for i := range 1 + a%3 {
+			line(agent, fmt.Sprintf("summarize the %s report for %s", words[(a+i)%len(words)], agent),
+				fmt.Sprintf("here is the %s summary number %d", words[(a*7+i)%len(words)], a*10+i))
+		}
+	}
+	return b.String()
+}
+
+// TestReplayBounded: past report.MaxRows rows the table and the Markdown
+// show the agents that matter most and say how many rows they left out;
+// --all shows every one.
+func TestReplayBounded(t *testing.T) {
+	in := manyAgents()
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"replay-bounded.stdout", []string{"replay", "-"}},
+		{"replay-bounded-markdown.stdout", []string{"replay", "-f", "markdown", "-"}},
+		{"replay-bounded-all.stdout", []string{"replay", "--all", "-"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, in, tc.args...)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+			}
+			golden.Check(t, filepath.Join(goldenDir, tc.name), []byte(stdout))
+			rows := strings.Count(stdout, "\n| agent-")
+			switch {
+			case strings.Contains(tc.name, "all") && rows != 70:
+				t.Errorf("--all shows %d agents, want 70", rows)
+			case !strings.Contains(tc.name, "all") && rows != report.MaxRows:
+				t.Errorf("shows %d rows, want %d", rows, report.MaxRows)
+			}
+		})
 	}
 }

@@ -12,7 +12,7 @@ import (
 // blocks as written, from a copy of the repository's fixtures (so that -o,
 // --writes and check --update write nowhere in the checkout), with
 // ../shared beside it when the checkout has it. Each must exit 0, or 1
-// where the README says it reports a finding (--fail-on-kill, check).
+// where the README says it reports a finding (--fail-on-kill, --fail-on-diff, check).
 func TestREADMECommands(t *testing.T) {
 	cmds := readmeCommands(t, "README.md")
 	if len(cmds) < 15 {
@@ -44,7 +44,7 @@ func TestREADMECommands(t *testing.T) {
 		}
 		expanded := expandGlobs(t, args)
 		_, stderr, code := runCLI(t, "", expanded...)
-		findings := strings.Contains(line, "--fail-on-kill") || args[0] == "check"
+		findings := strings.Contains(line, "--fail-on-kill") || strings.Contains(line, "--fail-on-diff") || args[0] == "check"
 		if code != 0 && !(code == 1 && findings) {
 			t.Errorf("killswitch %s: exit %d\n%s", line, code, stderr)
 		}

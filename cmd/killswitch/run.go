@@ -36,6 +36,7 @@ func init() {
 		{"replay", "[flags] FILE...", "replay captures and print per-agent deactivation timelines", cmdReplay},
 		{"sweep", "[flags] FILE...", "evaluate a grid of windows × thresholds: catches, false positives, the recommended setting", cmdSweep},
 		{"check", "[flags] PATH...", "replay captured loops and check them against their NAME.expect.json (CI regression)", cmdCheck},
+		{"verify", "[flags] EXPORT...", "decide a live gateway's exported proxy_calls again: each call verified, or how it differs", cmdVerify},
 		{"inspect", "[flags] FILE...", "show what a capture holds: format, records, agents, time span, skipped entries by reason", cmdInspect},
 		{"fingerprint", "[flags] [TEXT | -] [TEXT2]", "show a prompt's extraction, normalized form and SimHash", cmdFingerprint},
 	}

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/analyze/sweep"
@@ -29,19 +34,20 @@ are new: a prompt, tool call or answer unlike any in the window.`
 
 // sweepFlags are the sweep command's flags.
 type sweepFlags struct {
-	windows, thresholds, profile, mode, labels, format, output string
-	maxFP, late, workers                                       int
-	input                                                      inputOptions
-	reactivateAfter, retryAfter                                time.Duration
-	strict, verbose, allowEmpty, all, wide                     bool
+	windows, thresholds, profile, profiles, mode, labels, format, output string
+	maxFP, late, workers                                                 int
+	input                                                                inputOptions
+	reactivateAfter, retryAfter                                          time.Duration
+	strict, verbose, allowEmpty, all, wide                               bool
 }
 
 func cmdSweep(e *env, args []string) int {
 	fs := newFlags(e, "sweep", "[flags] FILE...", sweepSummary)
 	var f sweepFlags
 	fs.StringVar(&f.windows, "windows", "10,20,40", "window sizes: a list (10,20,40) or start:stop:step")
-	fs.StringVar(&f.thresholds, "thresholds", "4:16:0.5", "thresholds: start:stop:step (stop included) or a list (8,10,12)")
-	fs.StringVar(&f.profile, "profile", "spec", "detector profile: spec or agentgazer")
+	fs.StringVar(&f.thresholds, "thresholds", "", "thresholds: start:stop:step (stop included) or a list (8,10,12) (default: the profile's scale: 4:16:0.5 for spec and agentgazer, 1:12:0.5 for progress)")
+	fs.StringVar(&f.profile, "profile", "spec", "detector profile: "+analyze.ProfileNames())
+	fs.StringVar(&f.profiles, "profiles", "", "compare profiles side by side in one report (spec,progress): each at its defaults and its recommended setting, then each one's sweep")
 	fs.StringVar(&f.mode, "mode", "deactivate", "enforcement: deactivate or block (HTTP 429)")
 	fs.StringVar(&f.labels, "labels", "", "ground-truth file: CSV or JSONL of agent, optional from/to times, label (loop or legit)")
 	fs.IntVar(&f.maxFP, "max-false-positives", 0, "the recommended setting kills at most this many agents outside a loop")
@@ -51,9 +57,12 @@ func cmdSweep(e *env, args []string) int {
 	f.input.register(fs)
 	fs.DurationVar(&f.reactivateAfter, "reactivate-after", 0, "simulate an operator re-activating killed agents after this delay (e.g. 10m)")
 	fs.DurationVar(&f.retryAfter, "retry-after", 60*time.Second, "block mode: the retry_after_seconds a refusal announces")
-	policy := fs.String("policy", "loop", "the kill switch swept: loop, or breaker (--error-rates, --min-samples, --error-windows, --counter-ttls)")
+	policy := fs.String("policy", "loop", "the kill switch swept: loop, breaker (--error-rates, --min-samples, --error-windows, --counter-ttls)\n"+
+		"or gateway (--profile m22 or spec; --max-costs, --max-tokens, --rpms, --spike-rates, --settings)")
 	var bsf breakerSweepFlags
 	bsf.register(fs)
+	var gsf gatewaySweepFlags
+	gsf.register(fs)
 	fs.BoolVar(&f.all, "all", false, "table: every setting of the grid (else the recommended one and the settings around it)")
 	fs.BoolVar(&f.wide, "wide", false, "table: every column, whatever the terminal's width")
 	fs.BoolVar(&f.allowEmpty, "allow-empty", false, "accept input without any LLM request (else exit 2)")
@@ -74,8 +83,13 @@ func cmdSweep(e *env, args []string) int {
 			return errorf(e, "sweep", "%v", err)
 		}
 		return runBreakerSweep(e, &f, &bsf, fs.Args())
+	case "gateway":
+		if err := checkOutputs([]string{f.output}, fs.Args()); err != nil {
+			return errorf(e, "sweep", "%v", err)
+		}
+		return runGatewaySweep(e, &f, &gsf, fs.Changed("profile"), fs.Args())
 	default:
-		return errorf(e, "sweep", "unknown --policy %q (want loop or breaker)", *policy)
+		return errorf(e, "sweep", "unknown --policy %q (want loop, breaker or gateway)", *policy)
 	}
 	switch f.format {
 	case report.FormatTable, report.FormatJSON, report.FormatCSV, report.FormatMarkdown, report.FormatHTML:
@@ -88,37 +102,42 @@ func cmdSweep(e *env, args []string) int {
 	if err := checkWorkers(f.workers); err != nil {
 		return errorf(e, "sweep", "%v", err)
 	}
-	cfg, err := f.config()
+	profiles, err := f.profileList(fs)
 	if err != nil {
 		return errorf(e, "sweep", "%v", err)
 	}
-	tr, err := f.collect(e, fs.Args(), cfg.Profile)
-	if err != nil {
-		return errorf(e, "sweep", "%v", err)
+	if len(profiles) > 1 && slices.Contains(fs.Args(), "-") {
+		return errorf(e, "sweep", "--profiles reads the captures once per profile: standard input can be read only once (give a file)")
 	}
-	if !f.allowEmpty {
-		if err := noRequests(tr.Input.Requests, tr.Input.Malformed, tr.Input.Skips); err != nil {
+	var results []*sweep.Result
+	for i, p := range profiles {
+		cfg, err := f.config(p)
+		if err != nil {
 			return errorf(e, "sweep", "%v", err)
 		}
-	}
-	res, err := tr.Sweep(cfg)
-	if err != nil {
-		return errorf(e, "sweep", "%v", err)
-	}
-	err = writeOutput(e, f.output, func(w io.Writer) error {
-		switch f.format {
-		case report.FormatJSON:
-			return report.SweepJSON(w, res)
-		case report.FormatCSV:
-			return report.SweepCSV(w, res)
-		case report.FormatMarkdown:
-			return report.SweepMarkdown(w, res)
-		case report.FormatHTML:
-			return report.SweepHTML(w, res)
+		// Each profile reads the same captures: their problems are
+		// reported on the first read only.
+		tr, err := f.collect(e, fs.Args(), p, i > 0)
+		if err != nil {
+			return errorf(e, "sweep", "%v", err)
 		}
-		return report.SweepTableOpts(w, res, report.SweepTableOptions{
-			TableOptions: report.TableOptions{Width: termWidth(e, f.output), Wide: f.wide}, All: f.all})
-	})
+		if !f.allowEmpty {
+			if err := noRequests(tr.Input.Requests, tr.Input.Malformed, tr.Input.Skips); err != nil {
+				return errorf(e, "sweep", "%v", err)
+			}
+		}
+		res, err := tr.Sweep(cfg)
+		if err != nil {
+			return errorf(e, "sweep", "%v", err)
+		}
+		results = append(results, res)
+	}
+	res := results[0]
+	if len(results) > 1 {
+		err = writeCompare(e, &f, sweep.Compare(results))
+	} else {
+		err = writeSweep(e, &f, res)
+	}
 	if err != nil {
 		return errorf(e, "sweep", "%v", err)
 	}
@@ -132,21 +151,81 @@ func cmdSweep(e *env, args []string) int {
 	return exitOK
 }
 
-// config builds the sweep configuration from the flags.
-func (f *sweepFlags) config() (sweep.Config, error) {
-	cfg := sweep.Config{MaxFalsePositives: f.maxFP, LateAfter: f.late, RetryAfter: f.retryAfter,
+// profileList returns the profiles swept: --profiles, else --profile.
+func (f *sweepFlags) profileList(fs *pflag.FlagSet) ([]*analyze.Profile, error) {
+	if f.profiles == "" {
+		p, err := analyze.ParseProfile(f.profile)
+		return []*analyze.Profile{p}, err
+	}
+	if fs.Changed("profile") {
+		return nil, errors.New("--profile and --profiles: give one")
+	}
+	var out []*analyze.Profile
+	for _, name := range strings.Split(f.profiles, ",") {
+		p, err := analyze.ParseProfile(strings.TrimSpace(name))
+		if err != nil {
+			return nil, fmt.Errorf("--profiles: %v", err)
+		}
+		if slices.Contains(out, p) {
+			return nil, fmt.Errorf("--profiles: %s given twice", p)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// writeCompare writes a comparison of profiles in the format asked for.
+func writeCompare(e *env, f *sweepFlags, c *sweep.Comparison) error {
+	return writeOutput(e, f.output, func(w io.Writer) error {
+		switch f.format {
+		case report.FormatJSON:
+			return report.SweepCompareJSON(w, c)
+		case report.FormatCSV:
+			return report.SweepCompareCSV(w, c)
+		case report.FormatMarkdown:
+			return report.SweepCompareMarkdown(w, c)
+		case report.FormatHTML:
+			return report.SweepCompareHTML(w, c)
+		}
+		return report.SweepCompareTable(w, c, report.SweepTableOptions{
+			TableOptions: report.TableOptions{Width: termWidth(e, f.output), Wide: f.wide}, All: f.all})
+	})
+}
+
+// writeSweep writes one sweep in the format asked for.
+func writeSweep(e *env, f *sweepFlags, res *sweep.Result) error {
+	return writeOutput(e, f.output, func(w io.Writer) error {
+		switch f.format {
+		case report.FormatJSON:
+			return report.SweepJSON(w, res)
+		case report.FormatCSV:
+			return report.SweepCSV(w, res)
+		case report.FormatMarkdown:
+			return report.SweepMarkdown(w, res)
+		case report.FormatHTML:
+			return report.SweepHTML(w, res)
+		}
+		return report.SweepTableOpts(w, res, report.SweepTableOptions{
+			TableOptions: report.TableOptions{Width: termWidth(e, f.output), Wide: f.wide}, All: f.all})
+	})
+}
+
+// config builds the sweep configuration of profile p from the flags.
+func (f *sweepFlags) config(p *analyze.Profile) (sweep.Config, error) {
+	cfg := sweep.Config{Profile: p, MaxFalsePositives: f.maxFP, LateAfter: f.late, RetryAfter: f.retryAfter,
 		ReactivateAfter: f.reactivateAfter, Series: f.format == report.FormatHTML}
 	var err error
-	if cfg.Profile, err = analyze.ParseProfile(f.profile); err != nil {
-		return cfg, err
-	}
 	if cfg.Mode, err = analyze.ParseMode(f.mode); err != nil {
 		return cfg, err
 	}
 	if cfg.Windows, err = sweep.ParseWindows(f.windows); err != nil {
 		return cfg, err
 	}
-	if cfg.Thresholds, err = sweep.ParseThresholds(f.thresholds); err != nil {
+	thresholds := f.thresholds
+	if thresholds == "" {
+		thresholds = p.SweepThresholds
+	}
+	if cfg.Thresholds, err = sweep.ParseThresholds(thresholds); err != nil {
 		return cfg, err
 	}
 	if len(cfg.Windows)*len(cfg.Thresholds) > sweep.MaxGridValues {
@@ -193,12 +272,16 @@ func (c countingRecords) Scan() bool {
 
 // collect opens every path, merges them in time order and reads them once
 // for the sweep. Problems go to standard error as they are met.
-func (f *sweepFlags) collect(e *env, paths []string, p *analyze.Profile) (*sweep.Traffic, error) {
+func (f *sweepFlags) collect(e *env, paths []string, p *analyze.Profile, quiet bool) (*sweep.Traffic, error) {
 	set, err := openAll(e, paths, f.input)
 	if err != nil {
 		return nil, err
 	}
 	defer set.close()
 	defer set.progress(e)()
-	return sweep.Collect(countingRecords{set.src, &set.records}, p, f.workers, reportProblem(e, f.strict, f.verbose))
+	problem := reportProblem(e, f.strict, f.verbose)
+	if quiet {
+		problem = func(*ingest.Record, string) error { return nil }
+	}
+	return sweep.Collect(countingRecords{set.src, &set.records}, p, f.workers, problem)
 }

@@ -141,6 +141,9 @@ func (r *Reader) entry(i int64, raw []byte) *ingest.Record {
 		rec.HasLatency = true
 	}
 
+	// No response, no status, or status 0 (HAR's "no answer": an aborted
+	// or blocked request): the breaker counts it as neither outcome.
+	rec.NoStatus = e.Response == nil || e.Response.Status == nil || *e.Response.Status == 0
 	if resp := e.Response; resp != nil {
 		if resp.Status != nil {
 			rec.Status = *resp.Status

@@ -9,7 +9,10 @@ import "bytes"
 // only when its name is inside head, and a large value before the
 // deciding member hides it. The rules, in order:
 //
-//   - "resourceSpans" (or "resource_spans"): otel;
+//   - "resourceSpans" (or "resource_spans"): openinference when head
+//     holds an "openinference.span.kind" attribute, else otel;
+//   - "spanContext" (or "_spanContext", as JSON.stringify writes an
+//     OpenTelemetry JS span): vercel-ai;
 //   - "observations", or a "trace" object: langfuse;
 //   - "custom_id" with "params" or "result": anthropic-batch; with
 //     anything else: openai-batch;
@@ -33,7 +36,12 @@ func Detect(head []byte) (Format, bool) {
 	}
 	switch {
 	case has("resourceSpans", "resource_spans"):
+		if bytes.Contains(head, []byte(`"openinference.span.kind"`)) {
+			return FormatOpenInference, true
+		}
 		return FormatOTel, true
+	case has("spanContext", "_spanContext"):
+		return FormatVercelAI, true
 	case has("observations"), k["trace"] == '{':
 		return FormatLangfuse, true
 	case has("custom_id") && has("params", "result"):

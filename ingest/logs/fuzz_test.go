@@ -6,7 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/tracegen"
 )
 
 // Named regression seeds live in malformedCases (every broken shape) and
@@ -167,6 +171,65 @@ func FuzzBatch(f *testing.F) {
 			if !cs[i].TS.After(cs[i-1].TS) {
 				t.Fatalf("%s then %s: not in time order", cs[i-1].Pos, cs[i].Pos)
 			}
+		}
+	})
+}
+
+// traceFixture reads a file of fixtures/traces (the seeds of the trace
+// readers), or nil.
+func traceFixture(name string) []byte {
+	b, _ := os.ReadFile(filepath.Join("..", "..", "fixtures", "traces", name))
+	return b
+}
+
+func FuzzOpenInference(f *testing.F) {
+	addSeeds(f, FormatOpenInference, []string{oiDoc, string(tracegen.OpenInferenceOTLP(traceSpans())),
+		otlpDoc(nil, otlpSpan("a", "a", "loop", "00", []string{oiKind("LLM"), sa("llm.input_messages.x.message.role", "user"),
+			sa("llm.input_messages.0.message.contents.0.message_content.text", "t"), sa("llm.output_messages.1", "o")}, ""))})
+	f.Add(traceFixture("openinference-otlp.json"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatOpenInference, data) })
+}
+
+func FuzzVercelAI(f *testing.F) {
+	addSeeds(f, FormatVercelAI, []string{vercelDoc,
+		`{"name":"ai.streamText.doStream","_spanContext":{"spanId":"a"},"parentSpanId":"a","startTime":1767344400000,"attributes":{"ai.prompt.messages":"x"}}`,
+		`[{"spanContext":{},"startTime":[1e300,0]},{"startTime":"2026-01-02T09:00:00Z","attributes":null}]`})
+	f.Add(traceFixture("vercel-ai-spans.json"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatVercelAI, data) })
+}
+
+// FuzzOIParquet mutates OpenInference span tables: reading must never
+// panic, an error must name the file, and the records keep every reader's
+// promises (see checkRecord), at row positions. Run it with a short
+// minimize time, as FuzzParquet in ingest/pq.
+func FuzzOIParquet(f *testing.F) {
+	var b bytes.Buffer
+	if err := tracegen.OpenInferenceParquet(&b, traceSpans()); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b.Bytes())
+	f.Add(traceFixture("phoenix-spans.parquet"))
+	f.Add([]byte("PAR1PAR1"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := NewOIParquetReader(bytes.NewReader(data), int64(len(data)), "fuzz.parquet", Options{})
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.parquet") {
+				t.Fatalf("error without the file name: %v", err)
+			}
+			return
+		}
+		defer r.Close()
+		recs, err := collect(r, "fuzz.parquet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rec := range recs {
+			if rec.Pos.Kind != ingest.PosRow || rec.Pos.N < 1 {
+				t.Fatalf("record at %s: not a row position", rec.Pos)
+			}
+		}
+		if err := r.Err(); err != nil && !strings.HasPrefix(err.Error(), "fuzz.parquet") {
+			t.Fatalf("error without the file name: %v", err)
 		}
 	})
 }

@@ -4,8 +4,9 @@
 //
 // Formats (see Format): the capture record and per-call completion logs
 // (read by ingest.NewJSONL), LiteLLM StandardLoggingPayload and SpendLogs
-// rows, Langfuse trace exports, OpenTelemetry GenAI spans in OTLP JSON, and
-// OpenAI / Anthropic batch files. Detect sniffs the format from the first
+// rows, Langfuse trace exports, OpenTelemetry GenAI spans in OTLP JSON,
+// OpenInference spans (OTLP JSON, or Parquet span tables: see Parquet),
+// Vercel AI SDK spans, and OpenAI / Anthropic batch files. Detect sniffs the format from the first
 // bytes of an input; NewReader reads one.
 //
 // # Inputs: lines or documents
@@ -65,6 +66,13 @@ const (
 	FormatLangfuse Format = "langfuse"
 	// FormatOTel is OpenTelemetry traces in OTLP JSON with gen_ai.* attributes.
 	FormatOTel Format = "otel"
+	// FormatOpenInference is OpenInference spans (Arize Phoenix and the
+	// OpenInference instrumentations): OTLP JSON with llm.* attributes (read
+	// by the OTLP reader), or a Parquet span table (see Parquet).
+	FormatOpenInference Format = "openinference"
+	// FormatVercelAI is the Vercel AI SDK's telemetry: OpenTelemetry JS
+	// ReadableSpan JSON with ai.* attributes.
+	FormatVercelAI Format = "vercel-ai"
 	// FormatOpenAIBatch is an OpenAI Batch API input (or output) file.
 	FormatOpenAIBatch Format = "openai-batch"
 	// FormatAnthropicBatch is an Anthropic Message Batches requests (or
@@ -75,7 +83,7 @@ const (
 // Formats lists every format, in the order Detect and help texts name them.
 var Formats = []Format{
 	FormatCapture, FormatCompletionLog, FormatLiteLLM, FormatLangfuse,
-	FormatOTel, FormatOpenAIBatch, FormatAnthropicBatch,
+	FormatOTel, FormatOpenInference, FormatVercelAI, FormatOpenAIBatch, FormatAnthropicBatch,
 }
 
 // ParseFormat parses a format name as given to --input-format.
@@ -117,10 +125,12 @@ func NewReader(r io.Reader, name string, f Format, opt Options) (ingest.Reader, 
 		s := newSource(r, name)
 		c := &langfuse{src: s, opt: opt}
 		return &reader{src: s, conv: c.convert}, nil
-	case FormatOTel:
+	case FormatOTel, FormatOpenInference:
 		s := newSource(r, name)
 		c := &otel{src: s, opt: opt}
 		return &reader{src: s, conv: c.convert}, nil
+	case FormatVercelAI:
+		return &vercelReader{src: newSource(r, name), opt: opt}, nil
 	case FormatOpenAIBatch, FormatAnthropicBatch:
 		return NewBatchReader(r, name, nil, "", opt)
 	}

@@ -132,8 +132,12 @@ func (c *otel) convert(u unit) []*ingest.Record {
 	}
 	items := make([]item, 0, len(spans)+len(problems))
 	items = append(items, problems...)
+	oi := c.openInference(u, spans)
 	for i, s := range spans {
-		it := c.span(s, c.src.pos(u, s.path), byID)
+		it, ok := oi[s]
+		if !ok {
+			it = c.span(s, c.src.pos(u, s.path), byID)
+		}
 		it.i = len(problems) + i
 		items = append(items, it)
 	}
@@ -141,6 +145,38 @@ func (c *otel) convert(u unit) []*ingest.Record {
 		return []*ingest.Record{skip(pos, "OTLP document without spans")}
 	}
 	return sortItems(items)
+}
+
+// openInference maps the spans that carry openinference.span.kind (see
+// openinference.go) to their items; the other spans of the document are
+// read by the GenAI conventions.
+func (c *otel) openInference(u unit, spans []*span) map[*span]item {
+	var ts []*tspan
+	var from []*span
+	for _, s := range spans {
+		if s.err != nil || s.attrs[oiKindAttr] == nil {
+			continue
+		}
+		t := &tspan{pos: c.src.pos(u, s.path), name: str(s.o["name"]), traceID: str(s.o["traceId"]),
+			spanID: str(s.o["spanId"]), parentID: s.parent, order: len(ts), attrs: obj{}}
+		flattenAttrs(t.attrs, "", s.attrs, 0)
+		t.start, t.startErr = unixNano(s.o["startTimeUnixNano"])
+		t.end, _ = unixNano(s.o["endTimeUnixNano"])
+		t.failed = oiStatusFailed(get(s.o, "status", "code"))
+		oiClassify(t, str(s.attrs[oiKindAttr]))
+		ts = append(ts, t)
+		from = append(from, s)
+	}
+	if len(ts) == 0 {
+		return nil
+	}
+	tree := newSpanTree(ts)
+	tree.markWrappers(ts, oiWrapper)
+	out := make(map[*span]item, len(ts))
+	for i, it := range spanRecords(ts, tree, c.opt, oiBuild) {
+		out[from[i]] = it
+	}
+	return out
 }
 
 // callOps are the gen_ai.operation.name values of LLM calls.

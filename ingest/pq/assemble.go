@@ -411,6 +411,10 @@ func (a *assembler) fail(n *jnode, err error) {
 // leaf writes one value as JSON.
 func (a *assembler) leaf(n *jnode, v parquet.Value) {
 	t := n.typ
+	if t.logical == lNull {
+		a.out = append(a.out, "null"...)
+		return
+	}
 	switch t.kind {
 	case parquet.Boolean:
 		a.out = strconv.AppendBool(a.out, v.Boolean())

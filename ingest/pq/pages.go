@@ -3,6 +3,9 @@ package pq
 import (
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -83,6 +86,25 @@ func checkHeader(h *format.PageHeader, room int64) error {
 	}
 	if c < 0 || c > room {
 		return fmt.Errorf("claims %d bytes where the chunk has %d left", c, room)
+	}
+	return nil
+}
+
+// CheckRowGroup validates the page headers of every column chunk of row
+// group g of f (a file of size bytes read through r) before parquet-go
+// trusts them: for readers of other tables (gatewaylog) that read whole
+// rows through parquet-go.
+func CheckRowGroup(r io.ReaderAt, size int64, f *parquet.File, g int) error {
+	md := f.Metadata()
+	if g < 0 || g >= len(md.RowGroups) {
+		return fmt.Errorf("no row group %d", g+1)
+	}
+	cols := md.RowGroups[g].Columns
+	for i := range cols {
+		path := strings.Join(cols[i].MetaData.PathInSchema, ".")
+		if err := checkChunk(r, size, &cols[i], path); err != nil {
+			return fmt.Errorf("row group %d: %w", g+1, err)
+		}
 	}
 	return nil
 }

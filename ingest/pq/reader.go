@@ -558,6 +558,8 @@ func (r *Reader) fill(rec *ingest.Record) *rowError {
 			return r.bad(r.byField[fStatus].label, fmt.Errorf("%v is not an HTTP status", x))
 		}
 		rec.Status = int(x)
+	} else {
+		rec.NoStatus = true
 	}
 
 	for _, s := range []struct {

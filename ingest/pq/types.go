@@ -32,7 +32,8 @@ const (
 	lInt
 	lUint
 	lBSON
-	lOther // NULL, geometry, variant, …: not read
+	lNull  // the NULL type (pandas' all-None columns): every value is null
+	lOther // geometry, variant, …: not read
 )
 
 // leafType is the physical and logical type of a leaf column.
@@ -70,14 +71,7 @@ func leafTypeOf(c *parquet.Column) leafType {
 		lt.logical = lTime
 	case *format.TimestampType:
 		lt.logical = lTimestamp
-		switch v.Unit.Value.(type) {
-		case *format.MilliSeconds:
-			lt.unit = time.Millisecond
-		case *format.MicroSeconds:
-			lt.unit = time.Microsecond
-		case *format.NanoSeconds:
-			lt.unit = time.Nanosecond
-		default:
+		if lt.unit = TimestampUnit(t); lt.unit == 0 {
 			lt.logical = lOther
 		}
 	case *format.IntType:
@@ -87,10 +81,34 @@ func leafTypeOf(c *parquet.Column) leafType {
 		}
 	case *format.BsonType:
 		lt.logical = lBSON
+	case *format.NullType:
+		lt.logical = lNull
 	default:
 		lt.logical = lOther
 	}
 	return lt
+}
+
+// TimestampUnit returns the tick of a TIMESTAMP column type (a
+// millisecond, microsecond or nanosecond), or 0 when t is not one.
+func TimestampUnit(t parquet.Type) time.Duration {
+	l := t.LogicalType()
+	if l == nil {
+		return 0
+	}
+	ts, ok := l.Value.(*format.TimestampType)
+	if !ok {
+		return 0
+	}
+	switch ts.Unit.Value.(type) {
+	case *format.MilliSeconds:
+		return time.Millisecond
+	case *format.MicroSeconds:
+		return time.Microsecond
+	case *format.NanoSeconds:
+		return time.Nanosecond
+	}
+	return 0
 }
 
 func (t leafType) String() string {
@@ -116,6 +134,8 @@ func (t leafType) String() string {
 		s += " (INT)"
 	case lBSON:
 		s += " (BSON)"
+	case lNull:
+		s += " (NULL)"
 	case lOther:
 		s += " (other logical type)"
 	}
@@ -133,7 +153,7 @@ func (t leafType) isInteger() bool {
 
 // accepts reports whether a column of type t can hold a field of class c.
 func (t leafType) accepts(c class) bool {
-	if t.logical == lOther || t.logical == lBSON {
+	if t.logical == lOther || t.logical == lBSON || t.logical == lNull {
 		return false
 	}
 	switch c {

@@ -1,0 +1,116 @@
+package benchmarks
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/killswitch/killswitch/ingest"
+	_ "github.com/killswitch/killswitch/ingest/formats"
+	"github.com/killswitch/killswitch/internal/tracegen"
+)
+
+// The trace export benchmarks read traceCalls chat calls (benchChatRecords:
+// a request of about 2 KB, a response of about 0.5 KB) as trace exports
+// through ingest.Open, detection included: each call an AGENT span
+// (session.id) over a framework LLM span over the client's LLM span, beside
+// a TOOL span (4 spans, 1 record); as Vercel AI SDK spans, an
+// ai.generateText span over one doGenerate (2 spans, 1 record). Each
+// reports MB/s of file bytes and records/s (calls, not spans).
+
+const traceCalls = 5000
+
+var traceData struct {
+	once                  sync.Once
+	parquet, otlp, vercel []byte
+	err                   error
+}
+
+func traceFiles(b *testing.B) {
+	traceData.once.Do(func() {
+		d := &traceData
+		recs := benchChatRecords(traceCalls)
+		var spans []tracegen.Span
+		var calls []tracegen.VercelCall
+		for i, rec := range recs {
+			trace := fmt.Sprintf("%032x", i+1)
+			id := func(k int) string { return fmt.Sprintf("%016x", 4*i+k) }
+			root := tracegen.Span{TraceID: trace, SpanID: id(1), Name: "agent.run", Kind: "AGENT", Start: rec.TS, End: rec.TS, Session: rec.Agent}
+			outer := tracegen.Span{TraceID: trace, SpanID: id(2), ParentID: root.SpanID, Name: "llm", Kind: "LLM", Start: rec.TS, End: rec.TS}
+			inner := tracegen.Span{TraceID: trace, SpanID: id(3), ParentID: outer.SpanID, Name: "ChatCompletion", Kind: "LLM", Start: rec.TS, End: rec.TS}
+			if d.err = tracegen.FromChat(&inner, rec.Request, rec.Response); d.err != nil {
+				return
+			}
+			tool := tracegen.Span{TraceID: trace, SpanID: id(4), ParentID: root.SpanID, Name: "tool", Kind: "TOOL", Start: rec.TS, End: rec.TS}
+			spans = append(spans, root, outer, inner, tool)
+			step := inner
+			step.ParentID = id(1)
+			calls = append(calls, tracegen.VercelCall{TraceID: trace, FunctionID: rec.Agent, Steps: []tracegen.Span{step}})
+		}
+		var pqBuf bytes.Buffer
+		if d.err = tracegen.OpenInferenceParquet(&pqBuf, spans); d.err != nil {
+			return
+		}
+		d.parquet, d.otlp, d.vercel = pqBuf.Bytes(), tracegen.OpenInferenceOTLP(spans), tracegen.VercelSpans(calls, nil)
+	})
+	if traceData.err != nil {
+		b.Fatal(traceData.err)
+	}
+}
+
+// benchTrace reads data as the file name (in a temporary directory: Open
+// reads files) and requires the format detected.
+func benchTrace(b *testing.B, data []byte, name, format string) {
+	path := filepath.Join(b.TempDir(), name)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		f, err := ingest.Open(path, ingest.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if f.Format != format {
+			b.Fatalf("format %q, want %q", f.Format, format)
+		}
+		n = 0
+		for f.Scan() {
+			rec := f.Record()
+			if rec.Err != nil {
+				b.Fatal(rec.Err)
+			}
+			if rec.Skip == "" {
+				n++
+			}
+		}
+		if err := f.Err(); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+	if n != traceCalls {
+		b.Fatalf("read %d calls, want %d", n, traceCalls)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
+func BenchmarkTraceOpenInferenceParquet(b *testing.B) {
+	traceFiles(b)
+	benchTrace(b, traceData.parquet, "spans.parquet", "openinference (parquet)")
+}
+
+func BenchmarkTraceOpenInferenceOTLP(b *testing.B) {
+	traceFiles(b)
+	benchTrace(b, traceData.otlp, "spans.json", "openinference")
+}
+
+func BenchmarkTraceVercelAI(b *testing.B) {
+	traceFiles(b)
+	benchTrace(b, traceData.vercel, "vercel.json", "vercel-ai")
+}

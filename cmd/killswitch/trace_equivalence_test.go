@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/tracegen"
+)
+
+// TestTraceExportsGiveIdenticalDecisions writes the same traffic as
+// capture JSONL, as an OpenInference span table in Parquet and as
+// OpenInference OTLP JSON (internal/tracegen, which shares no code with
+// the readers), and requires the same decision records from each under
+// the spec and progress profiles (positions aside). Each call is an AGENT span over a
+// framework LLM span over the provider's LLM span that holds the messages,
+// beside a TOOL span: the readers must count the call once and skip the
+// rest. Agents come from session.id on the AGENT span, half of them, and
+// from user.id on the other half.
+func TestTraceExportsGiveIdenticalDecisions(t *testing.T) {
+	var recs []ingest.Record
+	for _, name := range []string{"scenarios/identical-loop", "scenarios/prompt-only-loop", "scenarios/tool-call-loop",
+		"scenarios/numbers-only-loop", "scenarios/healthy", "library/same-call-same-result", "library/short-cycle"} {
+		f, err := os.Open(filepath.Join("fixtures", name+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := ingest.NewJSONL(f, name, ingest.JSONLOptions{})
+		for r.Scan() {
+			rec := *r.Record()
+			if rec.Err != nil {
+				t.Fatal(rec.Err)
+			}
+			rec.CopyInto(nil)
+			recs = append(recs, rec)
+		}
+		f.Close()
+	}
+	sort.SliceStable(recs, func(i, j int) bool { return recs[i].TS.Before(recs[j].TS) })
+
+	var spans []tracegen.Span
+	for i, rec := range recs {
+		trace := fmt.Sprintf("%032x", i+1)
+		id := func(k int) string { return fmt.Sprintf("%016x", 4*i+k) }
+		root := tracegen.Span{TraceID: trace, SpanID: id(1), Name: "agent.run", Kind: "AGENT", Start: rec.TS, End: rec.TS}
+		if i%2 == 0 {
+			root.Session = rec.Agent
+		} else {
+			root.User = rec.Agent
+		}
+		outer := tracegen.Span{TraceID: trace, SpanID: id(2), ParentID: root.SpanID, Name: "llm", Kind: "LLM",
+			Start: rec.TS, End: rec.TS}
+		inner := tracegen.Span{TraceID: trace, SpanID: id(3), ParentID: outer.SpanID, Name: "ChatCompletion", Kind: "LLM",
+			Start: rec.TS, End: rec.TS}
+		if err := tracegen.FromChat(&inner, rec.Request, rec.Response); err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		tool := tracegen.Span{TraceID: trace, SpanID: id(4), ParentID: root.SpanID, Name: "tool", Kind: "TOOL",
+			Start: rec.TS, End: rec.TS}
+		spans = append(spans, root, outer, inner, tool)
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"jsonl":      writeJSONL(t, dir, recs),
+		"oi-otlp":    filepath.Join(dir, "spans.json"),
+		"oi-parquet": filepath.Join(dir, "spans.parquet"),
+	}
+	if err := os.WriteFile(files["oi-otlp"], tracegen.OpenInferenceOTLP(spans), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := tracegen.OpenInferenceParquet(&b, spans); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(files["oi-parquet"], b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Not agentgazer: it hashes the raw response body text (SimHash), and
+	// a span's response is rebuilt from its output messages, a different
+	// text of the same message, so similar-response counts near its
+	// distance threshold differ by design (as for streamed HAR bodies in
+	// TestFormatsGiveIdenticalDecisions).
+	for _, profile := range []string{"spec", "progress"} {
+		want := decisions(t, files["jsonl"], profile)
+		if len(want) != len(recs) {
+			t.Fatalf("%s: %d decisions for %d records", profile, len(want), len(recs))
+		}
+		for _, kind := range []string{"oi-otlp", "oi-parquet"} {
+			got := decisions(t, files[kind], profile)
+			if len(got) != len(want) {
+				t.Errorf("%s %s: %d decisions, want %d", profile, kind, len(got), len(want))
+				continue
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Errorf("%s %s: decision %d differs:\n got %s\nwant %s", profile, kind, i+1, got[i], want[i])
+					break
+				}
+			}
+		}
+	}
+}

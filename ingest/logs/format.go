@@ -1,0 +1,151 @@
+package logs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/ingest/pq"
+)
+
+// InputFormats registers this package's formats with ingest.Open, in the
+// order they are listed and sniffed: JSONL (the capture record and
+// completion logs, told apart line by line; also the fallback for content
+// nothing else claims), the same under the names capture and
+// completion-log (when forced), then the log formats. Each sniffer claims
+// the heads Detect assigns to its format, so no two of them claim the
+// same head (a HAR document may also look like a capture to Detect: HAR
+// is registered first).
+var InputFormats = []ingest.Format{
+	{Name: "jsonl", Extensions: []string{".jsonl", ".ndjson"}, Sniff: sniffJSONL, Fallback: fallbackJSONL, Open: openJSONL},
+	{Name: string(FormatCapture), Open: openJSONL},
+	{Name: string(FormatCompletionLog), Open: openJSONL},
+	logFormat(FormatLiteLLM),
+	logFormat(FormatLangfuse),
+	{Name: string(FormatOpenInference), Sniff: detected(FormatOpenInference), Open: openOpenInference},
+	logFormat(FormatOTel),
+	logFormat(FormatVercelAI),
+	{Name: string(FormatOpenAIBatch), Sniff: detected(FormatOpenAIBatch), Open: openBatch},
+	{Name: string(FormatAnthropicBatch), Sniff: detected(FormatAnthropicBatch), Open: openBatch},
+}
+
+// logFormat is a format NewReader reads, sniffed by Detect.
+func logFormat(lf Format) ingest.Format {
+	return ingest.Format{Name: string(lf), Sniff: detected(lf), Open: func(f *ingest.File) (ingest.Reader, error) {
+		return NewReader(f.Content, f.Name, lf, Options{Agent: f.Options.Agent})
+	}}
+}
+
+// detected returns a sniffer claiming the heads Detect assigns to lf.
+func detected(lf Format) func(head []byte) bool {
+	return func(head []byte) bool {
+		f, ok := Detect(head)
+		return ok && f == lf
+	}
+}
+
+func sniffJSONL(head []byte) bool {
+	f, ok := Detect(head)
+	return ok && (f == FormatCapture || f == FormatCompletionLog)
+}
+
+func openJSONL(f *ingest.File) (ingest.Reader, error) {
+	return ingest.NewJSONL(f.Content, f.Name, ingest.JSONLOptions{Agent: f.Options.Agent, MaxLine: f.Options.MaxLine}), nil
+}
+
+// Parquet is the Parquet format (pq.Format: its name, extensions and
+// magic) reading OpenInference span exports too: a file with the columns
+// of a span table (span_kind or attributes.openinference.span.kind, and a
+// span id) and no "request" column is read by NewOIParquetReader, unless
+// --map renames columns (then it is a capture layout); any other by
+// pq.OpenCapture. The decision is made on the file's columns, in its
+// footer, which a sniffer of the first bytes cannot see.
+var Parquet = ingest.Format{Name: pq.Format.Name, Extensions: pq.Format.Extensions, Sniff: pq.Format.Sniff, Open: openParquet}
+
+func openParquet(f *ingest.File) (ingest.Reader, error) {
+	ra, size, err := pq.Access(f)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.Options.Map) == 0 {
+		if cols, err := pq.TopColumns(ra, size, f.Name); err == nil && IsOpenInferenceParquet(cols) && !slices.Contains(cols, "request") {
+			return openOIParquet(f, ra, size)
+		}
+	}
+	return pq.OpenCapture(f, ra, size)
+}
+
+func openOIParquet(f *ingest.File, ra io.ReaderAt, size int64) (ingest.Reader, error) {
+	r, err := NewOIParquetReader(ra, size, f.Name, Options{Agent: f.Options.Agent})
+	if err != nil {
+		return nil, err
+	}
+	f.OnClose(func() { r.Close() })
+	return r, nil
+}
+
+// openOpenInference reads OpenInference spans: a Parquet span table
+// (content starting with the Parquet magic) or OTLP JSON, whose
+// OpenInference spans the OTLP reader maps (see otel.openInference).
+func openOpenInference(f *ingest.File) (ingest.Reader, error) {
+	head, _ := f.Content.(interface{ Peek(int) ([]byte, error) }).Peek(4)
+	if bytes.Equal(head, []byte("PAR1")) {
+		ra, size, err := pq.Access(f)
+		if err != nil {
+			return nil, err
+		}
+		return openOIParquet(f, ra, size)
+	}
+	return NewReader(f.Content, f.Name, FormatOTel, Options{Agent: f.Options.Agent})
+}
+
+// errDocument is why content no format claims is not read as JSONL.
+var errDocument = errors.New("a JSON document that is neither HAR, a Langfuse trace, LiteLLM, OTLP (OpenInference included), Vercel AI SDK spans nor a Batch file (JSONL needs one record per line)")
+
+// fallbackJSONL accepts content no other format claims as JSONL (its bad
+// lines are then reported one by one) unless it is a JSON document spread
+// over lines: content that opens with '{' or '[' and whose first line,
+// complete within head, is not JSON.
+func fallbackJSONL(head []byte) error {
+	t := bytes.TrimLeft(head, " \t\r\n")
+	if !bytes.HasPrefix(t, []byte("{")) && !bytes.HasPrefix(t, []byte("[")) {
+		return nil
+	}
+	first := t
+	if i := bytes.IndexByte(first, '\n'); i >= 0 {
+		first = first[:i]
+	} else if len(head) == ingest.SniffLen {
+		return nil // a first line longer than the peek: JSONL with a big record
+	}
+	if fastjson.ValidateBytes(first) != nil {
+		return errDocument
+	}
+	return nil
+}
+
+// openBatch reads a Batch API input file, joined with the output file
+// ingest.Options.BatchOutput names (compressed or not), if any.
+func openBatch(f *ingest.File) (ingest.Reader, error) {
+	var out io.Reader
+	outName := f.Options.BatchOutput
+	if outName != "" {
+		fh, err := os.Open(outName)
+		if err != nil {
+			return nil, err
+		}
+		f.OnClose(func() { fh.Close() })
+		dec, _, closeOut, err := ingest.Decompress(fh)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", outName, err)
+		}
+		f.OnClose(closeOut)
+		out = dec
+	}
+	return NewBatchReader(f.Content, f.Name, out, outName, Options{Agent: f.Options.Agent})
+}

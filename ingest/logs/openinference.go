@@ -1,0 +1,321 @@
+package logs
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// OpenInference (Arize Phoenix, and the instrumentations of LlamaIndex,
+// LangChain, DSPy, OpenAI, … that write its conventions) describes each
+// span with attributes:
+//
+//   - openinference.span.kind: LLM, CHAIN, AGENT, TOOL, RETRIEVER,
+//     EMBEDDING, RERANKER, GUARDRAIL, EVALUATOR, PROMPT. Only LLM spans are
+//     calls; every other span is skipped as "OpenInference KIND span is not
+//     an LLM call". An LLM span with an LLM span below it (LlamaIndex's LLM span over the
+//     OpenAI client's) is skipped as wrapping it: the call counts once, at
+//     the innermost span.
+//   - llm.input_messages.N.message.{role, content, name, tool_call_id,
+//     contents.M.message_content.{type, text},
+//     tool_calls.M.tool_call.{id, function.name, function.arguments},
+//     function_call_name, function_call_arguments_json}: the request's
+//     messages; without them, input.value (a request body, a message list
+//     or text: see inputMessages);
+//   - llm.output_messages.N.…: the response's message (tool calls
+//     included); without them, output.value (see outputBody);
+//   - llm.model_name, llm.provider (else llm.system), llm.invocation_parameters
+//     (a JSON object: its members join the request body, credentials
+//     scrubbed), llm.tools.N.tool.json_schema (the tool definitions),
+//     llm.token_count.prompt / completion;
+//   - session.id, user.id: the agent (see spanTree.agent: session.id,
+//     else user.id, on the span or an ancestor; else the trace's root span
+//     name; else the trace id); session.id is also the record's session.
+//
+// Attributes arrive flattened (OTLP: "llm.input_messages.0.message.role")
+// or nested (Parquet: a list of structs with a "message.role" field); both
+// are flattened to dotted names first (flattenAttrs), so the two containers map
+// alike.
+
+// oiKindAttr names the span kind attribute.
+const oiKindAttr = "openinference.span.kind"
+
+// oiClassify sets s.call or s.skip from the span kind.
+func oiClassify(s *tspan, kind string) {
+	kind = strings.ToUpper(strings.TrimSpace(kind))
+	switch {
+	case kind == "":
+		s.skip = "span without " + oiKindAttr + " is not an LLM call"
+	case kind != "LLM":
+		s.skip = "OpenInference " + clip(kind, 24) + " span is not an LLM call"
+	default:
+		s.call = true
+	}
+	s.agentKeys = oiAgentKeys
+}
+
+var oiAgentKeys = []agentKey{{"session.id", fromSession}, {"user.id", fromUser}}
+
+func oiWrapper(*tspan) string {
+	return "OpenInference LLM span wrapping another LLM span (the call counts once, at the inner span)"
+}
+
+// oiBuild fills the record of an OpenInference LLM span.
+func oiBuild(s *tspan, rec *ingest.Record) {
+	a := s.attrs
+	rec.Model = str(a["llm.model_name"])
+	rec.Provider = firstStr(a["llm.provider"], a["llm.system"])
+	rec.ID = s.spanID
+	rec.Session = str(a["session.id"])
+	var msgs []message
+	var tools any
+	if hasIndexed(a, "llm.input_messages.") {
+		msgs = oiMessages(a, "llm.input_messages.")
+	} else {
+		msgs, tools = inputMessages(scrub(maybeJSON(a["input.value"]), false))
+	}
+	if t := oiTools(a); t != nil {
+		tools = t
+	}
+	rec.Request = oiRequest(rec.Model, msgs, tools, a["llm.invocation_parameters"])
+	if hasIndexed(a, "llm.output_messages.") {
+		list := oiMessages(a, "llm.output_messages.")
+		out := make([]any, 0, len(list))
+		for _, m := range list {
+			out = append(out, messageObj(m))
+		}
+		rec.Response = outputBody(out, rec.Model)
+	} else {
+		rec.Response = outputBody(scrub(maybeJSON(a["output.value"]), false), rec.Model)
+	}
+	if n, ok := count(a["llm.token_count.prompt"]); ok {
+		rec.TokensIn, rec.HasTokens = n, true
+	}
+	if n, ok := count(a["llm.token_count.completion"]); ok {
+		rec.TokensOut, rec.HasTokens = n, true
+	}
+	latency(rec, s.start, s.end)
+	if s.failed {
+		rec.Status = 500
+	}
+}
+
+// messageObj turns a rebuilt message back into a tree for outputBody.
+func messageObj(m message) obj {
+	o := obj{"role": m.Role}
+	if m.Content != nil {
+		o["content"] = *m.Content
+	}
+	if len(m.ToolCalls) > 0 {
+		calls := make([]any, len(m.ToolCalls))
+		for i, c := range m.ToolCalls {
+			calls[i] = obj{"id": c.ID, "function": obj{"name": c.Function.Name, "arguments": c.Function.Arguments}}
+		}
+		o["tool_calls"] = calls
+	}
+	return o
+}
+
+// oiRequest writes the request body: the invocation parameters (when they
+// are a JSON object) with model, messages and tools set over them.
+func oiRequest(model string, msgs []message, tools any, params any) []byte {
+	p, ok := maybeJSON(params).(obj)
+	if !ok || len(p) == 0 {
+		return requestBody(model, msgs, tools)
+	}
+	body := scrub(p, false).(obj)
+	for _, k := range [...]string{"messages", "input", "prompt", "stream_options", "extra_headers", "extra_body", "metadata", "user"} {
+		delete(body, k)
+	}
+	if msgs == nil {
+		msgs = []message{}
+	}
+	body["messages"] = msgs
+	if model != "" {
+		body["model"] = model
+	}
+	delete(body, "tools")
+	if t, ok := tools.([]any); ok && len(t) > 0 {
+		body["tools"] = scrub(t, false)
+	}
+	return marshal(body)
+}
+
+// oiTools reads llm.tools.N.tool.json_schema (each a JSON object) as an
+// OpenAI tools list; nil when there are none.
+func oiTools(a obj) []any {
+	tree, ok := unflatten(a, "llm.tools.").([]any)
+	if !ok {
+		return nil
+	}
+	var tools []any
+	for _, t := range tree {
+		s := maybeJSON(get(t, "tool", "json_schema"))
+		o, ok := s.(obj)
+		if !ok {
+			continue
+		}
+		if o["function"] == nil && o["name"] != nil {
+			// A bare function schema: wrap it as OpenAI does.
+			o = obj{"type": "function", "function": o}
+		}
+		tools = append(tools, o)
+	}
+	return tools
+}
+
+// oiMessages rebuilds the message list flattened under prefix.
+func oiMessages(a obj, prefix string) []message {
+	list, _ := unflatten(a, prefix).([]any)
+	msgs := make([]message, 0, len(list))
+	for _, e := range list {
+		m, _ := get(e, "message").(obj)
+		if m == nil {
+			continue
+		}
+		o := obj{}
+		if r := str(m["role"]); r != "" {
+			o["role"] = r
+		}
+		if c, ok := m["content"]; ok {
+			o["content"] = c
+		} else if parts, ok := m["contents"].([]any); ok {
+			var ps []any
+			for _, p := range parts {
+				if mc, ok := get(p, "message_content").(obj); ok {
+					ps = append(ps, mc)
+				}
+			}
+			o["content"] = ps
+		}
+		if id := str(m["tool_call_id"]); id != "" {
+			o["tool_call_id"] = id
+		}
+		if calls, ok := m["tool_calls"].([]any); ok {
+			var cs []any
+			for _, c := range calls {
+				if tc, ok := get(c, "tool_call").(obj); ok {
+					cs = append(cs, tc)
+				}
+			}
+			o["tool_calls"] = cs
+		}
+		if n := str(m["function_call_name"]); n != "" {
+			o["function_call"] = obj{"name": n, "arguments": m["function_call_arguments_json"]}
+		}
+		msgs = append(msgs, toMessage(scrub(o, false).(obj)))
+	}
+	return msgs
+}
+
+// flattenAttrs writes the leaves of v into dst under dotted names: members of
+// objects join with ".", list elements by index ("a.0.b"). Object members
+// are visited in name order, so that a name written twice (a member
+// "a.b" beside an object "a" with "b") resolves the same way every time.
+func flattenAttrs(dst obj, prefix string, v any, depth int) {
+	if depth > maxDepth {
+		return
+	}
+	join := func(k string) string {
+		if prefix == "" {
+			return k
+		}
+		return prefix + "." + k
+	}
+	switch x := v.(type) {
+	case obj:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			flattenAttrs(dst, join(k), x[k], depth+1)
+		}
+	case []any:
+		for i, e := range x {
+			flattenAttrs(dst, join(strconv.Itoa(i)), e, depth+1)
+		}
+	case nil:
+	default:
+		if prefix != "" {
+			dst[prefix] = v
+		}
+	}
+}
+
+// unflatten rebuilds the tree of the attributes named prefix+"…": names
+// split at dots; an object whose members are all indexes becomes a list in
+// index order. nil when no attribute has the prefix.
+func unflatten(a obj, prefix string) any {
+	root := obj{}
+	found := false
+	for k, v := range a {
+		rest, ok := strings.CutPrefix(k, prefix)
+		if !ok || rest == "" {
+			continue
+		}
+		found = true
+		parts := strings.Split(rest, ".")
+		if len(parts) > maxDepth {
+			continue
+		}
+		node := root
+		for _, p := range parts[:len(parts)-1] {
+			next, ok := node[p].(obj)
+			if !ok {
+				next = obj{}
+				node[p] = next
+			}
+			node = next
+		}
+		last := parts[len(parts)-1]
+		if _, isObj := node[last].(obj); !isObj {
+			node[last] = v
+		}
+	}
+	if !found {
+		return nil
+	}
+	return listify(root)
+}
+
+// listify turns objects keyed by indexes into lists, depth first.
+func listify(v any) any {
+	o, ok := v.(obj)
+	if !ok {
+		return v
+	}
+	all := len(o) > 0
+	idx := make([]int, 0, len(o))
+	for k, e := range o {
+		o[k] = listify(e)
+		n, err := strconv.Atoi(k)
+		if err != nil || n < 0 || strconv.Itoa(n) != k {
+			all = false
+			continue
+		}
+		idx = append(idx, n)
+	}
+	if !all {
+		return o
+	}
+	slices.Sort(idx)
+	list := make([]any, len(idx))
+	for i, n := range idx {
+		list[i] = o[strconv.Itoa(n)]
+	}
+	return list
+}
+
+// oiStatusFailed reads a status code as OTLP JSON or Phoenix write it.
+func oiStatusFailed(code any) bool {
+	switch code {
+	case json.Number("2"), "STATUS_CODE_ERROR", "ERROR", "Error", "error":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,193 @@
+package pq
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// Rows reads chosen top-level columns of any Parquet file one row at a
+// time, each row as a JSON object: {"column": value, …}, members in schema
+// order, null members left out, nested groups and lists written as JSON
+// (see assemble.go), timestamps as RFC 3339 text in UTC, and columns of the
+// NULL type (pandas' all-None columns, lists of NULL) as null. It is how
+// the readers of foreign table layouts (OpenInference span exports) see a
+// Parquet file, with the same defences as Reader: column chunks are
+// checked against the file before they are read, and a decoder panic is an
+// error naming the row.
+//
+// Use it like bufio.Scanner: for rs.Next() { rs.Row() … }; rs.Err().
+type Rows struct {
+	name   string
+	ra     io.ReaderAt
+	size   int64
+	file   *parquet.File
+	cols   []string
+	tree   *jnode
+	asm    assembler
+	groups []parquet.RowGroup
+	g      int
+	left   int64
+	row    int64
+	err    error
+	closed bool
+}
+
+// OpenRows opens the Parquet file held by r (size bytes) and plans the
+// reading of the top-level columns whose names keep accepts (every column
+// when keep is nil). A column that cannot be written as JSON (a BSON or
+// geometry leaf) is an error only when kept. Errors name the file.
+func OpenRows(r io.ReaderAt, size int64, name string, keep func(column string) bool) (rs *Rows, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			rs, err = nil, fmt.Errorf("%s: corrupt Parquet file (decoder panic: %v)", name, p)
+		}
+	}()
+	if size < 12 {
+		return nil, fmt.Errorf("%s: not a Parquet file: only %d bytes", name, size)
+	}
+	if err := checkTrailer(r, size); err != nil {
+		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
+	}
+	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true),
+		parquet.ReadBufferSize(64<<10))
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
+	}
+	rs = &Rows{name: name, ra: r, size: size, file: f, groups: f.RowGroups()}
+	var p planner
+	root := &jnode{kind: jObject, path: "", lo: 0}
+	for _, c := range f.Root().Columns() {
+		if keep != nil && !keep(c.Name()) {
+			continue
+		}
+		kn, err := p.value(c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		kn.key = jsonKey(c.Name())
+		root.kids = append(root.kids, kn)
+		rs.cols = append(rs.cols, c.Name())
+	}
+	root.hi = len(p.leaves)
+	rs.tree = root
+	for _, c := range p.leaves {
+		rs.asm.cur = append(rs.asm.cur, newCursor(c))
+	}
+	runtime.AddCleanup(rs, closeCursors, rs.asm.cur)
+	return rs, nil
+}
+
+// Columns returns the names of the columns read, in schema order. The
+// caller must not modify the slice.
+func (rs *Rows) Columns() []string { return rs.cols }
+
+// AllColumns returns the names of every top-level column of the file, in
+// schema order, for messages.
+func (rs *Rows) AllColumns() []string {
+	var names []string
+	for _, c := range rs.file.Root().Columns() {
+		names = append(names, c.Name())
+	}
+	return names
+}
+
+// Metadata returns the file's key-value metadata entry key (pandas writes
+// its schema under "pandas").
+func (rs *Rows) Metadata(key string) (string, bool) { return rs.file.Lookup(key) }
+
+// NumRows returns the number of rows the file declares.
+func (rs *Rows) NumRows() int64 { return rs.file.NumRows() }
+
+// Next advances to the next row; false at the end of the file or when the
+// file turns out to be corrupt (see Err).
+func (rs *Rows) Next() (ok bool) {
+	if rs.err != nil || rs.closed {
+		return false
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			rs.fail(max(rs.row, 1), fmt.Errorf("decoder panic: %v", p))
+			ok = false
+		}
+	}()
+	for rs.left <= 0 {
+		if rs.g >= len(rs.groups) {
+			closeCursors(rs.asm.cur)
+			return false
+		}
+		rg := rs.groups[rs.g]
+		rs.g++
+		rs.left = rg.NumRows()
+		if rs.left <= 0 {
+			continue
+		}
+		meta := rs.file.Metadata().RowGroups[rs.g-1].Columns
+		for _, c := range rs.asm.cur {
+			err := checkChunk(rs.ra, rs.size, &meta[c.col.Index()], c.path)
+			if err == nil {
+				err = c.open(rg)
+			}
+			if err != nil {
+				rs.fail(rs.row+1, fmt.Errorf("row group %d: %w", rs.g, err))
+				return false
+			}
+		}
+	}
+	rs.left--
+	rs.row++
+	if _, err := rs.asm.row(rs.tree); err != nil {
+		rs.fail(rs.row, err)
+		return false
+	}
+	return true
+}
+
+// Row returns the current row as a JSON object. The bytes are valid until
+// the next call to Next.
+func (rs *Rows) Row() []byte { return rs.asm.out }
+
+// RowErr returns what was wrong with a value of the current row (text that
+// is not UTF-8, invalid JSON in a JSON column), written as null; nil when
+// nothing was.
+func (rs *Rows) RowErr() error { return rs.asm.bad }
+
+// N returns the current row's number, counted from 1 across the file.
+func (rs *Rows) N() int64 { return rs.row }
+
+// Err returns the error that ended the rows: a corrupt or truncated file.
+func (rs *Rows) Err() error { return rs.err }
+
+// Close releases the pages held; after Close, Next returns false.
+func (rs *Rows) Close() error {
+	closeCursors(rs.asm.cur)
+	rs.closed = true
+	return nil
+}
+
+func (rs *Rows) fail(row int64, err error) {
+	closeCursors(rs.asm.cur)
+	rs.err = fmt.Errorf("%s:row %d: corrupt Parquet file: %w", rs.name, row, err)
+}
+
+// ColumnList renders names for a message: at most max, then "… N more".
+func ColumnList(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:max], ", ") + fmt.Sprintf(", … %d more", len(names)-max)
+}
+
+// TopColumns returns the names of the top-level columns of the Parquet
+// file held by r (size bytes), in schema order, reading only its footer.
+func TopColumns(r io.ReaderAt, size int64, name string) ([]string, error) {
+	rs, err := OpenRows(r, size, name, func(string) bool { return false })
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	return rs.AllColumns(), nil
+}

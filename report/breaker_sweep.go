@@ -1,0 +1,135 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/killswitch/killswitch/analyze/breaker"
+)
+
+// The breaker sweep: one row per setting of rate × min_samples × window
+// × counter expiry, in the table, Markdown, CSV, JSON and HTML.
+
+var breakerSweepHeader = []string{"rate", "min samples", "window", "counters", "scopes tripped", "trips", "refused",
+	"in incidents", "outside", "unlabelled", "correlated"}
+
+func breakerSweepRows(r *breaker.SweepResult, mark bool) [][]string {
+	var rows [][]string
+	for i, s := range r.Settings {
+		rate := strconv.FormatFloat(s.Rate, 'f', -1, 64)
+		if mark && i == r.Recommended {
+			rate += " *"
+		}
+		rows = append(rows, []string{rate, strconv.Itoa(s.MinSamples), s.Window.String(), s.TTL.String(),
+			strconv.Itoa(s.ScopesTripped), strconv.Itoa(s.Trips), strconv.Itoa(s.Refused),
+			strconv.Itoa(s.Inside), strconv.Itoa(s.Outside), strconv.Itoa(s.Unlabelled), strconv.Itoa(s.InGroups)})
+	}
+	return rows
+}
+
+func breakerSweepTitle(r *breaker.SweepResult) string {
+	return fmt.Sprintf("Circuit breaker sweep — %d settings over %d requests", len(r.Settings), r.Requests)
+}
+
+const breakerSweepUnlabelled = "no request is labelled: trips cannot be judged inside or outside an incident, and nothing is recommended"
+
+func breakerSweepRecommend(r *breaker.SweepResult) string {
+	if r.Recommended < 0 {
+		return ""
+	}
+	s := r.Settings[r.Recommended]
+	return fmt.Sprintf("recommended (*): error rate %s, min_samples %d, window %s, %s counters — %d trips in incidents, %d outside (at most %d allowed), %d requests refused; ties go to fewer refusals, then the higher rate",
+		strconv.FormatFloat(s.Rate, 'f', -1, 64), s.MinSamples, s.Window, s.TTL, s.Inside, s.Outside, r.MaxOutside, s.Refused)
+}
+
+// BreakerSweepText writes the sweep as an aligned table (Markdown when md).
+func BreakerSweepText(w io.Writer, r *breaker.SweepResult, md bool) error {
+	if md {
+		fmt.Fprintf(w, "# %s\n", breakerSweepTitle(r))
+	} else {
+		fmt.Fprintln(w, breakerSweepTitle(r))
+	}
+	if !r.Labelled {
+		fmt.Fprintln(w, breakerSweepUnlabelled)
+	}
+	fmt.Fprintln(w)
+	header := breakerSweepHeader
+	if !md {
+		header = make([]string, len(breakerSweepHeader))
+		for i, h := range breakerSweepHeader {
+			header[i] = strings.ToUpper(h)
+		}
+	}
+	textTable(w, md, header, breakerSweepRows(r, true))
+	if l := breakerSweepRecommend(r); l != "" {
+		fmt.Fprintf(w, "\n%s\n", l)
+	}
+	return nil
+}
+
+type breakerSweepSetting struct {
+	ErrorRate     float64 `json:"kill_on_error_rate"`
+	MinSamples    int     `json:"min_samples"`
+	WindowSec     float64 `json:"error_window_seconds"`
+	CounterTTL    string  `json:"counter_ttl"`
+	ScopesTripped int     `json:"scopes_tripped"`
+	Trips         int     `json:"trips"`
+	Refused       int     `json:"requests_refused"`
+	Inside        int     `json:"trips_in_incidents"`
+	Outside       int     `json:"trips_outside_incidents"`
+	Unlabelled    int     `json:"trips_unlabelled"`
+	InGroups      int     `json:"trips_correlated"`
+}
+
+// BreakerSweepJSON writes the sweep as one JSON document.
+func BreakerSweepJSON(w io.Writer, r *breaker.SweepResult) error {
+	out := struct {
+		Requests    int                   `json:"requests"`
+		Labelled    bool                  `json:"labelled"`
+		Recommended *int                  `json:"recommended"`
+		Settings    []breakerSweepSetting `json:"settings"`
+	}{Requests: r.Requests, Labelled: r.Labelled, Settings: []breakerSweepSetting{}}
+	if r.Recommended >= 0 {
+		out.Recommended = &r.Recommended
+	}
+	for _, s := range r.Settings {
+		out.Settings = append(out.Settings, breakerSweepSetting{s.Rate, s.MinSamples, s.Window.Seconds(), s.TTL.String(),
+			s.ScopesTripped, s.Trips, s.Refused, s.Inside, s.Outside, s.Unlabelled, s.InGroups})
+	}
+	return writeJSON(w, out)
+}
+
+// BreakerSweepCSV writes one row per setting, with a recommended column.
+func BreakerSweepCSV(w io.Writer, r *breaker.SweepResult) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"kill_on_error_rate", "min_samples", "error_window_seconds", "counter_ttl", "recommended", "scopes_tripped", "trips",
+		"requests_refused", "trips_in_incidents", "trips_outside_incidents", "trips_unlabelled", "trips_correlated"})
+	for i, row := range breakerSweepRows(r, false) {
+		s := r.Settings[i]
+		cw.Write(append([]string{row[0], row[1], strconv.FormatFloat(s.Window.Seconds(), 'f', -1, 64), row[3],
+			strconv.FormatBool(i == r.Recommended)}, row[4:]...))
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// BreakerSweepHTML writes the sweep as one self-contained page: the
+// recommendation and every setting (the recommended row highlighted).
+func BreakerSweepHTML(w io.Writer, r *breaker.SweepResult) error {
+	var d htmlDoc
+	title := "killswitch circuit breaker sweep"
+	d.f("<h1>%s</h1>\n<p class=\"meta\">%s</p>\n", htmlEsc(title), htmlEsc(breakerSweepTitle(r)))
+	if !r.Labelled {
+		d.f("<p class=\"meta\">%s</p>\n", htmlEsc(breakerSweepUnlabelled))
+	}
+	if l := breakerSweepRecommend(r); l != "" {
+		d.f("<div class=\"rec\">\n<p>%s</p>\n</div>\n", htmlEsc(l))
+	}
+	d.f("<h2>Every setting</h2>\n<div class=\"scroll\">\n")
+	htmlTable(&d, breakerSweepHeader, breakerSweepRows(r, false), r.Recommended)
+	d.f("</div>\n")
+	return htmlPage(w, title, d.String())
+}

@@ -1,0 +1,136 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/killswitch/killswitch/analyze/gateway"
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// VerifyText renders a gateway verification for a terminal (markdown when
+// md): the counts, one line per call (verified, or how the replay
+// differs), the differences by answer, the rows that could not be read,
+// and the control records' warnings.
+func VerifyText(w io.Writer, v *gateway.Verification, md bool) error {
+	bw := bufio.NewWriter(w)
+	title := fmt.Sprintf("Gateway verification — profile %s: %d calls, %d verified, %d differ, %d bad rows",
+		v.Profile, v.Calls, v.Verified, v.Differ, len(v.Bad))
+	h := func(s string) {
+		if md {
+			fmt.Fprintf(bw, "\n## %s\n\n", s)
+		} else {
+			fmt.Fprintf(bw, "\n%s\n", s)
+		}
+	}
+	if md {
+		fmt.Fprintf(bw, "# %s\n", title)
+	} else {
+		fmt.Fprintln(bw, title)
+	}
+	if len(v.Verdicts) > 0 {
+		h("Calls")
+		rows := make([][]string, 0, len(v.Verdicts))
+		for i := range v.Verdicts {
+			vd := &v.Verdicts[i]
+			verdict := "verified"
+			if !vd.Verified() {
+				verdict = Printable(vd.Diffs[0])
+			}
+			rows = append(rows, []string{vd.Call.Pos.String(), ingest.FormatTime(vd.Call.Rec.TS), tenantKey(vd.Call.Rec.Tenant, vd.Call.Rec.APIKeyID), strconv.Itoa(vd.Call.Status), verdict})
+			for _, d := range vd.Diffs[min(1, len(vd.Diffs)):] {
+				rows = append(rows, []string{"", "", "", "", Printable(d)})
+			}
+		}
+		textTable(bw, md, []string{"call", "created_at", "tenant / key", "recorded", "verdict"}, rows)
+	}
+	if len(v.ByDiff) > 0 {
+		h("Differences by answer (recorded → replayed)")
+		writeCounts(bw, v.ByDiff)
+	}
+	if len(v.Bad) > 0 {
+		h("Rows not verified (unreadable)")
+		for _, c := range v.Bad {
+			fmt.Fprintf(bw, "- %s\n", Printable(c.Err.Error()))
+		}
+	}
+	if len(v.Warnings) > 0 {
+		h("Warnings")
+		for _, wn := range v.Warnings {
+			fmt.Fprintf(bw, "- %s: %s\n", wn.Pos, Printable(wn.Msg))
+		}
+	}
+	return bw.Flush()
+}
+
+// VerifyJSONL writes one record per row: the calls in replay order
+// ({"source", "created_at", "tenant", "api_key_id", "verdict": "verified"
+// | "differs", "recorded": {…}, "replayed": {…}, "diffs": […]}), then the
+// unreadable rows ({"source", "verdict": "bad_row", "error"}).
+func VerifyJSONL(w io.Writer, v *gateway.Verification) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var b []byte
+	outcome := func(b []byte, status int, blocked bool, reason string) []byte {
+		b = append(b, `{"status_code":`...)
+		b = strconv.AppendInt(b, int64(status), 10)
+		b = append(b, `,"was_blocked":`...)
+		b = strconv.AppendBool(b, blocked)
+		b = append(b, `,"block_reason":`...)
+		return append(appendNullString(b, reason), '}')
+	}
+	for i := range v.Verdicts {
+		vd := &v.Verdicts[i]
+		c, d := vd.Call, &vd.Replayed
+		b = append(b[:0], `{"source":`...)
+		b = AppendString(b, c.Pos.String())
+		b = append(b, `,"created_at":`...)
+		b = AppendString(b, ingest.FormatTime(c.Rec.TS))
+		b = append(b, `,"tenant":`...)
+		b = AppendString(b, c.Rec.Tenant)
+		b = append(b, `,"api_key_id":`...)
+		b = appendNullString(b, c.Rec.APIKeyID)
+		b = append(b, `,"verdict":`...)
+		if vd.Verified() {
+			b = append(b, `"verified"`...)
+		} else {
+			b = append(b, `"differs"`...)
+		}
+		b = append(b, `,"recorded":`...)
+		b = outcome(b, c.Status, c.Blocked, c.BlockReason)
+		b = append(b, `,"replayed":`...)
+		b = outcome(b, d.HTTPStatus, d.Blocked, d.BlockReason)
+		b = b[:len(b)-1]
+		b = append(b, `,"invalid":`...)
+		b = appendNullString(b, d.Invalid)
+		b = append(b, `,"cost_estimate_cents":`...)
+		if d.HasCost {
+			b = strconv.AppendFloat(b, d.CostCents, 'f', -1, 64)
+		} else {
+			b = append(b, "null"...)
+		}
+		b = append(b, `},"diffs":[`...)
+		for j, s := range vd.Diffs {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = AppendString(b, s)
+		}
+		b = append(b, "]}\n"...)
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	for _, c := range v.Bad {
+		b = append(b[:0], `{"source":`...)
+		b = AppendString(b, c.Pos.String())
+		b = append(b, `,"verdict":"bad_row","error":`...)
+		b = AppendString(b, c.Err.Error())
+		b = append(b, "}\n"...)
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
