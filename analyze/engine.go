@@ -130,10 +130,12 @@ func (w Warning) String() string { return w.Pos.String() + ": " + w.Msg }
 type Engine struct {
 	cfg      Config
 	policies []Policy
+	loop     *LoopPolicy // the loop kill switch among the policies, if any: its agents' state lives in their books
 	seq      int64
 	sum      Summary
 	fx       Effects
 	agents   map[string]*agentBook
+	pos      posTable
 	reported []Warning // the current step's warnings that are reported
 	cur      Decision  // the decision being made: policies get a pointer to it without an allocation per request
 }
@@ -141,12 +143,57 @@ type Engine struct {
 // KeptWarnings: see WarningKind.
 const KeptWarnings = 10
 
-// agentBook is the engine's bookkeeping for one agent.
+// agentBook is all the engine keeps of one agent, in one allocation under
+// one map entry: its timeline (Summary.Agents points to it), the time and
+// position of its latest record (for out-of-order warnings) and, when the
+// engine runs the loop kill switch, the agent's LoopAgent. The agent's id
+// is held once, by the map key and the timeline alike.
 type agentBook struct {
-	requests int
-	sum      *AgentSummary
-	lastTS   time.Time // its latest record time, for out-of-order warnings
-	lastPos  ingest.Pos
+	sum     AgentSummary
+	lastTS  time.Time
+	lastPos posRef
+	loop    LoopAgent
+}
+
+// posRef is a position held compactly: the file, kind and path it shares
+// with other records (interned in a posTable), and its number.
+type posRef struct {
+	at *ingest.Pos // N unused
+	n  int64
+}
+
+func (r posRef) pos() ingest.Pos {
+	if r.at == nil {
+		return ingest.Pos{}
+	}
+	p := *r.at
+	p.N = r.n
+	return p
+}
+
+// posTable interns the parts of positions records share: one entry per
+// file, kind and path (a handful), so that an agent holds 16 bytes of its
+// latest position rather than 48.
+type posTable struct {
+	last *ingest.Pos
+	all  map[ingest.Pos]*ingest.Pos
+}
+
+func (t *posTable) ref(p ingest.Pos) posRef {
+	n := p.N
+	p.N = 0
+	if t.last == nil || *t.last != p {
+		at := t.all[p]
+		if at == nil {
+			if t.all == nil {
+				t.all = map[ingest.Pos]*ingest.Pos{}
+			}
+			at = &p
+			t.all[p] = at
+		}
+		t.last = at
+	}
+	return posRef{t.last, n}
 }
 
 // NewEngine validates cfg and returns an engine running cfg.Policies, or
@@ -167,6 +214,9 @@ func NewEngine(cfg Config) (*Engine, error) {
 	names := make([]string, len(policies))
 	for i, p := range policies {
 		names[i] = p.Name()
+		if lp, ok := p.(*LoopPolicy); ok && e.loop == nil && !lp.shared {
+			e.loop, lp.shared = lp, true
+		}
 	}
 	e.sum.Policy = strings.Join(names, "+")
 	return e, nil
@@ -178,11 +228,16 @@ func (e *Engine) Config() Config { return e.cfg }
 // Policies returns the policies the engine runs, in order.
 func (e *Engine) Policies() []Policy { return e.policies }
 
+// book returns the agent's book, adding it on the agent's first record.
 func (e *Engine) book(name string) *agentBook {
 	b := e.agents[name]
 	if b == nil {
-		b = &agentBook{sum: e.sum.newAgent(name)}
+		b = &agentBook{sum: AgentSummary{Agent: name}}
+		if e.loop != nil {
+			e.loop.init(&b.loop, name)
+		}
 		e.agents[name] = b
+		e.sum.Agents = append(e.sum.Agents, &b.sum)
 	}
 	return b
 }
@@ -206,14 +261,17 @@ func (e *Engine) Step(rec *ingest.Record, f *Features) (d Decision, ok bool, tra
 		e.warn(rec.Pos, WarnResponse, f.Warn)
 	}
 	b := e.book(rec.Agent)
+	if e.loop != nil {
+		e.loop.cur = &b.loop
+	}
 	// Order matters per agent: a capture grouped by agent, each agent in
 	// order, is not out of order.
 	if rec.TS.Before(b.lastTS) {
 		e.warn(rec.Pos, WarnOutOfOrder, fmt.Sprintf(
 			"out of time order: %s is before %s at %s (agent %q); replayed in input order",
-			ingest.FormatTime(rec.TS), ingest.FormatTime(b.lastTS), b.lastPos, rec.Agent))
+			ingest.FormatTime(rec.TS), ingest.FormatTime(b.lastTS), b.lastPos.pos(), rec.Agent))
 	} else {
-		b.lastTS, b.lastPos = rec.TS, rec.Pos
+		b.lastTS, b.lastPos = rec.TS, e.pos.ref(rec.Pos)
 	}
 	if rec.Control != nil {
 		for _, p := range e.policies {
@@ -224,10 +282,9 @@ func (e *Engine) Step(rec *ingest.Record, f *Features) (d Decision, ok bool, tra
 		return d, false, e.fx.Transitions
 	}
 	e.seq++
-	b.requests++
 	dp := &e.cur
 	*dp = Decision{
-		Seq: e.seq, AgentN: b.requests, TS: rec.TS, Agent: rec.Agent, Source: rec.Pos,
+		Seq: e.seq, AgentN: b.sum.Requests + 1, TS: rec.TS, Agent: rec.Agent, Source: rec.Pos,
 		TokensIn: rec.TokensIn, TokensOut: rec.TokensOut, CostUSD: rec.CostUSD,
 		HasTokens: rec.HasTokens, HasCost: rec.HasCost, Label: rec.Label, Status: rec.Status,
 	}
@@ -239,7 +296,7 @@ func (e *Engine) Step(rec *ingest.Record, f *Features) (d Decision, ok bool, tra
 		p.Decide(rec, f, dp, &e.fx)
 	}
 	e.effects(rec.Pos, b)
-	e.sum.add(b.sum, dp)
+	e.sum.add(&b.sum, dp)
 	return *dp, true, e.fx.Transitions
 }
 
@@ -272,16 +329,6 @@ func (e *Engine) effects(pos ingest.Pos, b *agentBook) {
 		}
 		e.warn(pos, kind, w)
 	}
-	for i := range e.fx.Transitions {
-		t := &e.fx.Transitions[i]
-		switch t.Kind {
-		case TransitionActivate:
-			e.book(t.Agent).sum.Activations++
-		case TransitionDeactivate:
-			s := e.book(t.Agent).sum
-			s.Deactivations = append(s.Deactivations, ControlMark{TS: t.TS, By: t.By, Source: t.Source})
-		}
-	}
 }
 
 // warn counts a warning; the first KeptWarnings of its kind are kept and
@@ -308,6 +355,7 @@ func (e *Engine) Finish() *Summary {
 			f.finishAgents(e)
 		}
 	}
+	e.agents = nil // the books live on as the summary's timelines
 	e.sum.finish()
 	return &e.sum
 }

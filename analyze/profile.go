@@ -96,7 +96,7 @@ func (p *Profile) detector(n int) Detector {
 	if p = p.or(); p.NewDetector != nil {
 		return p.NewDetector(n)
 	}
-	return &windowDetector{w: NewWindow(n), n: n, past: p.Past}
+	return &windowDetector{w: Window{size: int32(n)}, n: n, prof: p}
 }
 
 // Fingerprint is how a profile sees one input: what the fingerprint
@@ -201,15 +201,15 @@ type Score struct {
 
 // windowDetector is the SPEC §1.4 window shared by spec and agentgazer.
 type windowDetector struct {
-	w    *Window
+	w    Window
 	n    int // the window size (the ring may grow to it on demand)
-	past func(int) int
+	prof *Profile
 }
 
 func (d *windowDetector) Score(f *Features) Score {
 	cur := f.Entry
 	cur.Response, cur.HasResp = 0, false // the answer comes after the decision
-	c := d.w.Count(&cur, d.past(d.n))
+	c := d.w.Count(&cur, d.prof.Past(d.n))
 	return Score{Counts: c, Value: c.Score()}
 }
 
@@ -242,7 +242,8 @@ func (p *Profile) UnmarshalText(b []byte) error {
 
 // NewWindowDetector returns the SPEC §1.4 detector of profile p over w, a
 // window of size n: what a windowed profile's agents score with. The sweep
-// uses it to follow an agent from a window it rebuilt.
+// uses it to follow an agent from a window it rebuilt. The detector takes
+// w over: the caller must not use w afterwards.
 func NewWindowDetector(w *Window, n int, p *Profile) Detector {
-	return &windowDetector{w: w, n: n, past: p.Past}
+	return &windowDetector{w: *w, n: n, prof: p}
 }

@@ -29,13 +29,6 @@ type Alert struct {
 	Timestamp time.Time
 }
 
-// ControlMark is an operator deactivation seen in the capture.
-type ControlMark struct {
-	TS     time.Time
-	By     string
-	Source ingest.Pos
-}
-
 // Saved adds up what refused requests would have cost.
 type Saved struct {
 	Requests            int
@@ -69,17 +62,12 @@ type AgentSummary struct {
 	Blocked            int    // requests refused because the agent was inactive
 	Blocks             int    // requests refused by the block variant
 	Saved              Saved  // every refused request: kills, blocks and blocked
-	Activations        int
-	Deactivations      []ControlMark
 	MaxScore           float64
 	MaxScoreSeq        int64
 	First, Last        time.Time
-	LoopLabels         int   // requests labelled "loop"
-	LegitLabels        int   // requests labelled "legit"
 	Tokens             Saved // all requests of the agent, for scale
 	FinalState         AgentState
 	FinalDeactivatedBy string
-	hasFirst           bool
 }
 
 // Totals adds up every agent.
@@ -124,29 +112,15 @@ func newSummary(cfg Config) Summary {
 	return Summary{Profile: cfg.Profile, Mode: cfg.Mode, Default: cfg.Default, skips: map[string]int{}}
 }
 
-// newAgent adds the timeline of an agent the summary does not hold yet
-// (the engine's bookkeeping map says which it holds).
-func (s *Summary) newAgent(name string) *AgentSummary {
-	a := &AgentSummary{Agent: name}
-	s.Agents = append(s.Agents, a)
-	return a
-}
-
 func (s *Summary) addSkip(reason string) { s.skips[reason]++ }
 
 func (s *Summary) add(a *AgentSummary, d *Decision) {
 	a.Requests++
-	if !a.hasFirst {
-		a.First, a.hasFirst = d.TS, true
+	if a.Requests == 1 {
+		a.First = d.TS
 	}
 	if d.TS.After(a.Last) {
 		a.Last = d.TS
-	}
-	switch d.Label {
-	case ingest.LabelLoop:
-		a.LoopLabels++
-	case ingest.LabelLegit:
-		a.LegitLabels++
 	}
 	a.Tokens.Add(d)
 	if d.Score > a.MaxScore {

@@ -45,49 +45,49 @@ func Distance(a, b uint64) int { return bits.OnesCount64(a ^ b) }
 // zero value is unusable; use NewWindow.
 type Window struct {
 	buf  []Entry // the ring: len(buf) ≤ size, grown by doubling
-	size int     // the most entries held
-	head int     // index of the oldest entry
-	n    int
+	size int32   // the most entries held (≤ MaxWindow)
+	head int32   // index of the oldest entry
+	n    int32
 }
 
 // NewWindow returns an empty window holding at most size entries.
-func NewWindow(size int) *Window { return &Window{size: size} }
+func NewWindow(size int) *Window { return &Window{size: int32(size)} }
 
 // Len is the number of entries held.
-func (w *Window) Len() int { return w.n }
+func (w *Window) Len() int { return int(w.n) }
 
 // Cap is the most entries the window holds.
-func (w *Window) Cap() int { return w.size }
+func (w *Window) Cap() int { return int(w.size) }
 
 // At returns the i-th entry, 0 being the oldest.
-func (w *Window) At(i int) *Entry { return &w.buf[(w.head+i)%len(w.buf)] }
+func (w *Window) At(i int) *Entry { return &w.buf[(int(w.head)+i)%len(w.buf)] }
 
 // Newest returns the most recent entry, or nil when empty.
 func (w *Window) Newest() *Entry {
 	if w.n == 0 {
 		return nil
 	}
-	return w.At(w.n - 1)
+	return w.At(int(w.n) - 1)
 }
 
 // Push appends e, evicting the oldest entry when full.
 func (w *Window) Push(e Entry) {
-	if w.n == len(w.buf) && len(w.buf) < w.size {
-		w.grow(min(w.size, max(1, 2*len(w.buf))))
+	if int(w.n) == len(w.buf) && len(w.buf) < int(w.size) {
+		w.grow(min(int(w.size), max(1, 2*len(w.buf))))
 	}
-	if w.n < len(w.buf) {
-		w.buf[(w.head+w.n)%len(w.buf)] = e
+	if int(w.n) < len(w.buf) {
+		w.buf[(int(w.head)+int(w.n))%len(w.buf)] = e
 		w.n++
 		return
 	}
 	w.buf[w.head] = e
-	w.head = (w.head + 1) % len(w.buf)
+	w.head = int32((int(w.head) + 1) % len(w.buf))
 }
 
 // grow re-allocates the ring with room for c entries, oldest first.
 func (w *Window) grow(c int) {
 	nb := make([]Entry, c)
-	for i := 0; i < w.n; i++ {
+	for i := 0; i < int(w.n); i++ {
 		nb[i] = *w.At(i)
 	}
 	w.buf, w.head = nb, 0
@@ -98,15 +98,15 @@ func (w *Window) Clear() { w.head, w.n = 0, 0 }
 
 // Resize changes the capacity, keeping the most recent entries.
 func (w *Window) Resize(size int) {
-	if size == w.size {
+	if size == int(w.size) {
 		return
 	}
-	keep := min(w.n, size)
+	keep := min(int(w.n), size)
 	nb := make([]Entry, keep)
 	for i := 0; i < keep; i++ {
-		nb[i] = *w.At(w.n - keep + i)
+		nb[i] = *w.At(int(w.n) - keep + i)
 	}
-	w.buf, w.size, w.head, w.n = nb, size, 0, keep
+	w.buf, w.size, w.head, w.n = nb, int32(size), 0, int32(keep)
 }
 
 // Count scores cur against the last k entries of the window (all of them
@@ -118,12 +118,13 @@ func (w *Window) Resize(size int) {
 // holds when they call it.
 func (w *Window) Count(cur *Entry, k int) Counts {
 	var c Counts
-	if k > w.n {
-		k = w.n
+	n := int(w.n)
+	if k > n {
+		k = n
 	}
-	start := w.n - k
+	start := n - k
 	newestResp := -1
-	for i := w.n - 1; i >= start; i-- {
+	for i := n - 1; i >= start; i-- {
 		e := w.At(i)
 		if e.HasResp {
 			newestResp = i
@@ -134,7 +135,7 @@ func (w *Window) Count(cur *Entry, k int) Counts {
 	if newestResp >= 0 {
 		ref = w.At(newestResp).Response
 	}
-	for i := start; i < w.n; i++ {
+	for i := start; i < n; i++ {
 		e := w.At(i)
 		if cur.HasPrompt && e.HasPrompt && Distance(e.Prompt, cur.Prompt) <= SimilarDistance {
 			c.SimilarPrompts++

@@ -68,7 +68,7 @@ func TimelineHTML(w io.Writer, s *analyze.Summary, series []analyze.AgentSeries)
 		}
 		d.f("</div>\n")
 	}
-	if al := alertLines(s); len(al) > 0 {
+	if al, _ := alertLines(s, nil); len(al) > 0 {
 		d.f("<h2>Alerts that would have gone out</h2>\n<pre>")
 		for _, l := range al {
 			d.f("%s\n", htmlEsc(l))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -29,37 +30,130 @@ const (
 
 var timelineHeader = []string{"agent", "requests", "killed at", "request #", "score", "prompts", "responses", "tool calls", "blocked after", "saved tokens", "saved cost"}
 
-// timelineRows is one row per kill, or one row for an agent never killed
-// (its highest score shown as "max N"), then a totals row.
-func timelineRows(s *analyze.Summary) (rows [][]string, total []string) {
-	for _, a := range s.Agents {
-		saved := [3]string{"-", "-", "-"}
-		if a.Saved.Requests > 0 {
-			saved = [3]string{strconv.Itoa(a.Blocked), tokens(a.Saved), cost(a.Saved)}
+// agentRows are the agent's timeline rows: one per kill, or one for an
+// agent never killed (its highest score shown as "max N").
+func agentRows(s *analyze.Summary, a *analyze.AgentSummary) [][]string {
+	saved := [3]string{"-", "-", "-"}
+	if a.Saved.Requests > 0 {
+		saved = [3]string{strconv.Itoa(a.Blocked), tokens(a.Saved), cost(a.Saved)}
+	}
+	if len(a.Kills) == 0 {
+		return [][]string{{a.Agent, strconv.Itoa(a.Requests), "-", "-",
+			"max " + score(a.MaxScore), "", "", "", saved[0], saved[1], saved[2]}}
+	}
+	rows := make([][]string, 0, len(a.Kills))
+	for i, k := range a.Kills {
+		row := []string{a.Agent, strconv.Itoa(a.Requests), ingest.FormatTime(k.TS), strconv.Itoa(k.AgentN),
+			score(k.Score) + killOp(s.Profile) + strconv.FormatFloat(k.Threshold, 'f', -1, 64),
+			strconv.Itoa(k.Counts.SimilarPrompts), strconv.Itoa(k.Counts.SimilarResponses), strconv.Itoa(k.Counts.RepeatedToolCalls),
+			saved[0], saved[1], saved[2]}
+		if k.Action == analyze.ActionBlock {
+			row[2] += " (429)"
 		}
-		if len(a.Kills) == 0 {
-			rows = append(rows, []string{a.Agent, strconv.Itoa(a.Requests), "-", "-",
-				"max " + score(a.MaxScore), "", "", "", saved[0], saved[1], saved[2]})
+		if i > 0 {
+			row[0], row[1], row[8], row[9], row[10] = "", "", "", "", ""
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// rowCount is how many timeline rows the agent takes.
+func rowCount(a *analyze.AgentSummary) int { return max(1, len(a.Kills)) }
+
+// timelineTotal is the totals row.
+func timelineTotal(s *analyze.Summary) []string {
+	t := s.Totals
+	return []string{fmt.Sprintf("total: %d agents", t.Agents), strconv.Itoa(t.Requests),
+		fmt.Sprintf("%d killed", t.AgentsKilled), "", "", "", "", "", strconv.Itoa(t.Blocked), tokens(t.Saved), cost(t.Saved)}
+}
+
+// MaxRows is how many timeline rows a table or Markdown report shows
+// unless told to show all: past it, the agents that matter most (see
+// shownAgents) and a line saying how many rows were left out.
+const MaxRows = 50
+
+// shownAgents are the agents whose rows a table shows, and how many rows
+// they take, when the whole timeline has more than MaxRows rows: the
+// agents killed (or blocked) first, then by highest score, then by what
+// their requests cost, then by id; as many as fit in MaxRows rows (the
+// last one's rows cut at the limit). It keeps MaxRows agents at most
+// while it looks, never a row per agent. With every row fitting (or all),
+// it returns nil and the total row count.
+func shownAgents(s *analyze.Summary, all bool) (shown []*analyze.AgentSummary, total int) {
+	for _, a := range s.Agents {
+		total += rowCount(a)
+	}
+	if all || total <= MaxRows {
+		return nil, total
+	}
+	// A bounded selection: keep the best MaxRows agents seen so far,
+	// sorted, worst last (MaxRows is small: insertion beats a heap).
+	for _, a := range s.Agents {
+		if len(shown) == MaxRows && !ranksBefore(a, shown[len(shown)-1]) {
 			continue
 		}
-		for i, k := range a.Kills {
-			row := []string{a.Agent, strconv.Itoa(a.Requests), ingest.FormatTime(k.TS), strconv.Itoa(k.AgentN),
-				score(k.Score) + killOp(s.Profile) + strconv.FormatFloat(k.Threshold, 'f', -1, 64),
-				strconv.Itoa(k.Counts.SimilarPrompts), strconv.Itoa(k.Counts.SimilarResponses), strconv.Itoa(k.Counts.RepeatedToolCalls),
-				saved[0], saved[1], saved[2]}
-			if k.Action == analyze.ActionBlock {
-				row[2] += " (429)"
-			}
-			if i > 0 {
-				row[0], row[1], row[8], row[9], row[10] = "", "", "", "", ""
-			}
-			rows = append(rows, row)
+		i := sort.Search(len(shown), func(i int) bool { return ranksBefore(a, shown[i]) })
+		if len(shown) < MaxRows {
+			shown = append(shown, nil)
+		}
+		copy(shown[i+1:], shown[i:len(shown)-1])
+		shown[i] = a
+	}
+	n := 0
+	for i, a := range shown {
+		if n += rowCount(a); n >= MaxRows {
+			shown = shown[:i+1]
+			break
 		}
 	}
-	t := s.Totals
-	total = []string{fmt.Sprintf("total: %d agents", t.Agents), strconv.Itoa(t.Requests),
-		fmt.Sprintf("%d killed", t.AgentsKilled), "", "", "", "", "", strconv.Itoa(t.Blocked), tokens(t.Saved), cost(t.Saved)}
-	return rows, total
+	return shown, total
+}
+
+// ranksBefore orders agents by what matters in a bounded table.
+func ranksBefore(a, b *analyze.AgentSummary) bool {
+	if ka, kb := len(a.Kills) > 0, len(b.Kills) > 0; ka != kb {
+		return ka
+	}
+	if a.MaxScore != b.MaxScore {
+		return a.MaxScore > b.MaxScore
+	}
+	if a.Tokens.CostUSD != b.Tokens.CostUSD {
+		return a.Tokens.CostUSD > b.Tokens.CostUSD
+	}
+	return a.Agent < b.Agent
+}
+
+// eachRow calls fn with every row shown: every agent's in id order, or
+// when bounded (shown != nil) the shown agents' in rank order, MaxRows
+// at most.
+func eachRow(s *analyze.Summary, shown []*analyze.AgentSummary, fn func([]string) error) error {
+	agents, limit := s.Agents, -1
+	if shown != nil {
+		agents, limit = shown, MaxRows
+	}
+	n := 0
+	for _, a := range agents {
+		for _, r := range agentRows(s, a) {
+			if n == limit {
+				return nil
+			}
+			n++
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// omittedLine says how many rows a bounded table left out.
+func omittedLine(shown []*analyze.AgentSummary, total int) string {
+	if shown == nil {
+		return ""
+	}
+	return fmt.Sprintf("(%d of %d rows: the agents killed first, then by highest score and cost; --all shows every row, -f csv or json every value)",
+		MaxRows, total)
 }
 
 func killOp(p *analyze.Profile) string { return " " + p.Op() + " " }
@@ -135,18 +229,45 @@ func inputLines(s *analyze.Summary) []string {
 	return lines
 }
 
-func alertLines(s *analyze.Summary) []string {
-	var out []string
-	for _, a := range s.Agents {
+// alertLines are the alerts of the kills shown (every kill when shown is
+// nil, else those in the first MaxRows rows of the shown agents), and how
+// many kills' alerts were left out.
+func alertLines(s *analyze.Summary, shown []*analyze.AgentSummary) (out []string, omitted int) {
+	agents, limit := s.Agents, -1
+	if shown != nil {
+		agents, limit = shown, MaxRows
+	}
+	n, kept := 0, 0
+	for _, a := range agents {
+		if len(a.Kills) == 0 {
+			n++
+		}
 		for _, k := range a.Kills {
+			if n == limit {
+				break
+			}
+			n++
 			if k.Action != analyze.ActionKill {
 				continue
 			}
+			kept++
 			out = append(out, fmt.Sprintf("%s %s (%s)", ingest.FormatTime(k.TS), k.Alert.RuleType, k.Source),
 				"  "+strings.Join(printableRow(strings.Split(k.Alert.Message, "\n")), "\n  "))
 		}
 	}
-	return out
+	return out, s.Totals.Kills - kept
+}
+
+// timelineRows are every agent's rows (for the HTML page).
+func timelineRows(s *analyze.Summary) (rows [][]string, total []string) {
+	for _, a := range s.Agents {
+		rows = append(rows, agentRows(s, a)...)
+	}
+	return rows, timelineTotal(s)
+}
+
+func alertsOmittedLine(n int) string {
+	return fmt.Sprintf("(%d more alerts for agents not shown: --all or -f json shows them)", n)
 }
 
 // TableOptions shape a terminal table.
@@ -156,6 +277,9 @@ type TableOptions struct {
 	Width int
 	// Wide shows every column whatever the width.
 	Wide bool
+	// All shows every row, streamed; else a table of more than MaxRows
+	// rows shows the agents that matter most (see MaxRows).
+	All bool
 }
 
 // DefaultWidth is the width a table fits when the terminal's is unknown
@@ -172,41 +296,95 @@ func TimelineTable(w io.Writer, s *analyze.Summary) error {
 }
 
 // TimelineTableOpts renders the timelines as a terminal table that fits
-// opt.Width unless opt.Wide.
+// opt.Width unless opt.Wide, MaxRows rows at most unless opt.All. It
+// holds the rows it shows only when they are bounded: with opt.All, one
+// pass measures the columns and a second streams the rows.
 func TimelineTableOpts(w io.Writer, s *analyze.Summary, opt TableOptions) error {
-	rows, total := timelineRows(s)
+	shown, nrows := shownAgents(s, opt.All)
+	total := timelineTotal(s)
 	width := opt.Width
 	if width <= 0 {
 		width = DefaultWidth
 	}
 	fmt.Fprintf(w, "%s\n\n", wrap("Deactivation timelines — "+settingsLine(s), width))
 	header := upper(timelineHeader)
-	note := ""
-	if !opt.Wide && tableWidth(header, rows, total) > width {
-		killed := total[2]
-		header, total = pick(header, compactColumns), pick(total, compactColumns)
-		header[2], total[2] = "KILLED AT REQUEST", killed
-		for i, r := range rows {
-			rows[i] = pick(r, compactColumns)
-			if strings.HasSuffix(r[2], " (429)") {
-				rows[i][2] += " (429)" // block mode: the time column is gone, the mark stays
-			}
+	widths := make([]int, len(header))
+	measure := func(r []string) error {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(Printable(c)))
 		}
+		return nil
+	}
+	measure(header)
+	measure(total)
+	eachRow(s, shown, measure)
+	note := ""
+	cols := []int(nil) // every column
+	if !opt.Wide && widthOf(widths) > width {
+		killed := total[2]
+		cols = compactColumns
+		header, total = pick(header, cols), pick(total, cols)
+		header[2], total[2] = "KILLED AT REQUEST", killed
 		note = fmt.Sprintf("(%d of %d columns, to fit %d: --wide shows every one, -f csv or json every value)\n",
 			len(compactColumns), len(timelineHeader), width)
 	}
-	if err := asciiTable(w, header, rows, total); err != nil {
+	row := func(r []string) []string {
+		if cols == nil {
+			return printableRow(r)
+		}
+		out := pick(r, cols)
+		if strings.HasSuffix(r[2], " (429)") {
+			out[2] += " (429)" // block mode: the time column is gone, the mark stays
+		}
+		return printableRow(out)
+	}
+	opts := asciiOptions()
+	if opt.All {
+		// Streamed rows need their columns' widths up front.
+		widths = widths[:len(header)]
+		clear(widths)
+		measure(header)
+		measure(total)
+		eachRow(s, shown, func(r []string) error { return measure(row(r)) })
+		m := tw.NewMapper[int, int]()
+		for i, cw := range widths {
+			m.Set(i, cw+2) // a space either side
+		}
+		opts = append(opts, tablewriter.WithStreaming(tw.StreamConfig{Enable: true}), tablewriter.WithColumnWidths(m))
+	}
+	tbl := tablewriter.NewTable(w, opts...)
+	if opt.All {
+		if err := tbl.Start(); err != nil {
+			return err
+		}
+	}
+	tbl.Header(header)
+	if err := eachRow(s, shown, func(r []string) error { return tbl.Append(row(r)) }); err != nil {
+		return err
+	}
+	tbl.Footer(total)
+	if opt.All {
+		if err := tbl.Close(); err != nil {
+			return err
+		}
+	} else if err := tbl.Render(); err != nil {
 		return err
 	}
 	fmt.Fprint(w, note)
+	if l := omittedLine(shown, nrows); l != "" {
+		fmt.Fprintln(w, wrap(l, width))
+	}
 	fmt.Fprintln(w)
 	for _, l := range inputLines(s) {
 		fmt.Fprintln(w, wrap(l, width))
 	}
-	if al := alertLines(s); len(al) > 0 {
+	if al, omitted := alertLines(s, shown); len(al) > 0 || omitted > 0 {
 		fmt.Fprintln(w, "\nAlerts that would have gone out:")
 		for _, l := range al {
 			fmt.Fprintln(w, l)
+		}
+		if omitted > 0 {
+			fmt.Fprintln(w, alertsOmittedLine(omitted))
 		}
 	}
 	return nil
@@ -215,11 +393,7 @@ func TimelineTableOpts(w io.Writer, s *analyze.Summary, opt TableOptions) error 
 // asciiTable renders header, rows and an optional footer as an ASCII
 // table, cells made printable, none wrapped.
 func asciiTable(w io.Writer, header []string, rows [][]string, footer []string) error {
-	tbl := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-	)
+	tbl := tablewriter.NewTable(w, asciiOptions()...)
 	tbl.Header(header)
 	for _, r := range rows {
 		if err := tbl.Append(printableRow(r)); err != nil {
@@ -230,6 +404,16 @@ func asciiTable(w io.Writer, header []string, rows [][]string, footer []string) 
 		tbl.Footer(footer)
 	}
 	return tbl.Render()
+}
+
+// asciiOptions are the options of every ASCII table: no header
+// formatting, no cell wrapped.
+func asciiOptions() []tablewriter.Option {
+	return []tablewriter.Option{
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+	}
 }
 
 // tableWidth is how wide an ASCII table of these cells renders: each
@@ -244,6 +428,11 @@ func tableWidth(header []string, rows [][]string, total []string) int {
 			}
 		}
 	}
+	return widthOf(widths)
+}
+
+// widthOf is how wide an ASCII table with columns this wide renders.
+func widthOf(widths []int) int {
 	n := 1
 	for _, w := range widths {
 		n += w + 3
@@ -251,8 +440,8 @@ func tableWidth(header []string, rows [][]string, total []string) int {
 	return n
 }
 
-func pick(r []string, cols []int) []string {
-	out := make([]string, len(cols))
+func pick[T any](r []T, cols []int) []T {
+	out := make([]T, len(cols))
 	for i, c := range cols {
 		if c < len(r) {
 			out[i] = r[c]
@@ -269,9 +458,18 @@ func upper(h []string) []string {
 	return out
 }
 
-// TimelineMarkdown renders the timelines as GitHub-flavoured Markdown.
+// TimelineMarkdown renders the timelines as GitHub-flavoured Markdown,
+// MaxRows rows at most (see TimelineMarkdownOpts).
 func TimelineMarkdown(w io.Writer, s *analyze.Summary) error {
-	rows, total := timelineRows(s)
+	return TimelineMarkdownOpts(w, s, TableOptions{})
+}
+
+// TimelineMarkdownOpts renders the timelines as Markdown: every row,
+// streamed, with opt.All, else MaxRows rows at most (see MaxRows). Width
+// and Wide do not apply.
+func TimelineMarkdownOpts(w io.Writer, s *analyze.Summary, opt TableOptions) error {
+	shown, nrows := shownAgents(s, opt.All)
+	total := timelineTotal(s)
 	fmt.Fprintf(w, "## Deactivation timelines\n\n%s\n\n", settingsLine(s))
 	mdRow(w, timelineHeader)
 	seps := make([]string, len(timelineHeader))
@@ -282,9 +480,7 @@ func TimelineMarkdown(w io.Writer, s *analyze.Summary) error {
 		}
 	}
 	fmt.Fprintf(w, "|%s|\n", strings.Join(seps, "|"))
-	for _, r := range rows {
-		mdRow(w, r)
-	}
+	eachRow(s, shown, func(r []string) error { mdRow(w, r); return nil })
 	bold := make([]string, len(total))
 	for i, c := range total {
 		if c != "" {
@@ -292,16 +488,22 @@ func TimelineMarkdown(w io.Writer, s *analyze.Summary) error {
 		}
 	}
 	mdRow(w, bold)
+	if l := omittedLine(shown, nrows); l != "" {
+		fmt.Fprintf(w, "\n%s\n", l)
+	}
 	fmt.Fprintln(w)
 	for _, l := range inputLines(s) {
 		fmt.Fprintf(w, "- %s\n", l)
 	}
-	if al := alertLines(s); len(al) > 0 {
+	if al, omitted := alertLines(s, shown); len(al) > 0 || omitted > 0 {
 		fmt.Fprint(w, "\n### Alerts that would have gone out\n\n```\n")
 		for _, l := range al {
 			fmt.Fprintln(w, l)
 		}
 		fmt.Fprintln(w, "```")
+		if omitted > 0 {
+			fmt.Fprintf(w, "\n%s\n", alertsOmittedLine(omitted))
+		}
 	}
 	return nil
 }

@@ -76,11 +76,13 @@ const DefaultLateAfter = 10
 
 // Traffic is a capture read once for sweeps: per agent, the fingerprint
 // and cost of every request and the control records, in replay order. It
-// keeps no request or response bodies (about 200 bytes per request).
+// keeps no request or response bodies, and packs the requests (pack.go:
+// about 40 bytes each).
 type Traffic struct {
 	Profile *analyze.Profile
 	Input   Input
 	agents  []*sweepTraffic // sorted by name
+	pk      packer
 	// liveKills: the capture holds deactivations by the live kill switch.
 	liveKills bool
 }
@@ -99,7 +101,13 @@ type Input struct {
 
 // sweepTraffic is one agent's collected traffic.
 type sweepTraffic struct {
-	name     string
+	name   string
+	n      int    // requests
+	packed []byte // the requests, packed (pack.go)
+	ext    []any  // each request's Features.Ext, when one has any
+	last   packState
+	// reqs are the requests unpacked while the sweep evaluates the agent
+	// (Traffic.unpacked), else nil.
 	reqs     []sweepReq
 	ctrls    []sweepCtrl // in order; each applies before reqs[at]
 	config   bool        // has config records: settings change mid-stream
@@ -145,7 +153,6 @@ type Collector struct {
 	eng     *analyze.Engine
 	t       *Traffic
 	byName  map[string]*sweepTraffic
-	intern  map[string]string
 	problem func(rec *ingest.Record, warn string) error
 }
 
@@ -163,7 +170,7 @@ func NewCollector(p *analyze.Profile, problem func(rec *ingest.Record, warn stri
 		return nil, err
 	}
 	return &Collector{eng: eng, t: &Traffic{Profile: p}, byName: map[string]*sweepTraffic{},
-		intern: map[string]string{}, problem: problem}, nil
+		problem: problem}, nil
 }
 
 // Step collects one record, in replay order, with its features (zero for
@@ -197,7 +204,7 @@ func (c *Collector) Step(rec *ingest.Record, f *analyze.Features) error {
 		c.t.agents = append(c.t.agents, a)
 	}
 	if rec.Control != nil {
-		ctl := sweepCtrl{at: len(a.reqs), ts: rec.TS, pos: rec.Pos, ctl: *rec.Control}
+		ctl := sweepCtrl{at: a.n, ts: rec.TS, pos: rec.Pos, ctl: *rec.Control}
 		switch {
 		case ctl.ctl.Event == ingest.ControlConfig:
 			a.config = true
@@ -208,20 +215,22 @@ func (c *Collector) Step(rec *ingest.Record, f *analyze.Features) error {
 		a.ctrls = append(a.ctrls, ctl)
 		return nil
 	}
-	e := f.Entry
-	if e.ToolSig != "" {
-		if s, ok := c.intern[e.ToolSig]; ok {
-			e.ToolSig = s
-		} else {
-			c.intern[e.ToolSig] = e.ToolSig
-		}
-	}
-	a.reqs = append(a.reqs, sweepReq{
-		Entry: e, seq: d.Seq, ts: d.TS, pos: d.Source,
+	c.t.pk.add(a, &sweepReq{
+		Entry: f.Entry, seq: d.Seq, ts: d.TS, pos: d.Source,
 		tokensIn: d.TokensIn, tokensOut: d.TokensOut, cost: d.CostUSD, status: int32(d.Status),
 		hasTokens: d.HasTokens, hasCost: d.HasCost, skip: f.Err != nil, label: d.Label, ext: f.Ext,
 	})
 	return nil
+}
+
+// unpacked unpacks the agent's requests into a.reqs (in scratch's
+// storage) for as long as fn runs, and returns scratch for reuse.
+func (t *Traffic) unpacked(a *sweepTraffic, scratch []sweepReq, fn func() error) ([]sweepReq, error) {
+	a.reqs = t.pk.unpack(a, scratch)
+	err := fn()
+	scratch, a.reqs = a.reqs, nil
+	clear(scratch) // no ext or tool signature kept alive
+	return scratch, err
 }
 
 // Finish returns the collected traffic. The collector must not be used

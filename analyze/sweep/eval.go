@@ -174,51 +174,14 @@ func (t *Traffic) Sweep(cfg Config) (*Result, error) {
 	}
 	delays := make([][2][]float64, len(res.Settings))
 	var killAt []int
+	var scratch []sweepReq
 	for ai, a := range t.agents {
-		truth := t.truth(a, cfg.Labels)
-		res.Agents[ai] = truth
-		res.Truth.add(&truth)
-		// Windowed profiles score every window in one pass; a profile
-		// with its own detector is replayed at every setting.
-		var sh *sweepShared
-		if cfg.Profile.Windowed() {
-			sh = a.shared(cfg.Profile, cfg.Windows)
-		}
-		for wi, w := range cfg.Windows {
-			for ti, th := range cfg.Thresholds {
-				si := wi*nt + ti
-				ob := outcomeBuilder{a: a, truth: &truth}
-				switch {
-				case a.config || sh == nil:
-					// Settings change mid-stream, or the profile has no
-					// fast path: replay the agent exactly.
-					res.Exact++
-					if err := ob.replay(cfg.settingConfig(w, th)); err != nil {
-						return nil, err
-					}
-				case cfg.ReactivateAfter > 0 && a.liveKill:
-					// Live kills re-activate on their own: follow the agent
-					// from its start.
-					res.Exact++
-					a.simulate(&cfg, w, th, 0, 0, a.newWindow(w), &ob)
-				default:
-					killAt = a.fastPath(&cfg, sh, wi, w, th, killAt[:0], &ob, &res.Exact)
-				}
-				if !ob.touched {
-					continue
-				}
-				var novel []int8
-				if sh != nil {
-					novel = sh.novel[wi]
-				}
-				o := ob.judge(cfg.LateAfter, novel)
-				st := &res.Settings[si]
-				st.add(o, &truth, &ob)
-				if o.Verdict == VerdictCaught || o.Verdict == VerdictCaughtLate {
-					delays[si][0] = append(delays[si][0], float64(o.DelayRequests))
-					delays[si][1] = append(delays[si][1], o.DelaySeconds)
-				}
-			}
+		var err error
+		scratch, err = t.unpacked(a, scratch, func() error {
+			return t.sweepAgent(&cfg, res, ai, a, delays, &killAt)
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	for si := range res.Settings {
@@ -234,6 +197,58 @@ func (t *Traffic) Sweep(cfg Config) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// sweepAgent evaluates agent ai (its requests unpacked) at every setting
+// and adds its outcomes to res.
+func (t *Traffic) sweepAgent(cfg *Config, res *Result, ai int, a *sweepTraffic, delays [][2][]float64, killAt *[]int) error {
+	nt := len(cfg.Thresholds)
+	truth := t.truth(a, cfg.Labels)
+	res.Agents[ai] = truth
+	res.Truth.add(&truth)
+	// Windowed profiles score every window in one pass; a profile
+	// with its own detector is replayed at every setting.
+	var sh *sweepShared
+	if cfg.Profile.Windowed() {
+		sh = a.shared(cfg.Profile, cfg.Windows)
+	}
+	for wi, w := range cfg.Windows {
+		for ti, th := range cfg.Thresholds {
+			si := wi*nt + ti
+			ob := outcomeBuilder{a: a, truth: &truth}
+			switch {
+			case a.config || sh == nil:
+				// Settings change mid-stream, or the profile has no
+				// fast path: replay the agent exactly.
+				res.Exact++
+				if err := ob.replay(cfg.settingConfig(w, th)); err != nil {
+					return err
+				}
+			case cfg.ReactivateAfter > 0 && a.liveKill:
+				// Live kills re-activate on their own: follow the agent
+				// from its start.
+				res.Exact++
+				a.simulate(cfg, w, th, 0, 0, a.newWindow(w), &ob)
+			default:
+				*killAt = a.fastPath(cfg, sh, wi, w, th, (*killAt)[:0], &ob, &res.Exact)
+			}
+			if !ob.touched {
+				continue
+			}
+			var novel []int8
+			if sh != nil {
+				novel = sh.novel[wi]
+			}
+			o := ob.judge(cfg.LateAfter, novel)
+			st := &res.Settings[si]
+			st.add(o, &truth, &ob)
+			if o.Verdict == VerdictCaught || o.Verdict == VerdictCaughtLate {
+				delays[si][0] = append(delays[si][0], float64(o.DelayRequests))
+				delays[si][1] = append(delays[si][1], o.DelaySeconds)
+			}
+		}
+	}
+	return nil
 }
 
 // fastPath derives the agent's outcome at (w, th) from the shared pass:

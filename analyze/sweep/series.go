@@ -30,6 +30,7 @@ func (t *Traffic) series(cfg *Config, res *Result) error {
 		}
 	}
 	never := cfg.settingConfig(w, math.MaxFloat64)
+	var scratch []sweepReq
 	for ai, a := range t.agents {
 		if !killed[a.name] {
 			continue
@@ -42,8 +43,11 @@ func (t *Traffic) series(cfg *Config, res *Result) error {
 		if tr.Class == ClassLoop {
 			s.LoopStart, s.LoopEnd = tr.Start, tr.End
 		}
-		err := a.replay(never, func(i int, d *analyze.Decision) {
-			s.Points = append(s.Points, analyze.ScorePoint{N: i + 1, TS: d.TS, Score: d.Score, Threshold: chart.Threshold, Action: d.Action})
+		var err error
+		scratch, err = t.unpacked(a, scratch, func() error {
+			return a.replay(never, func(i int, d *analyze.Decision) {
+				s.Points = append(s.Points, analyze.ScorePoint{N: i + 1, TS: d.TS, Score: d.Score, Threshold: chart.Threshold, Action: d.Action})
+			})
 		})
 		if err != nil {
 			return err

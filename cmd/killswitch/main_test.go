@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/killswitch/killswitch/internal/golden"
+	"github.com/killswitch/killswitch/report"
 )
 
 // The tests run from the repository root so that positions in the output
@@ -280,5 +283,64 @@ func TestInspect(t *testing.T) {
 	out, _, code = runCLI(t, "", "inspect", "-f", "json", "fixtures/scenarios/reactivation.jsonl")
 	if code != 0 || !strings.Contains(out, `"requests": 18`) || !strings.Contains(out, `"control_records": 1`) {
 		t.Errorf("inspect json: exit %d\n%s", code, out)
+	}
+}
+
+// manyAgents is a capture of 70 agents: every tenth repeats one prompt and
+// answer 8 times (killed at its 6th request, 2 refused after), the others
+// send 1 to 3 different prompts.
+func manyAgents() string {
+	var b strings.Builder
+	t0 := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	n := 0
+	line := func(agent, prompt, answer string) {
+		fmt.Fprintf(&b, `{"ts":%q,"agent":%q,"request":{"messages":[{"role":"user","content":%q}]},"response":{"choices":[{"message":{"content":%q}}]},"cost_usd":0.001}`+"\n",
+			t0.Add(time.Duration(n)*time.Second).Format(time.RFC3339), agent, prompt, answer)
+		n++
+	}
+	for a := range 70 {
+		agent := fmt.Sprintf("agent-%02d", a)
+		if a%10 == 0 {
+			for range 8 {
+				line(agent, "retry the deployment of service "+agent, "the deployment failed again")
+			}
+			continue
+		}
+		words := []string{"invoice", "refund", "ledger", "carrier", "payroll", "catalog"}
+		for i := range 1 + a%3 {
+			line(agent, fmt.Sprintf("summarize the %s report for %s", words[(a+i)%len(words)], agent),
+				fmt.Sprintf("here is the %s summary number %d", words[(a*7+i)%len(words)], a*10+i))
+		}
+	}
+	return b.String()
+}
+
+// TestReplayBounded: past report.MaxRows rows the table and the Markdown
+// show the agents that matter most and say how many rows they left out;
+// --all shows every one.
+func TestReplayBounded(t *testing.T) {
+	in := manyAgents()
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"replay-bounded.stdout", []string{"replay", "-"}},
+		{"replay-bounded-markdown.stdout", []string{"replay", "-f", "markdown", "-"}},
+		{"replay-bounded-all.stdout", []string{"replay", "--all", "-"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, in, tc.args...)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+			}
+			golden.Check(t, filepath.Join(goldenDir, tc.name), []byte(stdout))
+			rows := strings.Count(stdout, "\n| agent-")
+			switch {
+			case strings.Contains(tc.name, "all") && rows != 70:
+				t.Errorf("--all shows %d agents, want 70", rows)
+			case !strings.Contains(tc.name, "all") && rows != report.MaxRows:
+				t.Errorf("shows %d rows, want %d", rows, report.MaxRows)
+			}
+		})
 	}
 }

@@ -127,6 +127,7 @@ func cmdReplay(e *env, args []string) int {
 	var bf breakerFlags
 	bf.register(fs)
 	wide := fs.Bool("wide", false, "table: every column, whatever the terminal's width (else a table wider than the terminal, or than 100 columns when not a terminal, shows the columns that matter)")
+	all := fs.Bool("all", false, fmt.Sprintf("table, markdown: every row, streamed (else more than %d rows show the agents that matter most: killed first, then by score and cost)", report.MaxRows))
 	allowEmpty := fs.Bool("allow-empty", false, "accept input without any LLM request (else exit 2: a corrupt or wrong file must not pass a nightly job)")
 	var sf stateFlags
 	sf.register(fs)
@@ -203,13 +204,13 @@ func cmdReplay(e *env, args []string) int {
 		case report.FormatJSONL:
 			return dw.Flush()
 		case report.FormatTable:
-			return report.TimelineTableOpts(w, sum, report.TableOptions{Width: termWidth(e, *output), Wide: *wide})
+			return report.TimelineTableOpts(w, sum, report.TableOptions{Width: termWidth(e, *output), Wide: *wide, All: *all})
 		case report.FormatJSON:
 			return report.TimelineJSON(w, sum)
 		case report.FormatCSV:
 			return report.TimelineCSV(w, sum)
 		case report.FormatMarkdown:
-			return report.TimelineMarkdown(w, sum)
+			return report.TimelineMarkdownOpts(w, sum, report.TableOptions{All: *all})
 		case report.FormatHTML:
 			return report.TimelineHTML(w, sum, col.Series())
 		}
