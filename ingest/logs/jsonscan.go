@@ -3,6 +3,7 @@ package logs
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -243,10 +244,14 @@ func fastTree(b []byte) (any, bool) {
 	return v, true
 }
 
-// treeParser builds trees; i is where the last value ended.
+// treeParser builds trees; i is where the last value ended. keys and
+// vals are scratch stacks of the members and elements of the containers
+// being read.
 type treeParser struct {
-	b []byte
-	i int
+	b    []byte
+	i    int
+	keys []string
+	vals []any
 }
 
 func (p *treeParser) value(i, depth int) (any, bool) {
@@ -259,11 +264,14 @@ func (p *treeParser) value(i, depth int) (any, bool) {
 		if depth >= maxScanDepth {
 			return nil, false
 		}
-		o := obj{}
+		// Members gather on the scratch stacks (nested values above
+		// them), so that the map is made at its size.
+		mark := len(p.vals)
+		defer func() { p.keys, p.vals = p.keys[:mark], p.vals[:mark] }()
 		i = skipSpace(b, i+1)
 		if i < len(b) && b[i] == '}' {
 			p.i = i + 1
-			return o, true
+			return obj{}, true
 		}
 		for {
 			if i >= len(b) || b[i] != '"' {
@@ -281,13 +289,17 @@ func (p *treeParser) value(i, depth int) (any, bool) {
 			if !ok {
 				return nil, false
 			}
-			o[k] = v
+			p.keys, p.vals = append(p.keys, k), append(p.vals, v)
 			i = skipSpace(b, p.i)
 			if i >= len(b) {
 				return nil, false
 			}
 			if b[i] == '}' {
 				p.i = i + 1
+				o := make(obj, len(p.vals)-mark)
+				for j, k := range p.keys[mark:] {
+					o[k] = p.vals[mark+j] // the last of a repeated key wins
+				}
 				return o, true
 			}
 			if b[i] != ',' {
@@ -299,25 +311,26 @@ func (p *treeParser) value(i, depth int) (any, bool) {
 		if depth >= maxScanDepth {
 			return nil, false
 		}
-		l := []any{}
+		mark := len(p.vals)
+		defer func() { p.keys, p.vals = p.keys[:mark], p.vals[:mark] }()
 		i = skipSpace(b, i+1)
 		if i < len(b) && b[i] == ']' {
 			p.i = i + 1
-			return l, true
+			return []any{}, true
 		}
 		for {
 			v, ok := p.value(i, depth+1)
 			if !ok {
 				return nil, false
 			}
-			l = append(l, v)
+			p.keys, p.vals = append(p.keys, ""), append(p.vals, v)
 			i = skipSpace(b, p.i)
 			if i >= len(b) {
 				return nil, false
 			}
 			if b[i] == ']' {
 				p.i = i + 1
-				return l, true
+				return slices.Clone(p.vals[mark:]), true
 			}
 			if b[i] != ',' {
 				return nil, false
@@ -366,7 +379,11 @@ func (p *treeParser) str(i int) (string, bool) {
 // first backslash. Escapes decode as encoding/json decodes them.
 func (p *treeParser) unquote(start, j int) (string, bool) {
 	b := p.b
-	out := make([]byte, 0, j-start+16)
+	end := strictString(b, start-1)
+	if end < 0 {
+		return "", false
+	}
+	out := make([]byte, 0, end-1-start) // escapes only shorten
 	out = append(out, b[start:j]...)
 	for j < len(b) {
 		k := plainEnd(b, j)
