@@ -2,6 +2,7 @@ package logs
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -417,6 +418,39 @@ func TestIndexAsAtoi(t *testing.T) {
 		got, ok := index(k)
 		if ok != want || ok && got != n {
 			t.Errorf("index(%q) = %d, %v; want %v", k, got, ok, want)
+		}
+	}
+}
+
+// TestMarshalAsEncodingJSON: appendJSON writes what encoding/json writes
+// (marshalStd) for strings of every ASCII byte and the escaped runes,
+// trees, and the chat bodies in each of their optional shapes; values of
+// other types fall back.
+func TestMarshalAsEncodingJSON(t *testing.T) {
+	var ascii []byte
+	for c := range 0x80 {
+		ascii = append(ascii, byte(c))
+	}
+	text := "t"
+	strs := []string{"", string(ascii), "é中😀", "a\u2028b\u2029c", "\xff\xfe", "bad \xc3 utf8", "<a href='x'>&amp;</a>", "\u0000\b\f"}
+	var values []any
+	for _, s := range strs {
+		values = append(values, s, obj{s: s, "k": s}, message{Role: s, Content: &s, ToolCallID: s})
+	}
+	calls := []toolCall{{ID: "c1", Type: "function", Function: toolFunction{Name: "f", Arguments: "{\"a\":1}"}},
+		{Type: "function", Function: toolFunction{Name: "g"}}}
+	msgs := []message{{Role: "user", Content: &text}, {Role: "assistant", ToolCalls: calls}, {Role: "tool", Content: &text, ToolCallID: "c1"}}
+	values = append(values, nil, true, false, json.Number("12"), json.Number("-1.5e+3"), json.Number(""),
+		obj(nil), []any(nil), []any{}, obj{}, []message(nil), []message{}, msgs,
+		obj{"b": []any{1.5, "x"}, "a": obj{"z": nil, "y": []any{true, json.Number("3")}}, "é": 1, "A": int64(2)},
+		obj{"messages": msgs, "model": "m", "tools": []any{obj{"type": "function"}}},
+		chatRequest{Messages: []message{}}, chatRequest{Model: "m", Messages: msgs, Tools: []any{}, Functions: []any{obj{}}, ToolChoice: "auto"},
+		chatRequest{Messages: []any{obj{"role": "user"}}, Tools: []any(nil)},
+		chatResponse{Object: "chat.completion"}, chatResponse{Object: "o", Model: "m", Choices: []chatChoice{{Message: msgs[1], FinishReason: "stop"}, {Index: 1, Message: msgs[0]}}},
+		[]any{map[string]string{"a": "b"}}, 3.25, []string{"x"})
+	for _, v := range values {
+		if got, want := marshal(v), marshalStd(v); !bytes.Equal(got, want) {
+			t.Errorf("marshal(%#v):\n got %s\nwant %s", v, got, want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/killswitch/killswitch/ingest"
@@ -70,8 +71,28 @@ func jsonError(err error) error {
 }
 
 // marshal writes v as compact JSON with object keys sorted and without
-// HTML escaping.
+// HTML escaping. Trees and the bodies of chat.go are written by
+// appendJSON (marshalfast.go), byte for byte as encoding/json writes
+// them; anything else by marshalStd.
 func marshal(v any) []byte {
+	if fastJSON {
+		// Written into a reused buffer, then copied at its size.
+		bp := marshalBufs.Get().(*[]byte)
+		defer marshalBufs.Put(bp)
+		b, ok := appendJSON((*bp)[:0], v)
+		*bp = b
+		if ok {
+			return bytes.Clone(b)
+		}
+	}
+	return marshalStd(v)
+}
+
+var marshalBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// marshalStd is marshal with encoding/json: the reference appendJSON is
+// tested against.
+func marshalStd(v any) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
