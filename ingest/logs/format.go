@@ -38,8 +38,28 @@ var InputFormats = []ingest.Format{
 // logFormat is a format NewReader reads, sniffed by Detect.
 func logFormat(lf Format) ingest.Format {
 	return ingest.Format{Name: string(lf), Sniff: detected(lf), Open: func(f *ingest.File) (ingest.Reader, error) {
-		return NewReader(f.Content, f.Name, lf, Options{Agent: f.Options.Agent})
+		return NewReader(sized(f), f.Name, lf, Options{Agent: f.Options.Agent})
 	}}
+}
+
+// sizedReader is content whose size is known: a document input is read
+// whole into a buffer made at that size (see source.decide).
+type sizedReader struct {
+	io.Reader
+	size int64
+}
+
+// sized returns f's content with its size when it is a regular file read
+// as it is (not decompressed, not standard input); else the content.
+func sized(f *ingest.File) io.Reader {
+	if f.Path == "-" || f.Compression != ingest.CompressionNone {
+		return f.Content
+	}
+	st, err := os.Stat(f.Path)
+	if err != nil || !st.Mode().IsRegular() {
+		return f.Content
+	}
+	return sizedReader{f.Content, st.Size()}
 }
 
 // detected returns a sniffer claiming the heads Detect assigns to lf.
@@ -102,7 +122,7 @@ func openOpenInference(f *ingest.File) (ingest.Reader, error) {
 		}
 		return openOIParquet(f, ra, size)
 	}
-	return NewReader(f.Content, f.Name, FormatOTel, Options{Agent: f.Options.Agent})
+	return NewReader(sized(f), f.Name, FormatOTel, Options{Agent: f.Options.Agent})
 }
 
 // errDocument is why content no format claims is not read as JSONL.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -451,6 +452,31 @@ func TestMarshalAsEncodingJSON(t *testing.T) {
 	for _, v := range values {
 		if got, want := marshal(v), marshalStd(v); !bytes.Equal(got, want) {
 			t.Errorf("marshal(%#v):\n got %s\nwant %s", v, got, want)
+		}
+	}
+}
+
+// TestSizedSourceReadsAlike: an input read into a buffer made at its
+// size (right, or wrong: the file changed) gives the units of one read
+// without a size.
+func TestSizedSourceReadsAlike(t *testing.T) {
+	units := func(r io.Reader) []unit {
+		s := newSource(r, "in.json")
+		var us []unit
+		for {
+			u, ok := s.next()
+			if !ok {
+				return us
+			}
+			us = append(us, u)
+		}
+	}
+	for _, seed := range fastSeeds() {
+		want := units(bytes.NewReader(seed.data))
+		for _, size := range []int64{int64(len(seed.data)), 1, int64(len(seed.data)) * 3} {
+			if got := units(sizedReader{bytes.NewReader(seed.data), size}); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q read with size %d: units differ", clip(string(seed.data), 80), size)
+			}
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"strconv"
 	"unicode/utf8"
 
@@ -49,10 +50,27 @@ type source struct {
 	pend   []unit
 	done   bool
 	err    error // the I/O error that ended the input
+	size   int64 // the input's size when known (a regular file), else 0
 }
 
 func newSource(r io.Reader, name string) *source {
-	return &source{br: bufio.NewReaderSize(r, peekSize), name: name}
+	s := &source{br: bufio.NewReaderSize(r, peekSize), name: name}
+	if sr, ok := r.(sizedReader); ok {
+		s.size = sr.size
+	}
+	return s
+}
+
+// readAll reads the rest of the input; into a buffer made at its size
+// when the size is known.
+func (s *source) readAll() ([]byte, error) {
+	if s.size <= 0 {
+		return io.ReadAll(s.br)
+	}
+	var b bytes.Buffer
+	b.Grow(int(min(s.size, math.MaxInt32)) + bytes.MinRead) // MinRead: room to see the end without growing
+	_, err := b.ReadFrom(s.br)
+	return b.Bytes(), err
 }
 
 // decide chooses JSONL or documents. In documents mode it reads the whole
@@ -88,7 +106,7 @@ func (s *source) decide() {
 		s.mode = modeLines
 		return
 	}
-	all, err := io.ReadAll(s.br)
+	all, err := s.readAll()
 	if err != nil {
 		s.err, s.done = err, true
 		return
