@@ -150,8 +150,7 @@ const KeptWarnings = 10
 // is held once, by the map key and the timeline alike.
 type agentBook struct {
 	sum     AgentSummary
-	lastTS  time.Time
-	lastPos posRef
+	lastPos posRef // the position of the agent's latest record (its time: sum.lastTS)
 	loop    LoopAgent
 }
 
@@ -266,12 +265,15 @@ func (e *Engine) Step(rec *ingest.Record, f *Features) (d Decision, ok bool, tra
 	}
 	// Order matters per agent: a capture grouped by agent, each agent in
 	// order, is not out of order.
-	if rec.TS.Before(b.lastTS) {
+	if last := b.sum.lastTS(); rec.TS.Before(last) {
 		e.warn(rec.Pos, WarnOutOfOrder, fmt.Sprintf(
 			"out of time order: %s is before %s at %s (agent %q); replayed in input order",
-			ingest.FormatTime(rec.TS), ingest.FormatTime(b.lastTS), b.lastPos.pos(), rec.Agent))
+			ingest.FormatTime(rec.TS), ingest.FormatTime(last), b.lastPos.pos(), rec.Agent))
 	} else {
-		b.lastTS, b.lastPos = rec.TS, e.pos.ref(rec.Pos)
+		b.lastPos = e.pos.ref(rec.Pos)
+		if rec.Control != nil {
+			b.sum.extra().lastControl = rec.TS // a request's time becomes sum.Last
+		}
 	}
 	if rec.Control != nil {
 		for _, p := range e.policies {

@@ -28,7 +28,7 @@ func TimelineHTML(w io.Writer, s *analyze.Summary, series []analyze.AgentSeries)
 
 	killed := map[string]*analyze.AgentSummary{}
 	for _, a := range s.Agents {
-		if len(a.Kills) > 0 {
+		if len(a.Kills()) > 0 {
 			killed[a.Agent] = a
 		}
 	}
@@ -56,9 +56,9 @@ func TimelineHTML(w io.Writer, s *analyze.Summary, series []analyze.AgentSeries)
 		for _, sr := range order {
 			d.f("<figure class=\"agent\">\n<figcaption><b>%s</b>", htmlEsc(sr.Agent))
 			if a := killed[sr.Agent]; a != nil {
-				k := a.Kills[0]
+				k := a.Kills()[0]
 				d.f(`<span class="tag fp">%s</span>`, htmlEsc(fmt.Sprintf("killed at request %d (score %s%s%s), %d refused after",
-					k.AgentN, score(k.Score), killOp(s.Profile), sweepNum(k.Threshold), a.Blocked)))
+					k.AgentN, score(k.Score), killOp(s.Profile), sweepNum(k.Threshold), a.Blocked())))
 			} else {
 				d.f(`<span class="tag ok">%s</span>`, htmlEsc("not killed, max score "+score(sr.MaxScore())))
 			}

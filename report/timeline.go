@@ -34,15 +34,15 @@ var timelineHeader = []string{"agent", "requests", "killed at", "request #", "sc
 // agent never killed (its highest score shown as "max N").
 func agentRows(s *analyze.Summary, a *analyze.AgentSummary) [][]string {
 	saved := [3]string{"-", "-", "-"}
-	if a.Saved.Requests > 0 {
-		saved = [3]string{strconv.Itoa(a.Blocked), tokens(a.Saved), cost(a.Saved)}
+	if a.Saved().Requests > 0 {
+		saved = [3]string{strconv.Itoa(a.Blocked()), tokens(a.Saved()), cost(a.Saved())}
 	}
-	if len(a.Kills) == 0 {
+	if len(a.Kills()) == 0 {
 		return [][]string{{a.Agent, strconv.Itoa(a.Requests), "-", "-",
 			"max " + score(a.MaxScore), "", "", "", saved[0], saved[1], saved[2]}}
 	}
-	rows := make([][]string, 0, len(a.Kills))
-	for i, k := range a.Kills {
+	rows := make([][]string, 0, len(a.Kills()))
+	for i, k := range a.Kills() {
 		row := []string{a.Agent, strconv.Itoa(a.Requests), ingest.FormatTime(k.TS), strconv.Itoa(k.AgentN),
 			score(k.Score) + killOp(s.Profile) + strconv.FormatFloat(k.Threshold, 'f', -1, 64),
 			strconv.Itoa(k.Counts.SimilarPrompts), strconv.Itoa(k.Counts.SimilarResponses), strconv.Itoa(k.Counts.RepeatedToolCalls),
@@ -59,7 +59,7 @@ func agentRows(s *analyze.Summary, a *analyze.AgentSummary) [][]string {
 }
 
 // rowCount is how many timeline rows the agent takes.
-func rowCount(a *analyze.AgentSummary) int { return max(1, len(a.Kills)) }
+func rowCount(a *analyze.AgentSummary) int { return max(1, len(a.Kills())) }
 
 // timelineTotal is the totals row.
 func timelineTotal(s *analyze.Summary) []string {
@@ -112,7 +112,7 @@ func shownAgents(s *analyze.Summary, all bool) (shown []*analyze.AgentSummary, t
 
 // ranksBefore orders agents by what matters in a bounded table.
 func ranksBefore(a, b *analyze.AgentSummary) bool {
-	if ka, kb := len(a.Kills) > 0, len(b.Kills) > 0; ka != kb {
+	if ka, kb := len(a.Kills()) > 0, len(b.Kills()) > 0; ka != kb {
 		return ka
 	}
 	if a.MaxScore != b.MaxScore {
@@ -239,10 +239,10 @@ func alertLines(s *analyze.Summary, shown []*analyze.AgentSummary) (out []string
 	}
 	n, kept := 0, 0
 	for _, a := range agents {
-		if len(a.Kills) == 0 {
+		if len(a.Kills()) == 0 {
 			n++
 		}
-		for _, k := range a.Kills {
+		for _, k := range a.Kills() {
 			if n == limit {
 				break
 			}
@@ -527,14 +527,14 @@ func TimelineCSV(w io.Writer, s *analyze.Summary) error {
 		base := func() []string {
 			return []string{a.Agent, strconv.Itoa(a.Requests)}
 		}
-		tail := []string{score(a.MaxScore), strconv.Itoa(a.Blocked), strconv.Itoa(a.Saved.Requests),
-			strconv.FormatInt(a.Saved.TokensIn, 10), strconv.FormatInt(a.Saved.TokensOut, 10),
-			strconv.FormatFloat(RoundCost(a.Saved.CostUSD), 'f', -1, 64), a.FinalState.String()}
-		if len(a.Kills) == 0 {
+		tail := []string{score(a.MaxScore), strconv.Itoa(a.Blocked()), strconv.Itoa(a.Saved().Requests),
+			strconv.FormatInt(a.Saved().TokensIn, 10), strconv.FormatInt(a.Saved().TokensOut, 10),
+			strconv.FormatFloat(RoundCost(a.Saved().CostUSD), 'f', -1, 64), a.FinalState().String()}
+		if len(a.Kills()) == 0 {
 			cw.Write(printableRow(append(append(base(), "false", "", "", "", "", "", "", "", "", "", ""), tail...)))
 			continue
 		}
-		for _, k := range a.Kills {
+		for _, k := range a.Kills() {
 			row := append(base(), "true", strconv.FormatInt(k.Seq, 10), strconv.Itoa(k.AgentN), ingest.FormatTime(k.TS), k.Action.String(),
 				score(k.Score), strconv.FormatFloat(k.Threshold, 'f', -1, 64), strconv.Itoa(k.Window),
 				strconv.Itoa(k.Counts.SimilarPrompts), strconv.Itoa(k.Counts.SimilarResponses), strconv.Itoa(k.Counts.RepeatedToolCalls))
@@ -666,14 +666,14 @@ func TimelineJSON(w io.Writer, s *analyze.Summary) error {
 		Input:    jsonInput{Malformed: s.Malformed, Controls: s.Controls, Skipped: []jsonSkip{}, Warnings: []string{}},
 	}
 	for _, a := range s.Agents {
-		ja := jsonAgent{Agent: a.Agent, Requests: a.Requests, Forwarded: a.Forwarded, Skipped: a.Skipped,
-			Kills: []jsonKill{}, BlockedAfter: a.Blocked, Blocks: a.Blocks, Saved: savedJSON(a.Saved), Total: savedJSON(a.Tokens),
-			MaxScore: a.MaxScore, First: ingest.FormatTime(a.First), Last: ingest.FormatTime(a.Last), FinalState: a.FinalState.String()}
-		if a.FinalDeactivatedBy != "" {
-			by := a.FinalDeactivatedBy
+		ja := jsonAgent{Agent: a.Agent, Requests: a.Requests, Forwarded: a.Forwarded(), Skipped: a.Skipped(),
+			Kills: []jsonKill{}, BlockedAfter: a.Blocked(), Blocks: a.Blocks(), Saved: savedJSON(a.Saved()), Total: savedJSON(a.Tokens),
+			MaxScore: a.MaxScore, First: ingest.FormatTime(a.First), Last: ingest.FormatTime(a.Last), FinalState: a.FinalState().String()}
+		if a.FinalDeactivatedBy() != "" {
+			by := a.FinalDeactivatedBy()
 			ja.DeactivatedBy = &by
 		}
-		for _, k := range a.Kills {
+		for _, k := range a.Kills() {
 			jk := jsonKill{Seq: k.Seq, AgentRequest: k.AgentN, TS: ingest.FormatTime(k.TS), Source: k.Source.String(),
 				Action: k.Action.String(), Score: k.Score, Threshold: k.Threshold, Window: k.Window,
 				SimilarPrompts: k.Counts.SimilarPrompts, SimilarResponses: k.Counts.SimilarResponses, RepeatedToolCalls: k.Counts.RepeatedToolCalls}
