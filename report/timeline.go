@@ -1,7 +1,10 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -657,32 +660,15 @@ func savedJSON(s analyze.Saved) jsonSaved {
 // from adding many small costs (0.00007319999999999999) does not show.
 func RoundCost(usd float64) float64 { return math.Round(usd*1e9) / 1e9 }
 
-// TimelineJSON writes the whole summary as one indented JSON document.
+// TimelineJSON writes the whole summary as one indented JSON document. The
+// agents are encoded one at a time as they are written, so that the
+// document is never held whole (1M agents make ~600 MB of it).
 func TimelineJSON(w io.Writer, s *analyze.Summary) error {
 	out := jsonSummary{
 		Profile: s.Profile.String(), Mode: s.Mode.String(),
 		Settings: jsonSettings{s.Default.Enabled, s.Default.WindowSize, s.Default.Threshold},
 		Agents:   []jsonAgent{},
 		Input:    jsonInput{Malformed: s.Malformed, Controls: s.Controls, Skipped: []jsonSkip{}, Warnings: []string{}},
-	}
-	for _, a := range s.Agents {
-		ja := jsonAgent{Agent: a.Agent, Requests: a.Requests, Forwarded: a.Forwarded(), Skipped: a.Skipped(),
-			Kills: []jsonKill{}, BlockedAfter: a.Blocked(), Blocks: a.Blocks(), Saved: savedJSON(a.Saved()), Total: savedJSON(a.Tokens),
-			MaxScore: a.MaxScore, First: ingest.FormatTime(a.First), Last: ingest.FormatTime(a.Last), FinalState: a.FinalState().String()}
-		if a.FinalDeactivatedBy() != "" {
-			by := a.FinalDeactivatedBy()
-			ja.DeactivatedBy = &by
-		}
-		for _, k := range a.Kills() {
-			jk := jsonKill{Seq: k.Seq, AgentRequest: k.AgentN, TS: ingest.FormatTime(k.TS), Source: k.Source.String(),
-				Action: k.Action.String(), Score: k.Score, Threshold: k.Threshold, Window: k.Window,
-				SimilarPrompts: k.Counts.SimilarPrompts, SimilarResponses: k.Counts.SimilarResponses, RepeatedToolCalls: k.Counts.RepeatedToolCalls}
-			if k.Action == analyze.ActionKill {
-				jk.Alert = &jsonAlert{k.Alert.AgentID, k.Alert.RuleType, k.Alert.Message, ingest.FormatTime(k.Alert.Timestamp)}
-			}
-			ja.Kills = append(ja.Kills, jk)
-		}
-		out.Agents = append(out.Agents, ja)
 	}
 	t := s.Totals
 	out.Totals = jsonTotals{t.Agents, t.AgentsKilled, t.Requests, t.Forwarded, t.Kills, t.Blocks, t.Blocked, t.Skipped, savedJSON(t.Saved), savedJSON(t.Tokens)}
@@ -693,7 +679,60 @@ func TimelineJSON(w io.Writer, s *analyze.Summary) error {
 		out.Input.Warnings = append(out.Input.Warnings, wn.String())
 	}
 	out.Input.WarningCounts = warnCounts(s.WarningCounts)
-	return writeJSON(w, out)
+	// The document without its agents, split where they go: the agents
+	// array is the first one in it (after profile, mode and settings).
+	var doc bytes.Buffer
+	if err := writeJSON(&doc, out); err != nil {
+		return err
+	}
+	const open = `"agents": [`
+	i := bytes.Index(doc.Bytes(), []byte(open+"]"))
+	if i < 0 {
+		return fmt.Errorf("timeline JSON: no agents array") // cannot happen: jsonSummary has one
+	}
+	i += len(open)
+	bw := bufio.NewWriter(w)
+	bw.Write(doc.Bytes()[:i])
+	var ab bytes.Buffer
+	enc := json.NewEncoder(&ab)
+	enc.SetIndent("    ", "  ") // an element of a top-level array, as the document's encoder indents it
+	enc.SetEscapeHTML(false)
+	for k, a := range s.Agents {
+		ab.Reset()
+		if err := enc.Encode(agentJSON(a)); err != nil {
+			return err
+		}
+		if k > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(bytes.TrimSuffix(ab.Bytes(), []byte("\n")))
+	}
+	if len(s.Agents) > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.Write(doc.Bytes()[i:])
+	return bw.Flush()
+}
+
+// agentJSON is one agent of the timeline document.
+func agentJSON(a *analyze.AgentSummary) jsonAgent {
+	ja := jsonAgent{Agent: a.Agent, Requests: a.Requests, Forwarded: a.Forwarded(), Skipped: a.Skipped(),
+		Kills: []jsonKill{}, BlockedAfter: a.Blocked(), Blocks: a.Blocks(), Saved: savedJSON(a.Saved()), Total: savedJSON(a.Tokens),
+		MaxScore: a.MaxScore, First: ingest.FormatTime(a.First), Last: ingest.FormatTime(a.Last), FinalState: a.FinalState().String()}
+	if by := a.FinalDeactivatedBy(); by != "" {
+		ja.DeactivatedBy = &by
+	}
+	for _, k := range a.Kills() {
+		jk := jsonKill{Seq: k.Seq, AgentRequest: k.AgentN, TS: ingest.FormatTime(k.TS), Source: k.Source.String(),
+			Action: k.Action.String(), Score: k.Score, Threshold: k.Threshold, Window: k.Window,
+			SimilarPrompts: k.Counts.SimilarPrompts, SimilarResponses: k.Counts.SimilarResponses, RepeatedToolCalls: k.Counts.RepeatedToolCalls}
+		if k.Action == analyze.ActionKill {
+			jk.Alert = &jsonAlert{k.Alert.AgentID, k.Alert.RuleType, k.Alert.Message, ingest.FormatTime(k.Alert.Timestamp)}
+		}
+		ja.Kills = append(ja.Kills, jk)
+	}
+	return ja
 }
 
 // wrap breaks a line of prose at spaces so that no line is wider than
