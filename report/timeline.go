@@ -90,19 +90,7 @@ func shownAgents(s *analyze.Summary, all bool) (shown []*analyze.AgentSummary, t
 	if all || total <= MaxRows {
 		return nil, total
 	}
-	// A bounded selection: keep the best MaxRows agents seen so far,
-	// sorted, worst last (MaxRows is small: insertion beats a heap).
-	for _, a := range s.Agents {
-		if len(shown) == MaxRows && !ranksBefore(a, shown[len(shown)-1]) {
-			continue
-		}
-		i := sort.Search(len(shown), func(i int) bool { return ranksBefore(a, shown[i]) })
-		if len(shown) < MaxRows {
-			shown = append(shown, nil)
-		}
-		copy(shown[i+1:], shown[i:len(shown)-1])
-		shown[i] = a
-	}
+	shown = bestAgents(s.Agents, MaxRows, ranksBefore, nil)
 	n := 0
 	for i, a := range shown {
 		if n += rowCount(a); n >= MaxRows {
@@ -111,6 +99,26 @@ func shownAgents(s *analyze.Summary, all bool) (shown []*analyze.AgentSummary, t
 		}
 	}
 	return shown, total
+}
+
+// bestAgents are the first n of the agents that keep (nil: all) in the
+// order before gives, best first: a bounded selection that keeps the best
+// n seen so far, worst last (n is small: insertion beats a heap), never a
+// slot per agent.
+func bestAgents(agents []*analyze.AgentSummary, n int, before func(a, b *analyze.AgentSummary) bool, keep func(*analyze.AgentSummary) bool) []*analyze.AgentSummary {
+	var best []*analyze.AgentSummary
+	for _, a := range agents {
+		if keep != nil && !keep(a) || len(best) == n && !before(a, best[len(best)-1]) {
+			continue
+		}
+		i := sort.Search(len(best), func(i int) bool { return before(a, best[i]) })
+		if len(best) < n {
+			best = append(best, nil)
+		}
+		copy(best[i+1:], best[i:len(best)-1])
+		best[i] = a
+	}
+	return best
 }
 
 // ranksBefore orders agents by what matters in a bounded table.
@@ -259,14 +267,6 @@ func alertLines(s *analyze.Summary, shown []*analyze.AgentSummary) (out []string
 		}
 	}
 	return out, s.Totals.Kills - kept
-}
-
-// timelineRows are every agent's rows (for the HTML page).
-func timelineRows(s *analyze.Summary) (rows [][]string, total []string) {
-	for _, a := range s.Agents {
-		rows = append(rows, agentRows(s, a)...)
-	}
-	return rows, timelineTotal(s)
 }
 
 func alertsOmittedLine(n int) string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -342,5 +343,36 @@ func TestReplayBounded(t *testing.T) {
 				t.Errorf("shows %d rows, want %d", rows, report.MaxRows)
 			}
 		})
+	}
+}
+
+// TestReplayBoundedHTML: the replay page's table is bounded like the
+// terminal's (the same rows, the same line saying how many were left out),
+// --all shows every row, and the charts do not depend on it.
+func TestReplayBoundedHTML(t *testing.T) {
+	in := manyAgents()
+	page := func(args ...string) string {
+		stdout, stderr, code := runCLI(t, in, append([]string{"replay", "-f", "html"}, append(args, "-")...)...)
+		if code != 0 || stderr != "" {
+			t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+		}
+		return stdout
+	}
+	bounded, all := page(), page("--all")
+	text, _, _ := runCLI(t, in, "replay", "-")
+	charts := regexp.MustCompile(`(?s)<h2>Score over time</h2>.*?</div>`)
+	if c := charts.FindString(bounded); c == "" || c != charts.FindString(all) {
+		t.Error("the charts differ with --all")
+	}
+	if n := strings.Count(charts.FindString(all), `<figure class="agent">`); n != 70 {
+		t.Errorf("%d charts, want one per agent (70)", n)
+	}
+	rows := func(page string) int { return strings.Count(page, `<tr><td class="l">agent-`) }
+	if rows(bounded) != report.MaxRows || rows(all) != 70 {
+		t.Errorf("table rows: %d bounded, %d with --all; want %d and 70", rows(bounded), rows(all), report.MaxRows)
+	}
+	const omitted = "(50 of 70 rows: the agents killed first"
+	if !strings.Contains(bounded, omitted) || strings.Contains(all, omitted) || !strings.Contains(text, omitted) {
+		t.Errorf("the omitted-rows line should be on the bounded page (as in the table) only")
 	}
 }
