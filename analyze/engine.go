@@ -134,7 +134,7 @@ type Engine struct {
 	seq      int64
 	sum      Summary
 	fx       Effects
-	agents   map[string]*agentBook
+	agents   agentTable
 	pos      posTable
 	reported []Warning // the current step's warnings that are reported
 	cur      Decision  // the decision being made: policies get a pointer to it without an allocation per request
@@ -143,11 +143,11 @@ type Engine struct {
 // KeptWarnings: see WarningKind.
 const KeptWarnings = 10
 
-// agentBook is all the engine keeps of one agent, in one allocation under
-// one map entry: its timeline (Summary.Agents points to it), the time and
-// position of its latest record (for out-of-order warnings) and, when the
-// engine runs the loop kill switch, the agent's LoopAgent. The agent's id
-// is held once, by the map key and the timeline alike.
+// agentBook is all the engine keeps of one agent, in its agentTable: its
+// timeline (Summary.Agents points to it), the position of its latest
+// record (for out-of-order warnings) and, when the engine runs the loop
+// kill switch, the agent's LoopAgent. The agent's id is held once, by the
+// timeline (the table's index holds a book number).
 type agentBook struct {
 	sum     AgentSummary
 	lastPos posRef // the position of the agent's latest record (its time: sum.lastTS)
@@ -209,7 +209,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 		}
 		policies = []Policy{lp}
 	}
-	e := &Engine{cfg: cfg, policies: policies, sum: newSummary(cfg), agents: map[string]*agentBook{}}
+	e := &Engine{cfg: cfg, policies: policies, sum: newSummary(cfg)}
 	names := make([]string, len(policies))
 	for i, p := range policies {
 		names[i] = p.Name()
@@ -229,13 +229,11 @@ func (e *Engine) Policies() []Policy { return e.policies }
 
 // book returns the agent's book, adding it on the agent's first record.
 func (e *Engine) book(name string) *agentBook {
-	b := e.agents[name]
-	if b == nil {
-		b = &agentBook{sum: AgentSummary{Agent: name}}
+	b, added := e.agents.find(name)
+	if added {
 		if e.loop != nil {
 			e.loop.init(&b.loop, name)
 		}
-		e.agents[name] = b
 		e.sum.Agents = append(e.sum.Agents, &b.sum)
 	}
 	return b
@@ -357,7 +355,7 @@ func (e *Engine) Finish() *Summary {
 			f.finishAgents(e)
 		}
 	}
-	e.agents = nil // the books live on as the summary's timelines
+	e.agents = agentTable{} // the books live on as the summary's timelines
 	e.sum.finish()
 	return &e.sum
 }

@@ -179,13 +179,13 @@ func (p *LoopPolicy) explain(a *LoopAgent, d *Decision, sc Score) {
 // lets go of its window.
 func (p *LoopPolicy) finishAgents(e *Engine) {
 	if p.shared {
-		for _, b := range e.agents {
+		e.agents.each(func(b *agentBook) {
 			if b.loop.off != nil {
 				x := b.sum.extra()
 				x.FinalState, x.FinalDeactivatedBy = StateInactive, b.loop.off.by
 			}
 			b.loop = LoopAgent{}
-		}
+		})
 		return
 	}
 	for name, a := range p.agents {

@@ -143,6 +143,7 @@ func cmdReplay(e *env, args []string) int {
 	default:
 		return errorf(e, "replay", "unknown --format %q (want table, json, jsonl, csv, markdown or html)", *format)
 	}
+	defer tuneGC(e)()
 	switch *policy {
 	case "loop":
 	case "breaker":

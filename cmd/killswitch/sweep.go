@@ -76,7 +76,7 @@ func cmdSweep(e *env, args []string) int {
 		fs.Usage()
 		return exitUsage
 	}
-	lowerGC(e, SweepGCPercent)
+	defer tuneGC(e)()
 	switch *policy {
 	case "loop":
 	case "breaker":
