@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"flag"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/killswitch/killswitch/internal/bgzfw"
 	"github.com/killswitch/killswitch/internal/golden"
 	"github.com/killswitch/killswitch/report"
 )
@@ -374,5 +376,37 @@ func TestReplayBoundedHTML(t *testing.T) {
 	const omitted = "(50 of 70 rows: the agents killed first"
 	if !strings.Contains(bounded, omitted) || strings.Contains(all, omitted) || !strings.Contains(text, omitted) {
 		t.Errorf("the omitted-rows line should be on the bounded page (as in the table) only")
+	}
+}
+
+// TestInspectBGZF: inspect says whether a gzip capture is inflated in
+// parallel (BGZF) or on one core, and replay reads both the same.
+func TestInspectBGZF(t *testing.T) {
+	data, err := os.ReadFile("fixtures/scenarios/identical-loop.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(data)
+	zw.Close()
+	files := map[string][]byte{"plain.jsonl.gz": gz.Bytes(), "bgzf.jsonl.gz": bgzfw.Write(data, 200)}
+	want := map[string]string{"plain.jsonl.gz": "gzip compressed (one gzip stream: inflated on one core",
+		"bgzf.jsonl.gz": "gzip compressed (BGZF: its members are inflated in parallel)"}
+	plain, _, _ := runCLI(t, "", "replay", "-f", "jsonl", "fixtures/scenarios/identical-loop.jsonl")
+	for name, z := range files {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, z, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr, code := runCLI(t, "", "inspect", path)
+		if code != 0 || !strings.Contains(stdout, want[name]) {
+			t.Errorf("%s: exit %d, %s%s; want %q", name, code, stdout, stderr, want[name])
+		}
+		got, _, _ := runCLI(t, "", "replay", "-f", "jsonl", path)
+		if got != strings.ReplaceAll(plain, "fixtures/scenarios/identical-loop.jsonl", path) {
+			t.Errorf("%s: replay differs from the uncompressed file's", name)
+		}
 	}
 }
