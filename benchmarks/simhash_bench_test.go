@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/killswitch/killswitch/analyze/simhash"
+	"github.com/killswitch/killswitch/internal/cputime"
 )
 
 // promptText builds a realistic agent prompt of about n bytes, the same for
@@ -77,11 +78,13 @@ func BenchmarkHash(b *testing.B) {
 		src := promptText(ps.size)
 		b.Run(ps.name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
+			cpu0, _ := cputime.Used()
 			for b.Loop() {
 				if _, ok := simhash.Hash(src); !ok {
 					b.Fatal("no hash")
 				}
 			}
+			cputime.Report(b, cpu0, int64(len(src)))
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 		})
 	}

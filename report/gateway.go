@@ -95,28 +95,21 @@ func GatewayText(w io.Writer, res *gateway.Result, md bool) error {
 		fmt.Fprintln(w, title)
 	}
 	h("Calls by tenant and key")
-	rows := [][]string{}
-	for _, t := range append(append([]gateway.Totals(nil), res.Tenants...), res.Keys...) {
-		rows = append(rows, []string{tenantKey(t.Tenant, t.APIKeyID), strconv.Itoa(t.Requests), strconv.Itoa(t.Forwarded), statusCounts(t.ByStatus),
-			fmt.Sprintf("%.4f¢", t.CostAvoidedCents)})
-	}
-	textTable(w, md, []string{"tenant / key", "calls", "forwarded", "answered", "cost avoided"}, rows)
+	textTable(w, md, gatewayTotalsHeader, gatewayTotalsRows(res))
 	if len(res.ByReason) > 0 {
 		h("Refusals by reason")
 		writeCounts(w, res.ByReason)
 	}
+	if len(res.Rejected) > 0 {
+		h(fmt.Sprintf("Bodies the gateway rejects (%d)", len(res.Rejected)))
+		for _, r := range res.Rejected {
+			fmt.Fprintf(w, "- call %d (%s): HTTP %d: %s\n", r.Seq, r.Source, r.Status, Printable(r.Msg))
+		}
+	}
 	if len(res.Freezes) > 0 {
 		h("Freezes")
-		for _, f := range res.Freezes {
-			verb := "unfrozen"
-			if f.Freeze {
-				verb = "frozen"
-			}
-			fmt.Fprintf(w, "- %s %s %s %s by %s (%s)", ingest.FormatTime(f.TS), f.Entity, Printable(f.EntityID), verb, Printable(f.By), f.Source)
-			if f.Reason != "" {
-				fmt.Fprintf(w, ": %s", Printable(f.Reason))
-			}
-			fmt.Fprintln(w)
+		for _, l := range gatewayFreezeLines(res) {
+			fmt.Fprintf(w, "- %s\n", l)
 		}
 	}
 	h(fmt.Sprintf("Incidents (%d)", len(res.Incidents)))
@@ -145,6 +138,35 @@ func GatewayText(w io.Writer, res *gateway.Result, md bool) error {
 		}
 	}
 	return nil
+}
+
+var gatewayTotalsHeader = []string{"tenant / key", "calls", "forwarded", "answered", "cost avoided"}
+
+// gatewayTotalsRows are the calls by tenant, then by key.
+func gatewayTotalsRows(res *gateway.Result) [][]string {
+	rows := [][]string{}
+	for _, t := range append(append([]gateway.Totals(nil), res.Tenants...), res.Keys...) {
+		rows = append(rows, []string{tenantKey(t.Tenant, t.APIKeyID), strconv.Itoa(t.Requests), strconv.Itoa(t.Forwarded), statusCounts(t.ByStatus),
+			fmt.Sprintf("%.4f¢", t.CostAvoidedCents)})
+	}
+	return rows
+}
+
+// gatewayFreezeLines are the freezes and unfreezes, one line each.
+func gatewayFreezeLines(res *gateway.Result) []string {
+	var out []string
+	for _, f := range res.Freezes {
+		verb := "unfrozen"
+		if f.Freeze {
+			verb = "frozen"
+		}
+		l := fmt.Sprintf("%s %s %s %s by %s (%s)", ingest.FormatTime(f.TS), f.Entity, Printable(f.EntityID), verb, Printable(f.By), f.Source)
+		if f.Reason != "" {
+			l += ": " + Printable(f.Reason)
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // tenantKey names a tenant, or one of its keys: "acme", "acme / k1".

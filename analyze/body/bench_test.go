@@ -5,20 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
-)
 
-// reportCPU adds throughput per CPU second of the benchmark loop (see
-// cpuTime): "cpu-MB/s" and "cpu-ns/op". start is cpuTime() before the loop.
-func reportCPU(b *testing.B, start time.Duration, bytes int) {
-	end, ok := cpuTime()
-	if !ok || b.N == 0 {
-		return
-	}
-	perOp := float64(end-start) / float64(b.N)
-	b.ReportMetric(perOp, "cpu-ns/op")
-	b.ReportMetric(float64(bytes)/perOp*1e3, "cpu-MB/s")
-}
+	"github.com/killswitch/killswitch/internal/cputime"
+)
 
 // prose returns about n bytes of agent-like text: sentences with numbers,
 // paths, quotes and newlines (which JSON escapes), deterministic in seed.
@@ -94,25 +83,25 @@ func BenchmarkParseRequest(b *testing.B) {
 	b.Run("chat-20msg", func(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		b.ReportAllocs()
-		cpu0, _ := cpuTime()
+		cpu0, _ := cputime.Used()
 		for b.Loop() {
 			if _, err := p.ParseRequest(body); err != nil {
 				b.Fatal(err)
 			}
 		}
-		reportCPU(b, cpu0, len(body))
+		cputime.Report(b, cpu0, int64(len(body)))
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 	})
 	b.Run("fastjson-only", func(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		b.ReportAllocs()
-		cpu0, _ := cpuTime()
+		cpu0, _ := cputime.Used()
 		for b.Loop() {
 			if _, err := p.doc.ParseBytes(body); err != nil {
 				b.Fatal(err)
 			}
 		}
-		reportCPU(b, cpu0, len(body))
+		cputime.Report(b, cpu0, int64(len(body)))
 	})
 }
 
@@ -150,13 +139,13 @@ func BenchmarkParseResponse(b *testing.B) {
 			}
 			b.SetBytes(int64(len(bc.body)))
 			b.ReportAllocs()
-			cpu0, _ := cpuTime()
+			cpu0, _ := cputime.Used()
 			for b.Loop() {
 				if _, err := p.ParseResponse(bc.body); err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportCPU(b, cpu0, len(bc.body))
+			cputime.Report(b, cpu0, int64(len(bc.body)))
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 		})
 	}

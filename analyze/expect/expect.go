@@ -136,6 +136,9 @@ func (s Settings) Override(o Settings) Settings {
 	if o.Threshold != nil {
 		s.Threshold = o.Threshold
 	}
+	if o.GatewayProfile != nil {
+		s.GatewayProfile = o.GatewayProfile
+	}
 	return s
 }
 

@@ -357,6 +357,17 @@ func describeIncidentWant(w IncidentWant) string {
 // replay's, every field given. It returns the changes, one line each.
 func UpdateGateway(e *Expectation, res *gateway.Result) []string {
 	var changes []string
+	// The profile the result was replayed under (a --profile override)
+	// is the file's from now on, as Update does for a loop profile.
+	was := "m22"
+	if e.Settings.GatewayProfile != nil {
+		was = *e.Settings.GatewayProfile
+	}
+	if res.Profile != "" && res.Profile != was {
+		now := res.Profile
+		e.Settings.GatewayProfile = &now
+		changes = append(changes, "settings.profile: "+was+" → "+now)
+	}
 	for _, sec := range []struct {
 		name string
 		list []Count

@@ -63,6 +63,15 @@ type Warning struct {
 	Msg string
 }
 
+// Rejected is a chat body M22 refuses before any decision: the status
+// the live gateway answers (422 validation, 500 a crash) and why.
+type Rejected struct {
+	Seq    int64
+	Source ingest.Pos
+	Status int
+	Msg    string
+}
+
 // FreezeEvent is a change of a tenant's or key's freeze state.
 type FreezeEvent struct {
 	TS       time.Time
@@ -102,16 +111,21 @@ type Totals struct {
 
 // Result is the end of a replay.
 type Result struct {
-	Profile   string
-	Incidents []*Incident
-	Tenants   []Totals // by tenant
-	Keys      []Totals // by tenant, then key
-	Freezes   []FreezeEvent
-	States    []EntityState // by entity, then id
-	Warnings  []Warning
-	Requests  int
-	ByStatus  map[int]int
-	ByReason  map[string]int // block_reason → count
+	Profile string
+	Config  Config
+	// Start and End are the earliest and latest time of the records
+	// replayed (requests and control records); zero when none.
+	Start, End time.Time
+	Incidents  []*Incident
+	Tenants    []Totals // by tenant
+	Keys       []Totals // by tenant, then key
+	Freezes    []FreezeEvent
+	States     []EntityState // by entity, then id
+	Warnings   []Warning
+	Rejected   []Rejected // bodies M22 refuses before deciding (422, 500), in replay order
+	Requests   int
+	ByStatus   map[int]int
+	ByReason   map[string]int // block_reason → count
 }
 
 type entity struct{ kind, id string }
@@ -138,7 +152,9 @@ type Gateway struct {
 	keys    map[[2]string]*Totals
 	res     Result
 	inc     incidents
+	firstTS time.Time
 	lastTS  time.Time
+	seen    bool // a record was replayed: firstTS and lastTS are set
 }
 
 // New returns a gateway with cfg (DefaultConfig(M22) when cfg.Profile is nil).
@@ -161,9 +177,13 @@ func (g *Gateway) Step(rec *ingest.Record) (Decision, bool) {
 	if rec.Err != nil || rec.Skip != "" {
 		return Decision{}, false
 	}
-	if rec.TS.After(g.lastTS) {
+	if !g.seen || rec.TS.After(g.lastTS) {
 		g.lastTS = rec.TS
 	}
+	if !g.seen || rec.TS.Before(g.firstTS) {
+		g.firstTS = rec.TS
+	}
+	g.seen = true
 	if g.cfg.Profile.incidents {
 		g.inc.resolveStale(rec.TS)
 	}
@@ -243,6 +263,9 @@ func (g *Gateway) request(rec *ingest.Record) Decision {
 	d.CallID = UUID("proxy_call", rec.Pos.String())
 	t := g.tenant(tid)
 	g.decide(rec, &d, t)
+	if d.Invalid != "" {
+		g.res.Rejected = append(g.res.Rejected, Rejected{d.Seq, d.Source, d.HTTPStatus, d.Invalid})
+	}
 	g.count(&d, t)
 	return d
 }
@@ -431,6 +454,7 @@ func (g *Gateway) Finish() *Result {
 		g.inc.resolveStale(g.lastTS)
 	}
 	r := g.res
+	r.Config, r.Start, r.End = g.cfg, g.firstTS, g.lastTS
 	r.Incidents = g.inc.list
 	for _, t := range g.tenants {
 		r.Tenants = append(r.Tenants, *t.totals)

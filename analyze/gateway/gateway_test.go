@@ -139,7 +139,7 @@ func TestSpecIncidents(t *testing.T) {
 	wantI := []string{
 		`rate_limit "Rate limit triggered: >1 requests/minute" resolved calls=1 start=299 end=1199`,
 		`rate_limit "Rate limit triggered: >1 requests/minute" resolved calls=2 start=301 end=1202`,
-		fmt.Sprintf(`rate_limit_overflow "Incident rate limit reached - Events aggregated" open calls=2 start=1201 end=%d`, time.Time{}.Unix()),
+		fmt.Sprintf(`rate_limit_overflow "Incident Rate Limit Reached - Events Aggregated" open calls=2 start=1201 end=%d`, time.Time{}.Unix()),
 	}
 	if strings.Join(incs, "\n") != strings.Join(wantI, "\n") {
 		t.Errorf("incidents\n got %s\nwant %s", strings.Join(incs, "\n"), strings.Join(wantI, "\n"))

@@ -82,7 +82,10 @@ func title(trigger, value string) string {
 	case "freeze":
 		return "Traffic stopped: " + value
 	case "rate_limit_overflow":
-		return "Incident rate limit reached - Events aggregated"
+		// M22's _generate_title has "Incident rate limit reached - Events
+		// aggregated", but the overflow incident is never made through it:
+		// _get_rate_limit_incident writes this title.
+		return "Incident Rate Limit Reached - Events Aggregated"
 	}
 	return trigger + ": " + value
 }

@@ -32,7 +32,15 @@ func NewPolicy(cfg Config) (*Policy, error) {
 func (p *Policy) Name() string { return "gateway" }
 
 // Control applies freeze and unfreeze records.
-func (p *Policy) Control(rec *ingest.Record, fx *analyze.Effects) { p.g.Step(rec) }
+// Freezing what is frozen, or unfreezing what is not, is a warning (also
+// in the result).
+func (p *Policy) Control(rec *ingest.Record, fx *analyze.Effects) {
+	n := len(p.g.res.Warnings)
+	p.g.Step(rec)
+	for _, w := range p.g.res.Warnings[n:] {
+		fx.Warnings = append(fx.Warnings, w.Msg)
+	}
+}
 
 // Decide decides one request as the gateway would.
 func (p *Policy) Decide(rec *ingest.Record, f *analyze.Features, d *analyze.Decision, fx *analyze.Effects) {
@@ -41,6 +49,10 @@ func (p *Policy) Decide(rec *ingest.Record, f *analyze.Features, d *analyze.Deci
 		return
 	}
 	p.decisions = append(p.decisions, gd)
+	if gd.Invalid != "" {
+		// Bad input: reported with its position as it is met, and counted.
+		fx.Warnings = append(fx.Warnings, fmt.Sprintf("the live gateway answers %d: %s", gd.HTTPStatus, gd.Invalid))
+	}
 	if d.Action.Refused() || !gd.Refused() {
 		return
 	}

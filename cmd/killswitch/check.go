@@ -56,7 +56,7 @@ func cmdCheck(e *env, args []string) int {
 			"compressed or not) and checks what the kill switch did against it. Settings given here override every file's.\n"+
 			"Exit status: 0 all expectations hold, 1 one failed, 2 bad usage or unusable input.")
 	// Overrides apply only when given: no default is shown or used.
-	profile := fs.String("profile", "", "override every file's profile: "+analyze.ProfileNames())
+	profile := fs.String("profile", "", "override every file's profile: "+analyze.ProfileNames()+" (the loop detector), m22 or spec (the gateway)")
 	window := fs.Int("window", 0, "override every file's window size N")
 	threshold := fs.Float64("threshold", 0, "override every file's threshold")
 	mode := fs.String("mode", "", "override every file's mode: deactivate or block")
@@ -81,12 +81,19 @@ func cmdCheck(e *env, args []string) int {
 	var over expect.Settings
 	var overNames []string
 	if fs.Changed("profile") {
-		p, err := analyze.ParseProfile(*profile)
-		if err != nil {
-			return errorf(e, "check", "%v", err)
+		// A loop detector's profile, a gateway's, or both ("spec"): each
+		// file takes the one its policy replays (checkOne).
+		name := *profile
+		if p, err := analyze.ParseProfile(name); err == nil {
+			over.Profile, name = p, p.String()
 		}
-		over.Profile = p
-		overNames = append(overNames, "--profile "+p.String())
+		if _, err := gateway.ProfileByName(*profile); err == nil {
+			over.GatewayProfile = profile
+		}
+		if over.Profile == nil && over.GatewayProfile == nil {
+			return errorf(e, "check", "unknown profile %q (want %s for the loop detector, m22 or spec for the gateway)", *profile, analyze.ProfileNames())
+		}
+		overNames = append(overNames, "--profile "+name)
 	}
 	if fs.Changed("mode") {
 		m, err := analyze.ParseMode(*mode)
@@ -124,7 +131,7 @@ func cmdCheck(e *env, args []string) int {
 	rf := replayFlags{input: inputOptions{format: "auto", agentHeader: "X-Agent-Id"}, workers: *workers, strict: *strict, verbose: *verbose}
 	c := &report.Check{Overrides: overNames, Update: *update}
 	for _, t := range targets {
-		c.Files = append(c.Files, checkOne(e, &rf, t, over, *update))
+		c.Files = append(c.Files, checkOne(e, &rf, t, over, profile, *update))
 	}
 	err = writeOutput(e, *output, func(w io.Writer) error {
 		if *format == checkFormatMarkdown {
@@ -159,7 +166,7 @@ func cmdCheck(e *env, args []string) int {
 
 // checkOne checks (and with update, rewrites) one expectation file.
 // Problems that make the file unusable end up in the result's Err.
-func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, update bool) report.CheckFile {
+func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, profile *string, update bool) report.CheckFile {
 	f := report.CheckFile{Path: t.expect, Capture: t.capture}
 	var exp *expect.Expectation
 	if !t.create {
@@ -183,6 +190,10 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, upda
 		settings = exp.Settings
 	}
 	eff := settings.Override(over)
+	if err := profileFits(eff.Policy, over, profile); err != nil {
+		f.Err = fmt.Errorf("%s: %w", t.expect, err)
+		return f
+	}
 	cfg := eff.Apply(analyze.NewConfig())
 	var brk *breaker.Policy
 	var gw *gateway.Policy
@@ -264,6 +275,34 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, upda
 		f.Results = append(f.Results, expect.CompareGateway(exp, gw.Result())...)
 	}
 	return f
+}
+
+// profileFits reports whether the command line's --profile (over) names
+// a profile of the policy a file replays: a loop detector's for the loop
+// policy, a gateway's for the gateway ("spec" is both); the breaker has
+// none and ignores it.
+func profileFits(policy *string, over expect.Settings, name *string) error {
+	if policy != nil && (*policy == "breaker" || *policy == "gateway") {
+		// The loop detector's settings mean nothing to these policies:
+		// refuse them rather than list them as overrides and ignore them.
+		for _, f := range []struct {
+			set  bool
+			flag string
+		}{{over.Window != nil, "--window"}, {over.Threshold != nil, "--threshold"}, {over.Mode != nil, "--mode"},
+			{*policy == "breaker" && (over.Profile != nil || over.GatewayProfile != nil), "--profile"}} {
+			if f.set {
+				return fmt.Errorf("%s is a loop detector setting: this file replays the %s", f.flag, *policy)
+			}
+		}
+	}
+	switch {
+	case over.Profile == nil && over.GatewayProfile == nil:
+	case policy != nil && *policy == "gateway" && over.GatewayProfile == nil:
+		return fmt.Errorf("--profile %s is a loop detector profile: this file replays the gateway (want m22 or spec)", *name)
+	case (policy == nil || *policy == "loop") && over.Profile == nil:
+		return fmt.Errorf("--profile %s is a gateway profile: this file replays the loop detector (want %s)", *name, analyze.ProfileNames())
+	}
+	return nil
 }
 
 // scopeOutcomes are the breaker's scopes as check compares them.

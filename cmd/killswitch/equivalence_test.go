@@ -23,28 +23,11 @@ import (
 // aside, which name the container: file:line, entries[i], row N).
 func TestFormatsGiveIdenticalDecisions(t *testing.T) {
 	// The scenario fixtures without control records (HAR cannot carry them).
-	var recs []ingest.Record
 	// Plus the OpenAI-shaped library fixtures, whose responses ask for tool
 	// calls (streamed as argument deltas by index).
-	for _, name := range []string{"scenarios/identical-loop", "scenarios/prompt-only-loop", "scenarios/tool-call-loop",
+	recs := fixtureRecords(t, "scenarios/identical-loop", "scenarios/prompt-only-loop", "scenarios/tool-call-loop",
 		"scenarios/numbers-only-loop", "scenarios/healthy", "library/ab-alternation", "library/same-call-same-result",
-		"library/same-tool-many-files", "library/short-cycle", "library/polling-no-progress", "library/reask-id-only"} {
-		f, err := os.Open(filepath.Join("fixtures", name+".jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := ingest.NewJSONL(f, name, ingest.JSONLOptions{})
-		for r.Scan() {
-			rec := *r.Record()
-			if rec.Err != nil {
-				t.Fatal(rec.Err)
-			}
-			rec.CopyInto(nil)
-			recs = append(recs, rec)
-		}
-		f.Close()
-	}
-	sort.SliceStable(recs, func(i, j int) bool { return recs[i].TS.Before(recs[j].TS) })
+		"library/same-tool-many-files", "library/short-cycle", "library/polling-no-progress", "library/reask-id-only")
 
 	dir := t.TempDir()
 	files := map[string]string{
@@ -219,4 +202,29 @@ func writeHAR(t *testing.T, dir, name string, recs []ingest.Record, body harBody
 	p := filepath.Join(dir, name)
 	os.WriteFile(p, doc, 0o644)
 	return p
+}
+
+// fixtureRecords reads fixtures/NAME.jsonl for each name, every record
+// copied out of the reader's buffers, sorted by time (stable).
+func fixtureRecords(t *testing.T, names ...string) []ingest.Record {
+	t.Helper()
+	var recs []ingest.Record
+	for _, name := range names {
+		f, err := os.Open(filepath.Join("fixtures", name+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := ingest.NewJSONL(f, name, ingest.JSONLOptions{})
+		for r.Scan() {
+			rec := *r.Record()
+			if rec.Err != nil {
+				t.Fatal(rec.Err)
+			}
+			rec.CopyInto(nil)
+			recs = append(recs, rec)
+		}
+		f.Close()
+	}
+	sort.SliceStable(recs, func(i, j int) bool { return recs[i].TS.Before(recs[j].TS) })
+	return recs
 }

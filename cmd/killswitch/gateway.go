@@ -44,9 +44,9 @@ func (g *gatewayRun) run(e *env, paths []string) int {
 		}
 	}
 	switch g.format {
-	case report.FormatJSONL, report.FormatTable, report.FormatMarkdown:
+	case report.FormatJSONL, report.FormatTable, report.FormatMarkdown, report.FormatJSON, report.FormatCSV, report.FormatHTML:
 	default:
-		return errorf(e, "replay", "--policy gateway: -f %s is not available (want jsonl, table or markdown)", g.format)
+		return errorf(e, "replay", "--policy gateway: -f %s is not available (want table, markdown, json, csv, html or jsonl)", g.format)
 	}
 	if g.writes != "" && !strings.HasSuffix(g.writes, ".sql") {
 		return errorf(e, "replay", "--policy gateway: --writes %s: want FILE.sql (the PostgreSQL state)", g.writes)
@@ -78,6 +78,12 @@ func (g *gatewayRun) run(e *env, paths []string) int {
 			return report.GatewayDecisionsJSONL(w, pol.Decisions())
 		case report.FormatMarkdown:
 			return report.GatewayText(w, res, true)
+		case report.FormatJSON:
+			return report.GatewayJSON(w, res)
+		case report.FormatCSV:
+			return report.GatewayCSV(w, pol.Decisions())
+		case report.FormatHTML:
+			return report.GatewayHTML(w, res, pol.Decisions())
 		}
 		return report.GatewayText(w, res, false)
 	})

@@ -51,3 +51,72 @@ func TestCheckGateway(t *testing.T) {
 		t.Errorf("--update wrote\n%s\nwant the fixture\n%s", got, want)
 	}
 }
+
+// TestCheckGatewayProfileOverride: --profile on the command line overrides
+// a gateway expectation's profile, as it does a loop one's. m22.expect.json
+// states m22's answers and no incident; under spec the same capture opens 4
+// incidents (fixtures/gateway/README.md: content policy, policy violation,
+// one freeze incident per frozen entity). incidents.expect.json states
+// spec's answers (6 × 200 …); under m22 the rpm rule never refuses, so 12
+// calls get 200 (the README's table). A loop profile on a gateway file, or
+// m22 on a loop file, makes that file unusable rather than being ignored.
+func TestCheckGatewayProfileOverride(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"--profile", "spec", "fixtures/gateway/m22.expect.json"}, exitFound,
+			[]string{"incidents: 4 incidents, expected 0", "overrides: --profile spec"}},
+		{[]string{"--profile", "m22", "fixtures/gateway/incidents.expect.json"}, exitFound,
+			[]string{"http_status.200: 12 calls, expected 6", "overrides: --profile m22"}},
+		{[]string{"--profile", "m22", "fixtures/gateway/m22.expect.json"}, exitOK,
+			[]string{"all 9 expectations hold (1 file); overrides: --profile m22"}},
+		{[]string{"--profile", "agentgazer", "fixtures/gateway/m22.expect.json"}, exitUsage,
+			[]string{`--profile agentgazer is a loop detector profile: this file replays the gateway (want m22 or spec)`}},
+		{[]string{"--profile", "m22", "fixtures/library/short-cycle.expect.json"}, exitUsage,
+			[]string{`--profile m22 is a gateway profile: this file replays the loop detector`}},
+	} {
+		stdout, stderr, code := runCLI(t, "", append([]string{"check"}, c.args...)...)
+		if code != c.code {
+			t.Errorf("check %v: exit %d, want %d\n%s%s", c.args, code, c.code, stdout, stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stdout+stderr, w) {
+				t.Errorf("check %v: no %q in\n%s%s", c.args, w, stdout, stderr)
+			}
+		}
+	}
+	if _, stderr, code := runCLI(t, "", "check", "--profile", "gazer", "fixtures/gateway"); code != exitUsage ||
+		!strings.Contains(stderr, `unknown profile "gazer" (want agentgazer, progress or spec for the loop detector, m22 or spec for the gateway)`) {
+		t.Errorf("--profile gazer: exit %d: %s", code, stderr)
+	}
+}
+
+// TestCheckGatewayProfileUpdate: --update under --profile spec writes the
+// profile into the file with the counts and incidents spec gives, so that
+// check without the flag then holds.
+func TestCheckGatewayProfileUpdate(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"m22.expect.json", "m22.jsonl"} {
+		data, err := os.ReadFile(filepath.Join("fixtures/gateway", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exp := filepath.Join(dir, "m22.expect.json")
+	stdout, stderr, code := runCLI(t, "", "check", "--update", "--profile", "spec", exp)
+	if code != exitOK || !strings.Contains(stdout, "settings.profile: m22 → spec") {
+		t.Fatalf("--update --profile spec: exit %d\n%s%s", code, stdout, stderr)
+	}
+	got, _ := os.ReadFile(exp)
+	if !strings.Contains(string(got), `"profile": "spec"`) {
+		t.Errorf("--update wrote\n%s", got)
+	}
+	if stdout, stderr, code := runCLI(t, "", "check", exp); code != exitOK {
+		t.Errorf("check after --update: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

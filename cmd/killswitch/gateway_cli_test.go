@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -25,12 +26,21 @@ func TestGatewayReplay(t *testing.T) {
 		{"gateway-m22.txt", []string{"replay", "--policy", "gateway", capture}},
 		{"gateway-spec.txt", []string{"replay", "--policy", "gateway", "--profile", "spec", capture}},
 		{"gateway-spec.md", []string{"replay", "--policy", "gateway", "--profile", "spec", "-f", "markdown", capture}},
+		{"gateway-spec.json", []string{"replay", "--policy", "gateway", "--profile", "spec", "-f", "json", capture}},
+		{"gateway-m22.csv", []string{"replay", "--policy", "gateway", "-f", "csv", capture}},
 	} {
 		stdout, stderr, code := runCLI(t, "", c.args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
 		}
 		golden.Check(t, filepath.Join(goldenDir, c.golden), []byte(stdout))
+	}
+	// The page's charts are checked against hand-computed positions in
+	// report/gateway_export_test.go; here: it is written, with both
+	// tenants' lanes (each froze or refused something).
+	stdout, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", "-f", "html", capture)
+	if code != 0 || !strings.Contains(stdout, `<g data-tenant="acme">`) || !strings.Contains(stdout, `<g data-tenant="globex">`) {
+		t.Errorf("-f html: exit %d: %s", code, stderr)
 	}
 	sql := filepath.Join(t.TempDir(), "state.sql")
 	if _, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", "-f", "jsonl", "--writes", sql, capture); code != 0 {
@@ -42,7 +52,7 @@ func TestGatewayReplay(t *testing.T) {
 	}
 	golden.Check(t, filepath.Join(goldenDir, "gateway-m22.sql"), []byte(string(b)))
 	for _, args := range [][]string{
-		{"replay", "--policy", "gateway", "-f", "csv", capture},
+		{"replay", "--policy", "gateway", "-f", "xml", capture},
 		{"replay", "--policy", "gateway", "--profile", "nope", capture},
 		{"replay", "--policy", "gateway", "--writes", "x.jsonl", capture},
 		{"replay", "--policy", "gateway", "--apply", "sqlite:x.db", capture},
@@ -86,5 +96,63 @@ func TestGatewayApplyPostgres(t *testing.T) {
 		if got != want {
 			t.Errorf("%s = %d, want %d", q, got, want)
 		}
+	}
+}
+
+// Bodies M22 refuses before deciding (fixtures/gateway/README.md,
+// invalid.jsonl): each is reported with its position and the status the
+// live gateway answers — on standard error as it is met, and in the
+// report — and the control record with an unknown entity is malformed
+// (exit 2 under --strict).
+func TestGatewayReplayInvalid(t *testing.T) {
+	const capture = "fixtures/gateway/invalid.jsonl"
+	stdout, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", capture)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden.Check(t, filepath.Join(goldenDir, "gateway-invalid.txt"), []byte(stdout))
+	for _, w := range []string{
+		capture + ":1: warning: the live gateway answers 422: messages[0].content: want a string, got a list\n",
+		capture + ":2: warning: the live gateway answers 500: max_tokens is null: M22's cost estimate raises TypeError (None / 1_000_000)\n",
+		capture + ":3: warning: the live gateway answers 422: messages: missing\n",
+		capture + `:4: "entity": a string of 7 characters is neither "tenant" nor "key"` + "\n",
+	} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("no %q in stderr\n%s", w, stderr)
+		}
+	}
+	if _, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", "--strict", capture); code != exitUsage ||
+		!strings.Contains(stderr, "stopped at the first malformed input item (--strict)") {
+		t.Errorf("--strict: exit %d: %s", code, stderr)
+	}
+}
+
+// Freezing a frozen tenant (409 live) and unfreezing a key never frozen
+// (404 live) change nothing and are warnings with their positions on
+// standard error, as well as in the report.
+func TestGatewayReplayControlWarnings(t *testing.T) {
+	capture := filepath.Join(t.TempDir(), "dup.jsonl")
+	err := os.WriteFile(capture, []byte(`{"ts":"2026-03-01T10:00:00Z","event":"freeze","entity":"tenant","tenant":"acme","by":"a","reason":"r"}
+{"ts":"2026-03-01T10:00:01Z","event":"freeze","entity":"tenant","tenant":"acme","by":"a","reason":"r"}
+{"ts":"2026-03-01T10:00:02Z","event":"unfreeze","entity":"key","tenant":"acme","api_key_id":"k9","by":"a","reason":"r"}
+{"ts":"2026-03-01T10:00:04Z","agent":"support","tenant":"acme","api_key_id":"k1","request":{"messages":[{"role":"user","content":"hi"}]},"status":200}
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", capture)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, w := range []string{
+		capture + ":2: warning: tenant acme is already frozen (the live API answers 409); nothing changes\n",
+		capture + ":3: warning: key k9 is not frozen (the live API answers 404); nothing changes\n",
+	} {
+		if !strings.Contains(stderr, w) || !strings.Contains(stdout, "- "+strings.Replace(w, ": warning", "", 1)) {
+			t.Errorf("no %q in stderr and the report\n%s%s", w, stderr, stdout)
+		}
+	}
+	if !strings.Contains(stdout, "1×423") {
+		t.Errorf("the tenant stays frozen: want its call refused 423\n%s", stdout)
 	}
 }

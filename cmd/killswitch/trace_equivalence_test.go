@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
-	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/tracegen"
 )
 
@@ -22,25 +20,8 @@ import (
 // rest. Agents come from session.id on the AGENT span, half of them, and
 // from user.id on the other half.
 func TestTraceExportsGiveIdenticalDecisions(t *testing.T) {
-	var recs []ingest.Record
-	for _, name := range []string{"scenarios/identical-loop", "scenarios/prompt-only-loop", "scenarios/tool-call-loop",
-		"scenarios/numbers-only-loop", "scenarios/healthy", "library/same-call-same-result", "library/short-cycle"} {
-		f, err := os.Open(filepath.Join("fixtures", name+".jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := ingest.NewJSONL(f, name, ingest.JSONLOptions{})
-		for r.Scan() {
-			rec := *r.Record()
-			if rec.Err != nil {
-				t.Fatal(rec.Err)
-			}
-			rec.CopyInto(nil)
-			recs = append(recs, rec)
-		}
-		f.Close()
-	}
-	sort.SliceStable(recs, func(i, j int) bool { return recs[i].TS.Before(recs[j].TS) })
+	recs := fixtureRecords(t, "scenarios/identical-loop", "scenarios/prompt-only-loop", "scenarios/tool-call-loop",
+		"scenarios/numbers-only-loop", "scenarios/healthy", "library/same-call-same-result", "library/short-cycle")
 
 	var spans []tracegen.Span
 	for i, rec := range recs {
