@@ -13,6 +13,7 @@ import (
 
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/bgzfw"
+	"github.com/killswitch/killswitch/internal/cputime"
 )
 
 var (
@@ -50,7 +51,7 @@ func BenchmarkInflate(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			z := compressed[name]
 			b.SetBytes(int64(len(data)))
-			cpu0, cpuOK := cpuTime()
+			cpu0, _ := cputime.Used()
 			for b.Loop() {
 				dec, _, closeDec, err := ingest.Decompress(bytes.NewReader(z))
 				if err != nil {
@@ -62,9 +63,7 @@ func BenchmarkInflate(b *testing.B) {
 					b.Fatalf("%d bytes, %v", k, err)
 				}
 			}
-			if cpu1, ok := cpuTime(); ok && cpuOK {
-				b.ReportMetric(float64(len(data))*float64(b.N)/1e6/(cpu1-cpu0).Seconds(), "cpu-MB/s")
-			}
+			cputime.Report(b, cpu0, int64(len(data)))
 		})
 	}
 }
