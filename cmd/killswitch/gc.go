@@ -16,7 +16,7 @@ import (
 // does not matter, nothing changes. GOGC or GOMEMLIMIT set by the user
 // turn this off.
 const (
-	BigHeap           = 256 << 20
+	BigHeap           = 64 << 20
 	BigHeapGCPercent  = 50
 	gcTunerPollPeriod = 50 * time.Millisecond
 )
