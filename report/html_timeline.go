@@ -11,6 +11,39 @@ import (
 // agent first, then the others by highest score.
 const MaxTimelineCharts = 100
 
+// chartedAgents are the agents a replay page charts, best first, and how
+// many made requests (have a series): killed agents first (by id), then by
+// highest score; MaxTimelineCharts at most.
+func chartedAgents(s *analyze.Summary) (order []*analyze.AgentSummary, charted int) {
+	before := func(a, b *analyze.AgentSummary) bool {
+		ka, kb := len(a.Kills()) > 0, len(b.Kills()) > 0
+		if ka != kb {
+			return ka
+		}
+		if !ka && a.MaxScore != b.MaxScore {
+			return a.MaxScore > b.MaxScore
+		}
+		return a.Agent < b.Agent
+	}
+	hasSeries := func(a *analyze.AgentSummary) bool { return a.Requests > 0 } // a decision, a point
+	for _, a := range s.Agents {
+		if hasSeries(a) {
+			charted++
+		}
+	}
+	return bestAgents(s.Agents, MaxTimelineCharts, before, hasSeries), charted
+}
+
+// ChartedAgents are the agents whose series TimelineHTML asks for.
+func ChartedAgents(s *analyze.Summary) []string {
+	order, _ := chartedAgents(s)
+	names := make([]string, len(order))
+	for i, a := range order {
+		names[i] = a.Agent
+	}
+	return names
+}
+
 // TimelineHTML writes the timelines of one replay as a self-contained
 // HTML page: the timeline table, then the score over requests of the
 // agents that matter most (series gives an agent's, from
@@ -33,26 +66,7 @@ func TimelineHTML(w io.Writer, s *analyze.Summary, series func(agent string) (an
 		d.f("<p class=\"small\">%s</p>\n", htmlEsc(l))
 	}
 
-	// The charts: killed agents first (by id), then by highest score; a
-	// bounded selection over the agents that made requests.
-	before := func(a, b *analyze.AgentSummary) bool {
-		ka, kb := len(a.Kills()) > 0, len(b.Kills()) > 0
-		if ka != kb {
-			return ka
-		}
-		if !ka && a.MaxScore != b.MaxScore {
-			return a.MaxScore > b.MaxScore
-		}
-		return a.Agent < b.Agent
-	}
-	hasSeries := func(a *analyze.AgentSummary) bool { return a.Requests > 0 } // a decision, a point
-	charted := 0
-	for _, a := range s.Agents {
-		if hasSeries(a) {
-			charted++
-		}
-	}
-	order := bestAgents(s.Agents, MaxTimelineCharts, before, hasSeries)
+	order, charted := chartedAgents(s)
 	if len(order) > 0 {
 		d.f("<h2>Score over time</h2>\n<p class=\"small\">Each request's score; the dashed line is the agent's threshold, red dots the kills, grey the requests refused while the agent was inactive.")
 		if charted > MaxTimelineCharts {

@@ -373,6 +373,16 @@ func TestReplayBoundedHTML(t *testing.T) {
 	if rows(bounded) != report.MaxRows || rows(all) != 70 {
 		t.Errorf("table rows: %d bounded, %d with --all; want %d and 70", rows(bounded), rows(all), report.MaxRows)
 	}
+	// From a file the series come from a second pass over the charted
+	// agents' records; from standard input, from the first: the same page.
+	path := filepath.Join(t.TempDir(), "many.jsonl")
+	if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fromFile, stderr, code := runCLI(t, "", "replay", "-f", "html", path)
+	if code != 0 || strings.ReplaceAll(fromFile, path, "&lt;stdin&gt;") != bounded {
+		t.Errorf("the page of a file (two passes) differs from the page of standard input: exit %d %s", code, stderr)
+	}
 	const omitted = "(50 of 70 rows: the agents killed first"
 	if !strings.Contains(bounded, omitted) || strings.Contains(all, omitted) || !strings.Contains(text, omitted) {
 		t.Errorf("the omitted-rows line should be on the bounded page (as in the table) only")

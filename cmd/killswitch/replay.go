@@ -188,7 +188,8 @@ func cmdReplay(e *env, args []string) int {
 			h.Decision = dw.Write
 		}
 		var col *analyze.SeriesCollector
-		if *format == report.FormatHTML {
+		twoPass := *format == report.FormatHTML && rereadable(fs.Args())
+		if *format == report.FormatHTML && !twoPass {
 			h, col = withSeries(h)
 		}
 		h = st.hooks(h)
@@ -213,6 +214,11 @@ func cmdReplay(e *env, args []string) int {
 		case report.FormatMarkdown:
 			return report.TimelineMarkdownOpts(w, sum, report.TableOptions{All: *all})
 		case report.FormatHTML:
+			if twoPass {
+				if col, err = rf.chartSeries(e, fs.Args(), cfg, sum); err != nil {
+					return err
+				}
+			}
 			return report.TimelineHTML(w, sum, col.Series, report.TableOptions{All: *all})
 		}
 		return nil
