@@ -134,7 +134,7 @@ type Engine struct {
 	seq      int64
 	sum      Summary
 	fx       Effects
-	agents   map[string]*agentBook
+	agents   agentTable
 	pos      posTable
 	reported []Warning // the current step's warnings that are reported
 	cur      Decision  // the decision being made: policies get a pointer to it without an allocation per request
@@ -143,15 +143,14 @@ type Engine struct {
 // KeptWarnings: see WarningKind.
 const KeptWarnings = 10
 
-// agentBook is all the engine keeps of one agent, in one allocation under
-// one map entry: its timeline (Summary.Agents points to it), the time and
-// position of its latest record (for out-of-order warnings) and, when the
-// engine runs the loop kill switch, the agent's LoopAgent. The agent's id
-// is held once, by the map key and the timeline alike.
+// agentBook is all the engine keeps of one agent, in its agentTable: its
+// timeline (Summary.Agents points to it), the position of its latest
+// record (for out-of-order warnings) and, when the engine runs the loop
+// kill switch, the agent's LoopAgent. The agent's id is held once, by the
+// timeline (the table's index holds a book number).
 type agentBook struct {
 	sum     AgentSummary
-	lastTS  time.Time
-	lastPos posRef
+	lastPos posRef // the position of the agent's latest record (its time: sum.lastTS)
 	loop    LoopAgent
 }
 
@@ -210,7 +209,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 		}
 		policies = []Policy{lp}
 	}
-	e := &Engine{cfg: cfg, policies: policies, sum: newSummary(cfg), agents: map[string]*agentBook{}}
+	e := &Engine{cfg: cfg, policies: policies, sum: newSummary(cfg)}
 	names := make([]string, len(policies))
 	for i, p := range policies {
 		names[i] = p.Name()
@@ -230,13 +229,11 @@ func (e *Engine) Policies() []Policy { return e.policies }
 
 // book returns the agent's book, adding it on the agent's first record.
 func (e *Engine) book(name string) *agentBook {
-	b := e.agents[name]
-	if b == nil {
-		b = &agentBook{sum: AgentSummary{Agent: name}}
+	b, added := e.agents.find(name)
+	if added {
 		if e.loop != nil {
 			e.loop.init(&b.loop, name)
 		}
-		e.agents[name] = b
 		e.sum.Agents = append(e.sum.Agents, &b.sum)
 	}
 	return b
@@ -266,12 +263,15 @@ func (e *Engine) Step(rec *ingest.Record, f *Features) (d Decision, ok bool, tra
 	}
 	// Order matters per agent: a capture grouped by agent, each agent in
 	// order, is not out of order.
-	if rec.TS.Before(b.lastTS) {
+	if last := b.sum.lastTS(); rec.TS.Before(last) {
 		e.warn(rec.Pos, WarnOutOfOrder, fmt.Sprintf(
 			"out of time order: %s is before %s at %s (agent %q); replayed in input order",
-			ingest.FormatTime(rec.TS), ingest.FormatTime(b.lastTS), b.lastPos.pos(), rec.Agent))
+			ingest.FormatTime(rec.TS), ingest.FormatTime(last), b.lastPos.pos(), rec.Agent))
 	} else {
-		b.lastTS, b.lastPos = rec.TS, e.pos.ref(rec.Pos)
+		b.lastPos = e.pos.ref(rec.Pos)
+		if rec.Control != nil {
+			b.sum.extra().lastControl = rec.TS // a request's time becomes sum.Last
+		}
 	}
 	if rec.Control != nil {
 		for _, p := range e.policies {
@@ -355,7 +355,7 @@ func (e *Engine) Finish() *Summary {
 			f.finishAgents(e)
 		}
 	}
-	e.agents = nil // the books live on as the summary's timelines
+	e.agents = agentTable{} // the books live on as the summary's timelines
 	e.sum.finish()
 	return &e.sum
 }

@@ -142,12 +142,12 @@ func TestKillThenBlocked(t *testing.T) {
 		t.Errorf("transitions %+v", trans)
 	}
 	a := sum.Agents[0]
-	if a.Blocked != 3 || len(a.Kills) != 1 || a.Saved.Requests != 4 || a.FinalState != analyze.StateInactive || a.FinalDeactivatedBy != "kill_switch" {
+	if a.Blocked() != 3 || len(a.Kills()) != 1 || a.Saved().Requests != 4 || a.FinalState() != analyze.StateInactive || a.FinalDeactivatedBy() != "kill_switch" {
 		t.Errorf("summary %+v", a)
 	}
 	wantMsg := "Kill switch triggered for agent \"a\"\nLoop score: 13.0 (threshold: 10)\nDetails: 5 similar prompts, 4 similar responses, 0 repeated tool calls\nWindow size: 20"
-	if a.Kills[0].Alert.Message != wantMsg {
-		t.Errorf("alert message\n%s\nwant\n%s", a.Kills[0].Alert.Message, wantMsg)
+	if a.Kills()[0].Alert.Message != wantMsg {
+		t.Errorf("alert message\n%s\nwant\n%s", a.Kills()[0].Alert.Message, wantMsg)
 	}
 }
 
@@ -209,7 +209,7 @@ func TestBlockMode(t *testing.T) {
 	if len(trans) != 0 {
 		t.Errorf("block mode changed state: %+v", trans)
 	}
-	if a := sum.Agents[0]; a.FinalState != analyze.StateActive || a.Blocks != 25 {
+	if a := sum.Agents[0]; a.FinalState() != analyze.StateActive || a.Blocks() != 25 {
 		t.Errorf("summary %+v", a)
 	}
 	if !strings.Contains(ds[5].Reason, "retry after 60 s") {
@@ -228,7 +228,7 @@ func TestManualDeactivation(t *testing.T) {
 	if trans[0].Kind != analyze.TransitionDeactivate || trans[0].By != "manual" {
 		t.Errorf("transition %+v", trans[0])
 	}
-	if a := sum.Agents[0]; len(a.Kills) != 0 || a.FinalDeactivatedBy != "manual" {
+	if a := sum.Agents[0]; len(a.Kills()) != 0 || a.FinalDeactivatedBy() != "manual" {
 		t.Errorf("summary %+v", a)
 	}
 }

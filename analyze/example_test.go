@@ -28,7 +28,7 @@ func ExampleReplay() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(sum.Agents[0].Kills[0].Alert.Message)
+	fmt.Println(sum.Agents[0].Kills()[0].Alert.Message)
 	// Output:
 	// 1 forward score  0.0
 	// 2 forward score  1.0

@@ -15,6 +15,7 @@ type Inventory struct {
 	Name        string
 	Format      string // as detected or forced by the caller
 	Compression string
+	BGZF        bool // gzip whose members are inflated in parallel
 
 	Requests  int
 	Controls  int

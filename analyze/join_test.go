@@ -51,15 +51,13 @@ not json
 	// summary keeps those numbers (a distributed replay renumbers them).
 	// Compare everything else.
 	for _, a := range got.Agents {
-		a.MaxScoreSeq = 0
-		for i := range a.Kills {
-			a.Kills[i].Seq = 0
+		for i := range a.Kills() {
+			a.Kills()[i].Seq = 0
 		}
 	}
 	for _, a := range whole.Agents {
-		a.MaxScoreSeq = 0
-		for i := range a.Kills {
-			a.Kills[i].Seq = 0
+		for i := range a.Kills() {
+			a.Kills()[i].Seq = 0
 		}
 	}
 	for i := range whole.Agents {

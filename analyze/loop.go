@@ -20,6 +20,10 @@ type LoopPolicy struct {
 	shared bool
 	cur    *LoopAgent
 	agents map[string]*LoopAgent
+	// settings are the agents' starting settings, shared by the agents
+	// that start with them (a config record gives an agent its own).
+	settings map[string]*Settings
+	defaults *Settings
 }
 
 // NewLoopPolicy validates the loop settings of cfg and returns the policy.
@@ -38,7 +42,12 @@ func NewLoopPolicy(cfg Config) (*LoopPolicy, error) {
 	if cfg.RetryAfter < 0 || cfg.ReactivateAfter < 0 {
 		return nil, fmt.Errorf("negative duration")
 	}
-	return &LoopPolicy{cfg: cfg, agents: map[string]*LoopAgent{}}, nil
+	p := &LoopPolicy{cfg: cfg, agents: map[string]*LoopAgent{}, settings: map[string]*Settings{}, defaults: new(Settings)}
+	*p.defaults = cfg.Default
+	for name, s := range cfg.Agents {
+		p.settings[name] = &s
+	}
+	return p, nil
 }
 
 // Name is "loop".
@@ -59,19 +68,29 @@ func (p *LoopPolicy) agent(name string) *LoopAgent {
 
 // init sets a up as the new agent name.
 func (p *LoopPolicy) init(a *LoopAgent, name string) {
-	s := p.cfg.SettingsFor(name)
-	*a = LoopAgent{name: name, settings: s}
+	s := p.settings[name]
+	if s == nil {
+		s = p.defaults
+	}
+	*a = LoopAgent{settings: s}
 	if prof := p.cfg.Profile.or(); prof.Windowed() {
-		a.wd = windowDetector{n: s.WindowSize, prof: prof}
-		a.wd.w.size = int32(s.WindowSize)
+		a.w.size = int32(s.WindowSize)
 	} else {
 		a.det = prof.detector(s.WindowSize)
+	}
+}
+
+// named sets the agent of the transitions fx gained since it held from.
+func named(fx *Effects, from int, agent string) {
+	for i := from; i < len(fx.Transitions); i++ {
+		fx.Transitions[i].Agent = agent
 	}
 }
 
 // Control applies activate, deactivate and config records to the agent.
 func (p *LoopPolicy) Control(rec *ingest.Record, fx *Effects) {
 	a := p.agent(rec.Agent)
+	defer named(fx, len(fx.Transitions), rec.Agent)
 	a.MaybeReactivate(p.cfg.ReactivateAfter, rec.TS, fx)
 	c := rec.Control
 	switch c.Event {
@@ -83,22 +102,23 @@ func (p *LoopPolicy) Control(rec *ingest.Record, fx *Effects) {
 			by = "manual"
 		}
 		a.Deactivate(by, rec.TS)
-		fx.Transitions = append(fx.Transitions, Transition{Kind: TransitionDeactivate, TS: rec.TS, Agent: a.name, By: by, Settings: a.settings, Source: rec.Pos})
+		fx.Transitions = append(fx.Transitions, Transition{Kind: TransitionDeactivate, TS: rec.TS, By: by, Settings: *a.settings, Source: rec.Pos})
 	case ingest.ControlConfig:
 		s := a.settings.Apply(c.KillSwitch)
 		if err := s.Validate(); err != nil {
 			fx.Warnings = append(fx.Warnings, "config ignored: "+err.Error())
 			return
 		}
-		a.settings = s
-		a.detector().Resize(s.WindowSize)
-		fx.Transitions = append(fx.Transitions, Transition{Kind: TransitionConfig, TS: rec.TS, Agent: a.name, Settings: s, Source: rec.Pos})
+		a.settings = &s
+		a.resize(s.WindowSize)
+		fx.Transitions = append(fx.Transitions, Transition{Kind: TransitionConfig, TS: rec.TS, Settings: s, Source: rec.Pos})
 	}
 }
 
 // Decide scores the request and enforces the verdict.
 func (p *LoopPolicy) Decide(rec *ingest.Record, f *Features, d *Decision, fx *Effects) {
 	a := p.agent(rec.Agent)
+	defer named(fx, len(fx.Transitions), rec.Agent)
 	a.MaybeReactivate(p.cfg.ReactivateAfter, rec.TS, fx)
 	d.Threshold, d.Window = a.settings.Threshold, a.settings.WindowSize
 	if d.Action.Refused() {
@@ -125,8 +145,8 @@ func (p *LoopPolicy) Decide(rec *ingest.Record, f *Features, d *Decision, fx *Ef
 		case ActionKill:
 			d.Status = 403
 			a.Kill(d.TS, d.Seq)
-			fx.Transitions = append(fx.Transitions, Transition{Kind: TransitionKill, TS: d.TS, Agent: a.name, By: "kill_switch",
-				Seq: d.Seq, Settings: a.settings, Source: d.Source})
+			fx.Transitions = append(fx.Transitions, Transition{Kind: TransitionKill, TS: d.TS, By: "kill_switch",
+				Seq: d.Seq, Settings: *a.settings, Source: d.Source})
 		case ActionBlock:
 			d.Status = 429
 		case ActionForward:
@@ -159,29 +179,35 @@ func (p *LoopPolicy) explain(a *LoopAgent, d *Decision, sc Score) {
 // lets go of its window.
 func (p *LoopPolicy) finishAgents(e *Engine) {
 	if p.shared {
-		for _, b := range e.agents {
-			b.sum.FinalState, b.sum.FinalDeactivatedBy = b.loop.State(), b.loop.deactivatedBy()
+		e.agents.each(func(b *agentBook) {
+			if b.loop.off != nil {
+				x := b.sum.extra()
+				x.FinalState, x.FinalDeactivatedBy = StateInactive, b.loop.off.by
+			}
 			b.loop = LoopAgent{}
-		}
+		})
 		return
 	}
 	for name, a := range p.agents {
-		s := &e.book(name).sum
-		s.FinalState, s.FinalDeactivatedBy = a.State(), a.deactivatedBy()
+		if a.off != nil {
+			x := e.book(name).sum.extra()
+			x.FinalState, x.FinalDeactivatedBy = StateInactive, a.off.by
+		}
 	}
 }
 
 // LoopAgent is one agent's loop kill-switch state: the state machine the
-// replay and the sweep share. An active agent holds its settings and its
-// detector (for windowed profiles, inline: one allocation fewer per
-// agent); what an inactive one needs besides is allocated when it is
-// deactivated.
+// replay and the sweep share. An active agent holds its settings (shared
+// with the agents that have the same) and its detector (for windowed
+// profiles, the window inline: one allocation fewer per agent); what an
+// inactive one needs besides is allocated when it is deactivated. The
+// transitions it reports leave Agent empty: the caller knows whom it
+// follows.
 type LoopAgent struct {
-	name     string
-	settings Settings
+	settings *Settings
 	off      *deactivation // nil while active
-	det      Detector      // nil: wd
-	wd       windowDetector
+	det      Detector      // nil: the profile's window, w
+	w        Window
 }
 
 // deactivation is what an inactive agent remembers of its deactivation.
@@ -191,18 +217,21 @@ type deactivation struct {
 	seq int64     // the killing request, for kills
 }
 
-func (a *LoopAgent) detector() Detector {
+// resize and clear change the detector's window.
+func (a *LoopAgent) resize(n int) {
 	if a.det != nil {
-		return a.det
+		a.det.Resize(n)
+		return
 	}
-	return &a.wd
+	a.w.Resize(n)
 }
 
-func (a *LoopAgent) deactivatedBy() string {
-	if a.off == nil {
-		return ""
+func (a *LoopAgent) clear() {
+	if a.det != nil {
+		a.det.Clear()
+		return
 	}
-	return a.off.by
+	a.w.Clear()
 }
 
 // decide scores the request with features f and returns the action its
@@ -210,17 +239,28 @@ func (a *LoopAgent) deactivatedBy() string {
 // agent is killed by it (a killed request gets no response, and the
 // history no longer matters until an activation clears it).
 func (a *LoopAgent) Decide(cfg *Config, f *Features) (Score, Action) {
-	det := a.detector()
-	sc := det.Score(f)
+	var sc Score
+	if a.det != nil {
+		sc = a.det.Score(f)
+	} else {
+		sc = windowScore(&a.w, cfg.Profile.or(), a.settings.WindowSize, f)
+	}
 	fires := cfg.Profile.Fires(sc.Value, a.settings.Threshold)
+	answered := true
 	switch {
 	case fires && a.settings.Enabled && cfg.Mode == ModeBlock:
-		det.Push(f, false)
-		return sc, ActionBlock
+		answered = false
 	case fires && a.settings.Enabled:
 		return sc, ActionKill
 	}
-	det.Push(f, true)
+	if a.det != nil {
+		a.det.Push(f, answered)
+	} else {
+		windowPush(&a.w, f, answered)
+	}
+	if !answered {
+		return sc, ActionBlock
+	}
 	return sc, ActionForward
 }
 
@@ -234,9 +274,9 @@ func (a *LoopAgent) Deactivate(by string, ts time.Time) {
 
 func (a *LoopAgent) Activate(ts time.Time, by string, pos ingest.Pos, fx *Effects) {
 	a.off = nil
-	a.detector().Clear()
+	a.clear()
 	if fx != nil {
-		fx.Transitions = append(fx.Transitions, Transition{Kind: TransitionActivate, TS: ts, Agent: a.name, By: by, Settings: a.settings, Source: pos})
+		fx.Transitions = append(fx.Transitions, Transition{Kind: TransitionActivate, TS: ts, By: by, Settings: *a.settings, Source: pos})
 	}
 }
 
@@ -257,8 +297,8 @@ func (a *LoopAgent) MaybeReactivate(after time.Duration, now time.Time, fx *Effe
 // NewLoopAgent returns an active agent with settings s scoring with det:
 // the per-agent state machine of LoopPolicy, for evaluators (the sweep)
 // that follow one agent themselves.
-func NewLoopAgent(name string, s Settings, det Detector) *LoopAgent {
-	return &LoopAgent{name: name, settings: s, det: det}
+func NewLoopAgent(s Settings, det Detector) *LoopAgent {
+	return &LoopAgent{settings: &s, det: det}
 }
 
 // State is the agent's enforcement state.

@@ -206,19 +206,24 @@ type windowDetector struct {
 	prof *Profile
 }
 
-func (d *windowDetector) Score(f *Features) Score {
+func (d *windowDetector) Score(f *Features) Score         { return windowScore(&d.w, d.prof, d.n, f) }
+func (d *windowDetector) Push(f *Features, answered bool) { windowPush(&d.w, f, answered) }
+
+// windowScore scores f against w, a window of size n of profile p.
+func windowScore(w *Window, p *Profile, n int, f *Features) Score {
 	cur := f.Entry
 	cur.Response, cur.HasResp = 0, false // the answer comes after the decision
-	c := d.w.Count(&cur, d.prof.Past(d.n))
+	c := w.Count(&cur, p.Past(n))
 	return Score{Counts: c, Value: c.Score()}
 }
 
-func (d *windowDetector) Push(f *Features, answered bool) {
+// windowPush enters f into w; its response only if it was answered.
+func windowPush(w *Window, f *Features, answered bool) {
 	e := f.Entry
 	if !answered {
 		e.Response, e.HasResp = 0, false
 	}
-	d.w.Push(e)
+	w.Push(e)
 }
 
 func (d *windowDetector) Resize(n int) { d.w.Resize(n); d.n = n }

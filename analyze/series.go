@@ -1,7 +1,7 @@
 package analyze
 
 import (
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -40,39 +40,79 @@ func (s *AgentSeries) MaxScore() float64 {
 }
 
 // SeriesCollector gathers per-agent score series from a replay: use its
-// Decision method as Hooks.Decision.
+// Decision method as Hooks.Decision. A page charts a few agents chosen at
+// the end (their rank is known only then), so it keeps every request's
+// point, compactly: 24 bytes a request in one arena, chained per agent,
+// and a few words per agent.
 type SeriesCollector struct {
-	byName map[string]*AgentSeries
+	heads  map[string]seriesHead
+	points [][]seriesPoint // chunks of seriesChunk, never moved
+	n      int32
 }
+
+// seriesHead is what the collector holds per agent: its last window size
+// and its latest point.
+type seriesHead struct {
+	window int32
+	last   int32 // index of the latest point
+}
+
+// seriesPoint is one request's point; its number is its place in the
+// agent's chain (an agent's decisions come in order, numbered from 1).
+type seriesPoint struct {
+	score, threshold float64
+	prev             int32 // the agent's previous point, -1 for its first
+	action           Action
+}
+
+const seriesChunk = 1 << 14
 
 // NewSeriesCollector returns an empty collector.
 func NewSeriesCollector() *SeriesCollector {
-	return &SeriesCollector{byName: map[string]*AgentSeries{}}
+	return &SeriesCollector{heads: map[string]seriesHead{}}
+}
+
+func (c *SeriesCollector) point(i int32) *seriesPoint {
+	return &c.points[i/seriesChunk][i%seriesChunk]
 }
 
 // Decision records d's score on its agent's series.
 func (c *SeriesCollector) Decision(d *Decision) error {
-	s := c.byName[d.Agent]
-	if s == nil {
-		s = &AgentSeries{Agent: d.Agent}
-		c.byName[d.Agent] = s
+	h, ok := c.heads[d.Agent]
+	if !ok {
+		h.last = -1
 	}
-	s.Window = d.Window
-	s.Points = append(s.Points, ScorePoint{N: d.AgentN, TS: d.TS, Score: d.Score, Threshold: d.Threshold, Action: d.Action})
-	if d.Action == ActionKill || d.Action == ActionBlock {
-		s.Kills = append(s.Kills, d.AgentN)
+	if c.n%seriesChunk == 0 {
+		c.points = append(c.points, make([]seriesPoint, seriesChunk))
 	}
+	*c.point(c.n) = seriesPoint{score: d.Score, threshold: d.Threshold, prev: h.last, action: d.Action}
+	h.window, h.last = int32(d.Window), c.n
+	c.n++
+	c.heads[d.Agent] = h
 	return nil
 }
 
-// Series returns the series sorted by agent; the caller owns them.
-func (c *SeriesCollector) Series() []AgentSeries {
-	out := make([]AgentSeries, 0, len(c.byName))
-	for _, s := range c.byName {
-		out = append(out, *s)
+// Series returns the agent's series (false when it made no request); the
+// caller owns it.
+func (c *SeriesCollector) Series(agent string) (AgentSeries, bool) {
+	h, ok := c.heads[agent]
+	if !ok {
+		return AgentSeries{}, false
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Agent < out[j].Agent })
-	return out
+	s := AgentSeries{Agent: agent, Window: int(h.window)}
+	for i := h.last; i >= 0; i = c.point(i).prev {
+		p := c.point(i)
+		s.Points = append(s.Points, ScorePoint{Score: p.score, Threshold: p.threshold, Action: p.action})
+	}
+	slices.Reverse(s.Points)
+	for i := range s.Points {
+		p := &s.Points[i]
+		p.N = i + 1
+		if p.Action == ActionKill || p.Action == ActionBlock {
+			s.Kills = append(s.Kills, p.N)
+		}
+	}
+	return s, true
 }
 
 // TruthClass is what ground truth says an agent is (see analyze/sweep).

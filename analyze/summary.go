@@ -52,22 +52,114 @@ func (s *Saved) Add(d *Decision) {
 	}
 }
 
-// AgentSummary is one agent's deactivation timeline.
+// AgentSummary is one agent's deactivation timeline. What most agents
+// never have (kills, refused and skipped requests, a final deactivation)
+// lives in Extra, allocated for the agents that have it, so that an agent
+// that only sent requests costs the summary a few words; read it through
+// the methods (Kills, Blocked, Saved, …), which answer for a nil Extra.
 type AgentSummary struct {
-	Agent              string
-	Requests           int
-	Forwarded          int
+	Agent       string
+	Requests    int
+	MaxScore    float64
+	First, Last time.Time
+	Tokens      Saved // all requests of the agent, for scale
+	Extra       *AgentExtra
+}
+
+// AgentExtra is the part of an agent's timeline most agents never need.
+type AgentExtra struct {
 	Skipped            int
 	Kills              []Kill // firings, in order
 	Blocked            int    // requests refused because the agent was inactive
 	Blocks             int    // requests refused by the block variant
 	Saved              Saved  // every refused request: kills, blocks and blocked
-	MaxScore           float64
-	MaxScoreSeq        int64
-	First, Last        time.Time
-	Tokens             Saved // all requests of the agent, for scale
 	FinalState         AgentState
 	FinalDeactivatedBy string
+
+	// lastControl is the latest time of the agent's control records, for
+	// the engine's out-of-order check (its requests' is Last).
+	lastControl time.Time
+}
+
+// extra returns a's Extra, allocating it.
+func (a *AgentSummary) extra() *AgentExtra {
+	if a.Extra == nil {
+		a.Extra = new(AgentExtra)
+	}
+	return a.Extra
+}
+
+// Forwarded is the number of the agent's requests passed to the LLM.
+func (a *AgentSummary) Forwarded() int {
+	if x := a.Extra; x != nil {
+		return a.Requests - x.Skipped - x.Blocked - len(x.Kills)
+	}
+	return a.Requests
+}
+
+// Skipped is the number of the agent's requests that could not be scored.
+func (a *AgentSummary) Skipped() int {
+	if a.Extra == nil {
+		return 0
+	}
+	return a.Extra.Skipped
+}
+
+// Kills are the firings of the kill switch (either variant), in order.
+func (a *AgentSummary) Kills() []Kill {
+	if a.Extra == nil {
+		return nil
+	}
+	return a.Extra.Kills
+}
+
+// Blocked is the number of requests refused because the agent was inactive.
+func (a *AgentSummary) Blocked() int {
+	if a.Extra == nil {
+		return 0
+	}
+	return a.Extra.Blocked
+}
+
+// Blocks is the number of requests refused by the block variant.
+func (a *AgentSummary) Blocks() int {
+	if a.Extra == nil {
+		return 0
+	}
+	return a.Extra.Blocks
+}
+
+// Saved adds up every refused request: kills, blocks and blocked.
+func (a *AgentSummary) Saved() Saved {
+	if a.Extra == nil {
+		return Saved{}
+	}
+	return a.Extra.Saved
+}
+
+// FinalState is the agent's state at the end of the replay.
+func (a *AgentSummary) FinalState() AgentState {
+	if a.Extra == nil {
+		return StateActive
+	}
+	return a.Extra.FinalState
+}
+
+// FinalDeactivatedBy says who deactivated an agent inactive at the end.
+func (a *AgentSummary) FinalDeactivatedBy() string {
+	if a.Extra == nil {
+		return ""
+	}
+	return a.Extra.FinalDeactivatedBy
+}
+
+// lastTS is the latest time among the agent's records, requests and
+// controls.
+func (a *AgentSummary) lastTS() time.Time {
+	if a.Extra != nil && a.Extra.lastControl.After(a.Last) {
+		return a.Extra.lastControl
+	}
+	return a.Last
 }
 
 // Totals adds up every agent.
@@ -124,25 +216,26 @@ func (s *Summary) add(a *AgentSummary, d *Decision) {
 	}
 	a.Tokens.Add(d)
 	if d.Score > a.MaxScore {
-		a.MaxScore, a.MaxScoreSeq = d.Score, d.Seq
+		a.MaxScore = d.Score
 	}
 	switch d.Action {
 	case ActionForward:
-		a.Forwarded++
 	case ActionSkip:
-		a.Skipped++
+		a.extra().Skipped++
 	case ActionBlocked:
-		a.Blocked++
-		a.Saved.Add(d)
+		x := a.extra()
+		x.Blocked++
+		x.Saved.Add(d)
 	case ActionKill, ActionBlock:
+		x := a.extra()
 		if d.Action == ActionBlock {
-			a.Blocks++
+			x.Blocks++
 		}
-		a.Saved.Add(d)
+		x.Saved.Add(d)
 		k := Kill{Seq: d.Seq, AgentN: d.AgentN, TS: d.TS, Source: d.Source, Counts: d.Counts,
 			Score: d.Score, Threshold: d.Threshold, Window: d.Window, Action: d.Action}
 		k.Alert = AlertFor(d.Agent, k)
-		a.Kills = append(a.Kills, k)
+		x.Kills = append(x.Kills, k)
 	}
 }
 
@@ -181,20 +274,24 @@ func (s *Summary) finish() {
 	t.Agents = len(s.Agents)
 	for _, a := range s.Agents {
 		t.Requests += a.Requests
-		t.Forwarded += a.Forwarded
-		t.Skipped += a.Skipped
-		t.Blocked += a.Blocked
-		t.Blocks += a.Blocks
-		for _, k := range a.Kills {
+		t.Forwarded += a.Forwarded()
+		AddSaved(&t.Tokens, a.Tokens)
+		x := a.Extra
+		if x == nil {
+			continue
+		}
+		t.Skipped += x.Skipped
+		t.Blocked += x.Blocked
+		t.Blocks += x.Blocks
+		for _, k := range x.Kills {
 			if k.Action == ActionKill {
 				t.Kills++
 			}
 		}
-		if len(a.Kills) > 0 {
+		if len(x.Kills) > 0 {
 			t.AgentsKilled++
 		}
-		AddSaved(&t.Saved, a.Saved)
-		AddSaved(&t.Tokens, a.Tokens)
+		AddSaved(&t.Saved, x.Saved)
 	}
 }
 

@@ -44,17 +44,18 @@ func Distance(a, b uint64) int { return bits.OnesCount64(a ^ b) }
 // send few requests), so an idle agent's window costs a few words. The
 // zero value is unusable; use NewWindow.
 type Window struct {
-	buf  []Entry // the ring: len(buf) ≤ size, grown by doubling
-	size int32   // the most entries held (≤ MaxWindow)
-	head int32   // index of the oldest entry
-	n    int32
+	// buf holds the entries: in order while it has fewer than size (its
+	// capacity grown by doubling), a ring from head once full.
+	buf  []Entry
+	size int32 // the most entries held (≤ MaxWindow)
+	head int32 // index of the oldest entry once full, else 0
 }
 
 // NewWindow returns an empty window holding at most size entries.
 func NewWindow(size int) *Window { return &Window{size: int32(size)} }
 
 // Len is the number of entries held.
-func (w *Window) Len() int { return int(w.n) }
+func (w *Window) Len() int { return len(w.buf) }
 
 // Cap is the most entries the window holds.
 func (w *Window) Cap() int { return int(w.size) }
@@ -64,49 +65,43 @@ func (w *Window) At(i int) *Entry { return &w.buf[(int(w.head)+i)%len(w.buf)] }
 
 // Newest returns the most recent entry, or nil when empty.
 func (w *Window) Newest() *Entry {
-	if w.n == 0 {
+	if len(w.buf) == 0 {
 		return nil
 	}
-	return w.At(int(w.n) - 1)
+	return w.At(len(w.buf) - 1)
 }
 
 // Push appends e, evicting the oldest entry when full.
 func (w *Window) Push(e Entry) {
-	if int(w.n) == len(w.buf) && len(w.buf) < int(w.size) {
-		w.grow(min(int(w.size), max(1, 2*len(w.buf))))
-	}
-	if int(w.n) < len(w.buf) {
-		w.buf[(int(w.head)+int(w.n))%len(w.buf)] = e
-		w.n++
+	n := len(w.buf)
+	if n < int(w.size) {
+		if n == cap(w.buf) {
+			nb := make([]Entry, n, min(int(w.size), max(1, 2*n)))
+			copy(nb, w.buf)
+			w.buf = nb
+		}
+		w.buf = append(w.buf, e)
 		return
 	}
 	w.buf[w.head] = e
-	w.head = int32((int(w.head) + 1) % len(w.buf))
-}
-
-// grow re-allocates the ring with room for c entries, oldest first.
-func (w *Window) grow(c int) {
-	nb := make([]Entry, c)
-	for i := 0; i < int(w.n); i++ {
-		nb[i] = *w.At(i)
-	}
-	w.buf, w.head = nb, 0
+	w.head = int32((int(w.head) + 1) % n)
 }
 
 // Clear empties the window.
-func (w *Window) Clear() { w.head, w.n = 0, 0 }
+func (w *Window) Clear() { w.buf, w.head = w.buf[:0], 0 }
 
 // Resize changes the capacity, keeping the most recent entries.
 func (w *Window) Resize(size int) {
 	if size == int(w.size) {
 		return
 	}
-	keep := min(int(w.n), size)
+	n := len(w.buf)
+	keep := min(n, size)
 	nb := make([]Entry, keep)
 	for i := 0; i < keep; i++ {
-		nb[i] = *w.At(int(w.n) - keep + i)
+		nb[i] = *w.At(n - keep + i)
 	}
-	w.buf, w.size, w.head, w.n = nb, int32(size), 0, int32(keep)
+	w.buf, w.size, w.head = nb, int32(size), 0
 }
 
 // Count scores cur against the last k entries of the window (all of them
@@ -118,7 +113,7 @@ func (w *Window) Resize(size int) {
 // holds when they call it.
 func (w *Window) Count(cur *Entry, k int) Counts {
 	var c Counts
-	n := int(w.n)
+	n := len(w.buf)
 	if k > n {
 		k = n
 	}

@@ -186,6 +186,10 @@ type File struct {
 	Format string
 	// Compression is the container the content came in.
 	Compression Compression
+	// BGZF: a gzip file whose members say their sizes (BGZF), so that
+	// they are inflated in parallel; any other gzip is inflated on one
+	// core.
+	BGZF bool
 	// Content is the decompressed content, buffered (for Format.Open).
 	Content io.Reader
 	// Options are those given to Open.
@@ -244,6 +248,9 @@ func Open(path string, opt Options) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", f.Name, err)
 	}
 	f.OnClose(closeDec)
+	if nr, ok := r.(*namedReader); ok {
+		_, f.BGZF = nr.r.(*bgzfReader)
+	}
 	if _, ok := r.(*bufio.Reader); !ok {
 		r = bufio.NewReaderSize(r, SniffLen)
 	}

@@ -3,9 +3,9 @@ package ingest
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"compress/zlib"
 	"fmt"
+	gzip "github.com/klauspost/compress/gzip"
 	"io"
 
 	"github.com/klauspost/compress/zstd"
@@ -57,6 +57,10 @@ func Decompress(r io.Reader) (io.Reader, Compression, func(), error) {
 	c := DetectCompression(head)
 	switch c {
 	case CompressionGzip:
+		if _, ok := bgzfPeek(br); ok {
+			zr := newBGZFReader(br)
+			return &namedReader{zr, "gzip"}, c, zr.Close, nil
+		}
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, c, nil, fmt.Errorf("gzip: %w", err)

@@ -229,7 +229,7 @@ func TestTimelineHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := TimelineHTML(&b, sum, col.Series()); err != nil {
+	if err := TimelineHTML(&b, sum, col.Series, TableOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	els := parseHTMLPage(t, b.Bytes())

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"sort"
 
 	"github.com/killswitch/killswitch/analyze"
 )
@@ -12,66 +11,94 @@ import (
 // agent first, then the others by highest score.
 const MaxTimelineCharts = 100
 
+// chartedAgents are the agents a replay page charts, best first, and how
+// many made requests (have a series): killed agents first (by id), then by
+// highest score; MaxTimelineCharts at most.
+func chartedAgents(s *analyze.Summary) (order []*analyze.AgentSummary, charted int) {
+	before := func(a, b *analyze.AgentSummary) bool {
+		ka, kb := len(a.Kills()) > 0, len(b.Kills()) > 0
+		if ka != kb {
+			return ka
+		}
+		if !ka && a.MaxScore != b.MaxScore {
+			return a.MaxScore > b.MaxScore
+		}
+		return a.Agent < b.Agent
+	}
+	hasSeries := func(a *analyze.AgentSummary) bool { return a.Requests > 0 } // a decision, a point
+	for _, a := range s.Agents {
+		if hasSeries(a) {
+			charted++
+		}
+	}
+	return bestAgents(s.Agents, MaxTimelineCharts, before, hasSeries), charted
+}
+
+// ChartedAgents are the agents whose series TimelineHTML asks for.
+func ChartedAgents(s *analyze.Summary) []string {
+	order, _ := chartedAgents(s)
+	names := make([]string, len(order))
+	for i, a := range order {
+		names[i] = a.Agent
+	}
+	return names
+}
+
 // TimelineHTML writes the timelines of one replay as a self-contained
-// HTML page: the timeline table, then each agent's score over its requests
-// (series from analyze.SeriesCollector) with its threshold line, kills and
-// the requests refused while it was inactive, then the alerts.
-func TimelineHTML(w io.Writer, s *analyze.Summary, series []analyze.AgentSeries) error {
+// HTML page: the timeline table, then the score over requests of the
+// agents that matter most (series gives an agent's, from
+// analyze.SeriesCollector) with its threshold line, kills and the
+// requests refused while it was inactive, then the alerts. Like the
+// terminal table, past MaxRows rows the table shows the agents that
+// matter most, unless opt.All; the charts are MaxTimelineCharts at most.
+func TimelineHTML(w io.Writer, s *analyze.Summary, series func(agent string) (analyze.AgentSeries, bool), opt TableOptions) error {
 	var d htmlDoc
 	d.f("<h1>killswitch replay</h1>\n<p class=\"meta\">%s</p>\n", htmlEsc(settingsLine(s)))
 	for _, l := range inputLines(s) {
 		d.f("<p class=\"meta\">%s</p>\n", htmlEsc(l))
 	}
 	d.f("<h2>Deactivation timelines</h2>\n")
-	rows, total := timelineRows(s)
-	htmlTable(&d, timelineHeader, append(rows, total), -1, 0, 2)
+	shown, nrows := shownAgents(s, opt.All)
+	var rows [][]string
+	eachRow(s, shown, func(r []string) error { rows = append(rows, r); return nil })
+	htmlTable(&d, timelineHeader, append(rows, timelineTotal(s)), -1, 0, 2)
+	if l := omittedLine(shown, nrows); l != "" {
+		d.f("<p class=\"small\">%s</p>\n", htmlEsc(l))
+	}
 
-	killed := map[string]*analyze.AgentSummary{}
-	for _, a := range s.Agents {
-		if len(a.Kills) > 0 {
-			killed[a.Agent] = a
-		}
-	}
-	order := make([]*analyze.AgentSeries, 0, len(series))
-	for i := range series {
-		order = append(order, &series[i])
-	}
-	sort.SliceStable(order, func(i, j int) bool {
-		ki, kj := killed[order[i].Agent] != nil, killed[order[j].Agent] != nil
-		if ki != kj {
-			return ki
-		}
-		if !ki && order[i].MaxScore() != order[j].MaxScore() {
-			return order[i].MaxScore() > order[j].MaxScore()
-		}
-		return order[i].Agent < order[j].Agent
-	})
+	order, charted := chartedAgents(s)
 	if len(order) > 0 {
 		d.f("<h2>Score over time</h2>\n<p class=\"small\">Each request's score; the dashed line is the agent's threshold, red dots the kills, grey the requests refused while the agent was inactive.")
-		if len(order) > MaxTimelineCharts {
-			d.f(" The %d agents shown are the killed ones first, then the highest scores; %d more are in the table only.", MaxTimelineCharts, len(order)-MaxTimelineCharts)
-			order = order[:MaxTimelineCharts]
+		if charted > MaxTimelineCharts {
+			d.f(" The %d agents shown are the killed ones first, then the highest scores; %d more are in the table only.", MaxTimelineCharts, charted-MaxTimelineCharts)
 		}
 		d.f("</p>\n<div class=\"charts\">\n")
-		for _, sr := range order {
+		for _, a := range order {
+			sr, ok := series(a.Agent)
+			if !ok {
+				return fmt.Errorf("replay page: no score series for agent %q", a.Agent)
+			}
 			d.f("<figure class=\"agent\">\n<figcaption><b>%s</b>", htmlEsc(sr.Agent))
-			if a := killed[sr.Agent]; a != nil {
-				k := a.Kills[0]
+			if len(a.Kills()) > 0 {
+				k := a.Kills()[0]
 				d.f(`<span class="tag fp">%s</span>`, htmlEsc(fmt.Sprintf("killed at request %d (score %s%s%s), %d refused after",
-					k.AgentN, score(k.Score), killOp(s.Profile), sweepNum(k.Threshold), a.Blocked)))
+					k.AgentN, score(k.Score), killOp(s.Profile), sweepNum(k.Threshold), a.Blocked())))
 			} else {
 				d.f(`<span class="tag ok">%s</span>`, htmlEsc("not killed, max score "+score(sr.MaxScore())))
 			}
 			d.f("</figcaption>\n")
-			scoreChart(&d, sr)
+			scoreChart(&d, &sr)
 			d.f("</figure>\n")
 		}
 		d.f("</div>\n")
 	}
-	if al, _ := alertLines(s, nil); len(al) > 0 {
+	if al, omitted := alertLines(s, shown); len(al) > 0 || omitted > 0 {
 		d.f("<h2>Alerts that would have gone out</h2>\n<pre>")
 		for _, l := range al {
 			d.f("%s\n", htmlEsc(l))
+		}
+		if omitted > 0 && shown != nil {
+			d.f("%s\n", htmlEsc(alertsOmittedLine(omitted)))
 		}
 		d.f("</pre>\n")
 	}

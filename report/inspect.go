@@ -20,6 +20,12 @@ func InspectText(w io.Writer, invs []*analyze.Inventory) error {
 		if inv.Compression != "none" && inv.Compression != "" {
 			comp = ", " + inv.Compression + " compressed"
 		}
+		switch {
+		case inv.BGZF:
+			comp += " (BGZF: its members are inflated in parallel)"
+		case inv.Compression == ingest.CompressionGzip.String():
+			comp += " (one gzip stream: inflated on one core; BGZF or zstd read faster)"
+		}
 		fmt.Fprintf(w, "  format:     %s%s\n", inv.Format, comp)
 		fmt.Fprintf(w, "  records:    %d requests, %d control records, %d malformed, %d skipped\n",
 			inv.Requests, inv.Controls, inv.Malformed, skipped(inv))
@@ -95,6 +101,7 @@ type jsonInventory struct {
 	File        string      `json:"file"`
 	Format      string      `json:"format"`
 	Compression string      `json:"compression"`
+	Inflate     string      `json:"inflate,omitempty"` // gzip: "parallel" (BGZF) or "sequential"
 	Requests    int         `json:"requests"`
 	Controls    int         `json:"control_records"`
 	Malformed   int         `json:"malformed"`
@@ -118,11 +125,22 @@ type jsonCount struct {
 	Count int    `json:"count"`
 }
 
+// inflate says how a gzip capture is inflated ("" for any other).
+func inflate(inv *analyze.Inventory) string {
+	switch {
+	case inv.BGZF:
+		return "parallel"
+	case inv.Compression == ingest.CompressionGzip.String():
+		return "sequential"
+	}
+	return ""
+}
+
 // InspectJSON renders inventories as a JSON array.
 func InspectJSON(w io.Writer, invs []*analyze.Inventory) error {
 	out := make([]jsonInventory, 0, len(invs))
 	for _, inv := range invs {
-		j := jsonInventory{File: inv.Name, Format: inv.Format, Compression: inv.Compression,
+		j := jsonInventory{File: inv.Name, Format: inv.Format, Compression: inv.Compression, Inflate: inflate(inv),
 			Requests: inv.Requests, Controls: inv.Controls, Malformed: inv.Malformed, Skipped: []jsonSkip{},
 			Errors: append([]string{}, inv.Errors...), OutOfOrder: inv.OutOfOrder, AgentsJSON: []jsonCount{},
 			APIs: counts(inv.APIs), Models: counts(inv.Models), Responses: inv.Responses, Streamed: inv.Streamed,

@@ -1,7 +1,10 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -34,15 +37,15 @@ var timelineHeader = []string{"agent", "requests", "killed at", "request #", "sc
 // agent never killed (its highest score shown as "max N").
 func agentRows(s *analyze.Summary, a *analyze.AgentSummary) [][]string {
 	saved := [3]string{"-", "-", "-"}
-	if a.Saved.Requests > 0 {
-		saved = [3]string{strconv.Itoa(a.Blocked), tokens(a.Saved), cost(a.Saved)}
+	if a.Saved().Requests > 0 {
+		saved = [3]string{strconv.Itoa(a.Blocked()), tokens(a.Saved()), cost(a.Saved())}
 	}
-	if len(a.Kills) == 0 {
+	if len(a.Kills()) == 0 {
 		return [][]string{{a.Agent, strconv.Itoa(a.Requests), "-", "-",
 			"max " + score(a.MaxScore), "", "", "", saved[0], saved[1], saved[2]}}
 	}
-	rows := make([][]string, 0, len(a.Kills))
-	for i, k := range a.Kills {
+	rows := make([][]string, 0, len(a.Kills()))
+	for i, k := range a.Kills() {
 		row := []string{a.Agent, strconv.Itoa(a.Requests), ingest.FormatTime(k.TS), strconv.Itoa(k.AgentN),
 			score(k.Score) + killOp(s.Profile) + strconv.FormatFloat(k.Threshold, 'f', -1, 64),
 			strconv.Itoa(k.Counts.SimilarPrompts), strconv.Itoa(k.Counts.SimilarResponses), strconv.Itoa(k.Counts.RepeatedToolCalls),
@@ -59,7 +62,7 @@ func agentRows(s *analyze.Summary, a *analyze.AgentSummary) [][]string {
 }
 
 // rowCount is how many timeline rows the agent takes.
-func rowCount(a *analyze.AgentSummary) int { return max(1, len(a.Kills)) }
+func rowCount(a *analyze.AgentSummary) int { return max(1, len(a.Kills())) }
 
 // timelineTotal is the totals row.
 func timelineTotal(s *analyze.Summary) []string {
@@ -87,19 +90,7 @@ func shownAgents(s *analyze.Summary, all bool) (shown []*analyze.AgentSummary, t
 	if all || total <= MaxRows {
 		return nil, total
 	}
-	// A bounded selection: keep the best MaxRows agents seen so far,
-	// sorted, worst last (MaxRows is small: insertion beats a heap).
-	for _, a := range s.Agents {
-		if len(shown) == MaxRows && !ranksBefore(a, shown[len(shown)-1]) {
-			continue
-		}
-		i := sort.Search(len(shown), func(i int) bool { return ranksBefore(a, shown[i]) })
-		if len(shown) < MaxRows {
-			shown = append(shown, nil)
-		}
-		copy(shown[i+1:], shown[i:len(shown)-1])
-		shown[i] = a
-	}
+	shown = bestAgents(s.Agents, MaxRows, ranksBefore, nil)
 	n := 0
 	for i, a := range shown {
 		if n += rowCount(a); n >= MaxRows {
@@ -110,9 +101,29 @@ func shownAgents(s *analyze.Summary, all bool) (shown []*analyze.AgentSummary, t
 	return shown, total
 }
 
+// bestAgents are the first n of the agents that keep (nil: all) in the
+// order before gives, best first: a bounded selection that keeps the best
+// n seen so far, worst last (n is small: insertion beats a heap), never a
+// slot per agent.
+func bestAgents(agents []*analyze.AgentSummary, n int, before func(a, b *analyze.AgentSummary) bool, keep func(*analyze.AgentSummary) bool) []*analyze.AgentSummary {
+	var best []*analyze.AgentSummary
+	for _, a := range agents {
+		if keep != nil && !keep(a) || len(best) == n && !before(a, best[len(best)-1]) {
+			continue
+		}
+		i := sort.Search(len(best), func(i int) bool { return before(a, best[i]) })
+		if len(best) < n {
+			best = append(best, nil)
+		}
+		copy(best[i+1:], best[i:len(best)-1])
+		best[i] = a
+	}
+	return best
+}
+
 // ranksBefore orders agents by what matters in a bounded table.
 func ranksBefore(a, b *analyze.AgentSummary) bool {
-	if ka, kb := len(a.Kills) > 0, len(b.Kills) > 0; ka != kb {
+	if ka, kb := len(a.Kills()) > 0, len(b.Kills()) > 0; ka != kb {
 		return ka
 	}
 	if a.MaxScore != b.MaxScore {
@@ -239,10 +250,10 @@ func alertLines(s *analyze.Summary, shown []*analyze.AgentSummary) (out []string
 	}
 	n, kept := 0, 0
 	for _, a := range agents {
-		if len(a.Kills) == 0 {
+		if len(a.Kills()) == 0 {
 			n++
 		}
-		for _, k := range a.Kills {
+		for _, k := range a.Kills() {
 			if n == limit {
 				break
 			}
@@ -256,14 +267,6 @@ func alertLines(s *analyze.Summary, shown []*analyze.AgentSummary) (out []string
 		}
 	}
 	return out, s.Totals.Kills - kept
-}
-
-// timelineRows are every agent's rows (for the HTML page).
-func timelineRows(s *analyze.Summary) (rows [][]string, total []string) {
-	for _, a := range s.Agents {
-		rows = append(rows, agentRows(s, a)...)
-	}
-	return rows, timelineTotal(s)
 }
 
 func alertsOmittedLine(n int) string {
@@ -527,14 +530,14 @@ func TimelineCSV(w io.Writer, s *analyze.Summary) error {
 		base := func() []string {
 			return []string{a.Agent, strconv.Itoa(a.Requests)}
 		}
-		tail := []string{score(a.MaxScore), strconv.Itoa(a.Blocked), strconv.Itoa(a.Saved.Requests),
-			strconv.FormatInt(a.Saved.TokensIn, 10), strconv.FormatInt(a.Saved.TokensOut, 10),
-			strconv.FormatFloat(RoundCost(a.Saved.CostUSD), 'f', -1, 64), a.FinalState.String()}
-		if len(a.Kills) == 0 {
+		tail := []string{score(a.MaxScore), strconv.Itoa(a.Blocked()), strconv.Itoa(a.Saved().Requests),
+			strconv.FormatInt(a.Saved().TokensIn, 10), strconv.FormatInt(a.Saved().TokensOut, 10),
+			strconv.FormatFloat(RoundCost(a.Saved().CostUSD), 'f', -1, 64), a.FinalState().String()}
+		if len(a.Kills()) == 0 {
 			cw.Write(printableRow(append(append(base(), "false", "", "", "", "", "", "", "", "", "", ""), tail...)))
 			continue
 		}
-		for _, k := range a.Kills {
+		for _, k := range a.Kills() {
 			row := append(base(), "true", strconv.FormatInt(k.Seq, 10), strconv.Itoa(k.AgentN), ingest.FormatTime(k.TS), k.Action.String(),
 				score(k.Score), strconv.FormatFloat(k.Threshold, 'f', -1, 64), strconv.Itoa(k.Window),
 				strconv.Itoa(k.Counts.SimilarPrompts), strconv.Itoa(k.Counts.SimilarResponses), strconv.Itoa(k.Counts.RepeatedToolCalls))
@@ -657,32 +660,15 @@ func savedJSON(s analyze.Saved) jsonSaved {
 // from adding many small costs (0.00007319999999999999) does not show.
 func RoundCost(usd float64) float64 { return math.Round(usd*1e9) / 1e9 }
 
-// TimelineJSON writes the whole summary as one indented JSON document.
+// TimelineJSON writes the whole summary as one indented JSON document. The
+// agents are encoded one at a time as they are written, so that the
+// document is never held whole (1M agents make ~600 MB of it).
 func TimelineJSON(w io.Writer, s *analyze.Summary) error {
 	out := jsonSummary{
 		Profile: s.Profile.String(), Mode: s.Mode.String(),
 		Settings: jsonSettings{s.Default.Enabled, s.Default.WindowSize, s.Default.Threshold},
 		Agents:   []jsonAgent{},
 		Input:    jsonInput{Malformed: s.Malformed, Controls: s.Controls, Skipped: []jsonSkip{}, Warnings: []string{}},
-	}
-	for _, a := range s.Agents {
-		ja := jsonAgent{Agent: a.Agent, Requests: a.Requests, Forwarded: a.Forwarded, Skipped: a.Skipped,
-			Kills: []jsonKill{}, BlockedAfter: a.Blocked, Blocks: a.Blocks, Saved: savedJSON(a.Saved), Total: savedJSON(a.Tokens),
-			MaxScore: a.MaxScore, First: ingest.FormatTime(a.First), Last: ingest.FormatTime(a.Last), FinalState: a.FinalState.String()}
-		if a.FinalDeactivatedBy != "" {
-			by := a.FinalDeactivatedBy
-			ja.DeactivatedBy = &by
-		}
-		for _, k := range a.Kills {
-			jk := jsonKill{Seq: k.Seq, AgentRequest: k.AgentN, TS: ingest.FormatTime(k.TS), Source: k.Source.String(),
-				Action: k.Action.String(), Score: k.Score, Threshold: k.Threshold, Window: k.Window,
-				SimilarPrompts: k.Counts.SimilarPrompts, SimilarResponses: k.Counts.SimilarResponses, RepeatedToolCalls: k.Counts.RepeatedToolCalls}
-			if k.Action == analyze.ActionKill {
-				jk.Alert = &jsonAlert{k.Alert.AgentID, k.Alert.RuleType, k.Alert.Message, ingest.FormatTime(k.Alert.Timestamp)}
-			}
-			ja.Kills = append(ja.Kills, jk)
-		}
-		out.Agents = append(out.Agents, ja)
 	}
 	t := s.Totals
 	out.Totals = jsonTotals{t.Agents, t.AgentsKilled, t.Requests, t.Forwarded, t.Kills, t.Blocks, t.Blocked, t.Skipped, savedJSON(t.Saved), savedJSON(t.Tokens)}
@@ -693,7 +679,60 @@ func TimelineJSON(w io.Writer, s *analyze.Summary) error {
 		out.Input.Warnings = append(out.Input.Warnings, wn.String())
 	}
 	out.Input.WarningCounts = warnCounts(s.WarningCounts)
-	return writeJSON(w, out)
+	// The document without its agents, split where they go: the agents
+	// array is the first one in it (after profile, mode and settings).
+	var doc bytes.Buffer
+	if err := writeJSON(&doc, out); err != nil {
+		return err
+	}
+	const open = `"agents": [`
+	i := bytes.Index(doc.Bytes(), []byte(open+"]"))
+	if i < 0 {
+		return fmt.Errorf("timeline JSON: no agents array") // cannot happen: jsonSummary has one
+	}
+	i += len(open)
+	bw := bufio.NewWriter(w)
+	bw.Write(doc.Bytes()[:i])
+	var ab bytes.Buffer
+	enc := json.NewEncoder(&ab)
+	enc.SetIndent("    ", "  ") // an element of a top-level array, as the document's encoder indents it
+	enc.SetEscapeHTML(false)
+	for k, a := range s.Agents {
+		ab.Reset()
+		if err := enc.Encode(agentJSON(a)); err != nil {
+			return err
+		}
+		if k > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(bytes.TrimSuffix(ab.Bytes(), []byte("\n")))
+	}
+	if len(s.Agents) > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.Write(doc.Bytes()[i:])
+	return bw.Flush()
+}
+
+// agentJSON is one agent of the timeline document.
+func agentJSON(a *analyze.AgentSummary) jsonAgent {
+	ja := jsonAgent{Agent: a.Agent, Requests: a.Requests, Forwarded: a.Forwarded(), Skipped: a.Skipped(),
+		Kills: []jsonKill{}, BlockedAfter: a.Blocked(), Blocks: a.Blocks(), Saved: savedJSON(a.Saved()), Total: savedJSON(a.Tokens),
+		MaxScore: a.MaxScore, First: ingest.FormatTime(a.First), Last: ingest.FormatTime(a.Last), FinalState: a.FinalState().String()}
+	if by := a.FinalDeactivatedBy(); by != "" {
+		ja.DeactivatedBy = &by
+	}
+	for _, k := range a.Kills() {
+		jk := jsonKill{Seq: k.Seq, AgentRequest: k.AgentN, TS: ingest.FormatTime(k.TS), Source: k.Source.String(),
+			Action: k.Action.String(), Score: k.Score, Threshold: k.Threshold, Window: k.Window,
+			SimilarPrompts: k.Counts.SimilarPrompts, SimilarResponses: k.Counts.SimilarResponses, RepeatedToolCalls: k.Counts.RepeatedToolCalls}
+		if k.Action == analyze.ActionKill {
+			jk.Alert = &jsonAlert{k.Alert.AgentID, k.Alert.RuleType, k.Alert.Message, ingest.FormatTime(k.Alert.Timestamp)}
+		}
+		ja.Kills = append(ja.Kills, jk)
+	}
+	return ja
 }
 
 // wrap breaks a line of prose at spaces so that no line is wider than

@@ -78,8 +78,8 @@ func compareAgent(want Agent, got *analyze.AgentSummary, sum *analyze.Summary) R
 	}
 	r.Got = Describe(got, sum)
 	fired := agentWords
-	if len(got.Kills) > 0 {
-		fired.verb = verb(got.Kills[0])
+	if len(got.Kills()) > 0 {
+		fired.verb = verb(got.Kills()[0])
 	}
 	r.Reason = judge(want, fired, firsts(got), r.Got, r.Want)
 	r.Pass = r.Reason == ""
@@ -88,8 +88,8 @@ func compareAgent(want Agent, got *analyze.AgentSummary, sum *analyze.Summary) R
 
 // firsts returns the agent's request number of each firing.
 func firsts(a *analyze.AgentSummary) []int {
-	out := make([]int, len(a.Kills))
-	for i, k := range a.Kills {
+	out := make([]int, len(a.Kills()))
+	for i, k := range a.Kills() {
 		out[i] = k.AgentN
 	}
 	return out
@@ -131,26 +131,26 @@ func judge(want Agent, w words, fired []int, got, wantText string) string {
 // when it fired more than once, or "not killed (max score 7.0)".
 func Describe(a *analyze.AgentSummary, sum *analyze.Summary) string {
 	if sum.Policy == "breaker" {
-		if len(a.Kills) == 0 {
+		if len(a.Kills()) == 0 {
 			return "never tripped"
 		}
-		k := a.Kills[0]
+		k := a.Kills()[0]
 		s := fmt.Sprintf("tripped at request %d (error rate %s%% ≥ %s%%)", k.AgentN,
 			strconv.FormatFloat(k.Score*100, 'f', 1, 64), strconv.FormatFloat(k.Threshold*100, 'f', -1, 64))
-		if n := len(a.Kills); n > 1 {
+		if n := len(a.Kills()); n > 1 {
 			s += ", " + strconv.Itoa(n) + " trips"
 		}
 		return s
 	}
 	p := sum.Profile
-	if len(a.Kills) == 0 {
+	if len(a.Kills()) == 0 {
 		return "not killed (max score " + strconv.FormatFloat(a.MaxScore, 'f', 1, 64) + ")"
 	}
-	k := a.Kills[0]
+	k := a.Kills()[0]
 	op := p.Op()
 	s := fmt.Sprintf("%s at request %d (score %.1f %s %s)", verb(k), k.AgentN, k.Score, op,
 		strconv.FormatFloat(k.Threshold, 'f', -1, 64))
-	if n := len(a.Kills); n > 1 {
+	if n := len(a.Kills()); n > 1 {
 		s += ", " + strconv.Itoa(n) + " kills"
 	}
 	return s

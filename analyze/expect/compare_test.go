@@ -14,7 +14,10 @@ import (
 func agentSum(name string, requests int, maxScore float64, firedAt ...int) *analyze.AgentSummary {
 	a := &analyze.AgentSummary{Agent: name, Requests: requests, MaxScore: maxScore}
 	for _, n := range firedAt {
-		a.Kills = append(a.Kills, analyze.Kill{AgentN: n, Score: 13, Threshold: 10, Action: analyze.ActionKill})
+		if a.Extra == nil {
+			a.Extra = &analyze.AgentExtra{}
+		}
+		a.Extra.Kills = append(a.Extra.Kills, analyze.Kill{AgentN: n, Score: 13, Threshold: 10, Action: analyze.ActionKill})
 	}
 	return a
 }
@@ -85,10 +88,10 @@ func TestCompareAgent(t *testing.T) {
 
 func TestCompareProfileAndMode(t *testing.T) {
 	exp := &Expectation{Agents: []Agent{{Name: "bot", Killed: true, AtRequest: between(6, 8)}}}
-	a := &analyze.AgentSummary{Agent: "bot", Requests: 9, Kills: []analyze.Kill{
+	a := &analyze.AgentSummary{Agent: "bot", Requests: 9, Extra: &analyze.AgentExtra{Kills: []analyze.Kill{
 		{AgentN: 4, Score: 10, Threshold: 10, Action: analyze.ActionBlock},
 		{AgentN: 5, Score: 10.5, Threshold: 10, Action: analyze.ActionBlock},
-	}}
+	}}}
 	s := &analyze.Summary{Profile: analyze.ProfileAgentGazer, Mode: analyze.ModeBlock, Agents: []*analyze.AgentSummary{a}}
 	res := Compare(exp, s)
 	// AgentGazer fires on score ≥ threshold; block mode refuses with 429.

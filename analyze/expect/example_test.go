@@ -20,7 +20,7 @@ func ExampleCompare() {
   "report-writer": {"killed": false}}}`))
 	// What a replay found (normally analyze.Replay's summary).
 	s := &analyze.Summary{Agents: []*analyze.AgentSummary{
-		{Agent: "billing-bot", Requests: 12, Kills: []analyze.Kill{{AgentN: 4, Score: 13, Threshold: 10, Action: analyze.ActionKill}}},
+		{Agent: "billing-bot", Requests: 12, Extra: &analyze.AgentExtra{Kills: []analyze.Kill{{AgentN: 4, Score: 13, Threshold: 10, Action: analyze.ActionKill}}}},
 		{Agent: "report-writer", Requests: 30, MaxScore: 3},
 	}}
 	for _, r := range expect.Compare(e, s) {

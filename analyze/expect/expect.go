@@ -221,7 +221,7 @@ var totals = []totalDef{
 func firings(s *analyze.Summary) int {
 	n := 0
 	for _, a := range s.Agents {
-		n += len(a.Kills)
+		n += len(a.Kills())
 	}
 	return n
 }

@@ -175,11 +175,11 @@ func FromSummary(s *analyze.Summary) *Expectation {
 		if a.Requests == 0 {
 			continue
 		}
-		x := Agent{Name: a.Agent, Killed: len(a.Kills) > 0}
+		x := Agent{Name: a.Agent, Killed: len(a.Kills()) > 0}
 		if x.Killed {
-			x.AtRequest = Exactly(a.Kills[0].AgentN)
-			if len(a.Kills) > 1 {
-				x.Kills = plainCount(len(a.Kills))
+			x.AtRequest = Exactly(a.Kills()[0].AgentN)
+			if len(a.Kills()) > 1 {
+				x.Kills = plainCount(len(a.Kills()))
 			}
 		}
 		e.Agents = append(e.Agents, x)

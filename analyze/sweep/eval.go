@@ -318,7 +318,7 @@ func (a *sweepTraffic) newWindow(w int) *analyze.Window {
 // empty the window) and deactivations, and both enforcement modes.
 func (a *sweepTraffic) simulate(cfg *Config, w int, th float64, k, ci int, win *analyze.Window, ob *outcomeBuilder) {
 	lc := analyze.Config{Profile: cfg.Profile, Mode: cfg.Mode}
-	la := analyze.NewLoopAgent(a.name, analyze.Settings{Enabled: true, WindowSize: w, Threshold: th},
+	la := analyze.NewLoopAgent(analyze.Settings{Enabled: true, WindowSize: w, Threshold: th},
 		analyze.NewWindowDetector(win, w, cfg.Profile))
 	for i := k; i < len(a.reqs); i++ {
 		for ; ci < len(a.ctrls) && a.ctrls[ci].at <= i; ci++ {

@@ -140,22 +140,22 @@ func checkAgainstReplay(t *testing.T, data []byte, cfg sweep.Config, res *sweep.
 		}
 		for _, a := range sum.Agents {
 			o := s.Outcome(a.Agent)
-			if len(a.Kills) == 0 && a.Saved.Requests == 0 {
+			if len(a.Kills()) == 0 && a.Saved().Requests == 0 {
 				if o != nil {
 					t.Errorf("%s %s: sweep %+v, replay left it alone", at, a.Agent, o)
 				}
 				continue
 			}
 			if o == nil {
-				t.Errorf("%s %s: sweep left it alone, replay killed %d, refused %d", at, a.Agent, len(a.Kills), a.Saved.Requests)
+				t.Errorf("%s %s: sweep left it alone, replay killed %d, refused %d", at, a.Agent, len(a.Kills()), a.Saved().Requests)
 				continue
 			}
-			if o.Blocked != a.Blocked || o.Blocks != a.Blocks || o.Saved != a.Saved || len(o.Kills) != len(a.Kills) {
+			if o.Blocked != a.Blocked() || o.Blocks != a.Blocks() || o.Saved != a.Saved() || len(o.Kills) != len(a.Kills()) {
 				t.Errorf("%s %s: blocked %d blocks %d saved %+v kills %d; replay %d %d %+v %d", at, a.Agent,
-					o.Blocked, o.Blocks, o.Saved, len(o.Kills), a.Blocked, a.Blocks, a.Saved, len(a.Kills))
+					o.Blocked, o.Blocks, o.Saved, len(o.Kills), a.Blocked(), a.Blocks(), a.Saved(), len(a.Kills()))
 				continue
 			}
-			for i, k := range a.Kills {
+			for i, k := range a.Kills() {
 				k.Alert = analyze.Alert{}
 				g := o.Kills[i]
 				if !g.TS.Equal(k.TS) {

@@ -234,9 +234,8 @@ func replayAgent(cfg analyze.Config, recs []featRec, decision func(decisionLine)
 		return local
 	}
 	for _, a := range sum.Agents {
-		a.MaxScoreSeq = global(a.MaxScoreSeq)
-		for k := range a.Kills {
-			a.Kills[k].Seq = global(a.Kills[k].Seq)
+		for k := range a.Kills() {
+			a.Extra.Kills[k].Seq = global(a.Extra.Kills[k].Seq)
 		}
 	}
 	sum.Warnings = nil // reported per step above; WarningCounts counts them all

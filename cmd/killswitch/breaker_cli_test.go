@@ -242,3 +242,25 @@ func TestBreakerCheckScopes(t *testing.T) {
 		t.Errorf("scopes without the breaker: exit %d:\n%s", code, out)
 	}
 }
+
+// check's loop-detector overrides (--window, --threshold, --mode, and
+// --profile for the breaker) make a breaker or gateway expectation
+// unusable with a message, instead of being listed as overrides and
+// ignored.
+func TestCheckLoopOverridesRefusedForPolicies(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		args []string
+		want string
+	}{
+		{"fixtures/breaker/outage.expect.json", []string{"--window", "5"}, "--window is a loop detector setting: this file replays the breaker"},
+		{"fixtures/breaker/outage.expect.json", []string{"--profile", "progress"}, "--profile is a loop detector setting: this file replays the breaker"},
+		{"fixtures/gateway/m22.expect.json", []string{"--threshold", "3"}, "--threshold is a loop detector setting: this file replays the gateway"},
+		{"fixtures/gateway/m22.expect.json", []string{"--mode", "block"}, "--mode is a loop detector setting: this file replays the gateway"},
+	} {
+		stdout, stderr, code := runCLI(t, "", append(append([]string{"check"}, c.args...), c.file)...)
+		if code != exitUsage || !strings.Contains(stdout+stderr, c.want) {
+			t.Errorf("check %v %s: exit %d, want 2 and %q:\n%s%s", c.args, c.file, code, c.want, stdout, stderr)
+		}
+	}
+}

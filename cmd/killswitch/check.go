@@ -282,6 +282,19 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, prof
 // policy, a gateway's for the gateway ("spec" is both); the breaker has
 // none and ignores it.
 func profileFits(policy *string, over expect.Settings, name *string) error {
+	if policy != nil && (*policy == "breaker" || *policy == "gateway") {
+		// The loop detector's settings mean nothing to these policies:
+		// refuse them rather than list them as overrides and ignore them.
+		for _, f := range []struct {
+			set  bool
+			flag string
+		}{{over.Window != nil, "--window"}, {over.Threshold != nil, "--threshold"}, {over.Mode != nil, "--mode"},
+			{*policy == "breaker" && (over.Profile != nil || over.GatewayProfile != nil), "--profile"}} {
+			if f.set {
+				return fmt.Errorf("%s is a loop detector setting: this file replays the %s", f.flag, *policy)
+			}
+		}
+	}
 	switch {
 	case over.Profile == nil && over.GatewayProfile == nil:
 	case policy != nil && *policy == "gateway" && over.GatewayProfile == nil:

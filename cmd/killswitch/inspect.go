@@ -32,6 +32,7 @@ func cmdInspect(e *env, args []string) int {
 			return errorf(e, "inspect", "%v", err)
 		}
 		inv := analyze.NewInventory(opened.Name, opened.Format, opened.Compression.String())
+		inv.BGZF = opened.BGZF
 		for opened.Scan() {
 			inv.Add(opened.Record())
 		}

@@ -2,14 +2,17 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/killswitch/killswitch/internal/bgzfw"
 	"github.com/killswitch/killswitch/internal/golden"
 	"github.com/killswitch/killswitch/report"
 )
@@ -342,5 +345,78 @@ func TestReplayBounded(t *testing.T) {
 				t.Errorf("shows %d rows, want %d", rows, report.MaxRows)
 			}
 		})
+	}
+}
+
+// TestReplayBoundedHTML: the replay page's table is bounded like the
+// terminal's (the same rows, the same line saying how many were left out),
+// --all shows every row, and the charts do not depend on it.
+func TestReplayBoundedHTML(t *testing.T) {
+	in := manyAgents()
+	page := func(args ...string) string {
+		stdout, stderr, code := runCLI(t, in, append([]string{"replay", "-f", "html"}, append(args, "-")...)...)
+		if code != 0 || stderr != "" {
+			t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+		}
+		return stdout
+	}
+	bounded, all := page(), page("--all")
+	text, _, _ := runCLI(t, in, "replay", "-")
+	charts := regexp.MustCompile(`(?s)<h2>Score over time</h2>.*?</div>`)
+	if c := charts.FindString(bounded); c == "" || c != charts.FindString(all) {
+		t.Error("the charts differ with --all")
+	}
+	if n := strings.Count(charts.FindString(all), `<figure class="agent">`); n != 70 {
+		t.Errorf("%d charts, want one per agent (70)", n)
+	}
+	rows := func(page string) int { return strings.Count(page, `<tr><td class="l">agent-`) }
+	if rows(bounded) != report.MaxRows || rows(all) != 70 {
+		t.Errorf("table rows: %d bounded, %d with --all; want %d and 70", rows(bounded), rows(all), report.MaxRows)
+	}
+	// From a file the series come from a second pass over the charted
+	// agents' records; from standard input, from the first: the same page.
+	path := filepath.Join(t.TempDir(), "many.jsonl")
+	if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fromFile, stderr, code := runCLI(t, "", "replay", "-f", "html", path)
+	if code != 0 || strings.ReplaceAll(fromFile, path, "&lt;stdin&gt;") != bounded {
+		t.Errorf("the page of a file (two passes) differs from the page of standard input: exit %d %s", code, stderr)
+	}
+	const omitted = "(50 of 70 rows: the agents killed first"
+	if !strings.Contains(bounded, omitted) || strings.Contains(all, omitted) || !strings.Contains(text, omitted) {
+		t.Errorf("the omitted-rows line should be on the bounded page (as in the table) only")
+	}
+}
+
+// TestInspectBGZF: inspect says whether a gzip capture is inflated in
+// parallel (BGZF) or on one core, and replay reads both the same.
+func TestInspectBGZF(t *testing.T) {
+	data, err := os.ReadFile("fixtures/scenarios/identical-loop.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(data)
+	zw.Close()
+	files := map[string][]byte{"plain.jsonl.gz": gz.Bytes(), "bgzf.jsonl.gz": bgzfw.Write(data, 200)}
+	want := map[string]string{"plain.jsonl.gz": "gzip compressed (one gzip stream: inflated on one core",
+		"bgzf.jsonl.gz": "gzip compressed (BGZF: its members are inflated in parallel)"}
+	plain, _, _ := runCLI(t, "", "replay", "-f", "jsonl", "fixtures/scenarios/identical-loop.jsonl")
+	for name, z := range files {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, z, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr, code := runCLI(t, "", "inspect", path)
+		if code != 0 || !strings.Contains(stdout, want[name]) {
+			t.Errorf("%s: exit %d, %s%s; want %q", name, code, stdout, stderr, want[name])
+		}
+		got, _, _ := runCLI(t, "", "replay", "-f", "jsonl", path)
+		if got != strings.ReplaceAll(plain, "fixtures/scenarios/identical-loop.jsonl", path) {
+			t.Errorf("%s: replay differs from the uncompressed file's", name)
+		}
 	}
 }

@@ -127,7 +127,7 @@ func cmdReplay(e *env, args []string) int {
 	var bf breakerFlags
 	bf.register(fs)
 	wide := fs.Bool("wide", false, "table: every column, whatever the terminal's width (else a table wider than the terminal, or than 100 columns when not a terminal, shows the columns that matter)")
-	all := fs.Bool("all", false, fmt.Sprintf("table, markdown: every row, streamed (else more than %d rows show the agents that matter most: killed first, then by score and cost)", report.MaxRows))
+	all := fs.Bool("all", false, fmt.Sprintf("table, markdown, html: every row, streamed in table and markdown (else more than %d rows show the agents that matter most: killed first, then by score and cost)", report.MaxRows))
 	allowEmpty := fs.Bool("allow-empty", false, "accept input without any LLM request (else exit 2: a corrupt or wrong file must not pass a nightly job)")
 	var sf stateFlags
 	sf.register(fs)
@@ -143,6 +143,7 @@ func cmdReplay(e *env, args []string) int {
 	default:
 		return errorf(e, "replay", "unknown --format %q (want table, json, jsonl, csv, markdown or html)", *format)
 	}
+	defer tuneGC(e)()
 	switch *policy {
 	case "loop":
 	case "breaker":
@@ -187,7 +188,8 @@ func cmdReplay(e *env, args []string) int {
 			h.Decision = dw.Write
 		}
 		var col *analyze.SeriesCollector
-		if *format == report.FormatHTML {
+		twoPass := *format == report.FormatHTML && rereadable(fs.Args())
+		if *format == report.FormatHTML && !twoPass {
 			h, col = withSeries(h)
 		}
 		h = st.hooks(h)
@@ -212,7 +214,12 @@ func cmdReplay(e *env, args []string) int {
 		case report.FormatMarkdown:
 			return report.TimelineMarkdownOpts(w, sum, report.TableOptions{All: *all})
 		case report.FormatHTML:
-			return report.TimelineHTML(w, sum, col.Series())
+			if twoPass {
+				if col, err = rf.chartSeries(e, fs.Args(), cfg, sum); err != nil {
+					return err
+				}
+			}
+			return report.TimelineHTML(w, sum, col.Series, report.TableOptions{All: *all})
 		}
 		return nil
 	})

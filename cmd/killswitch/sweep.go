@@ -76,6 +76,7 @@ func cmdSweep(e *env, args []string) int {
 		fs.Usage()
 		return exitUsage
 	}
+	defer tuneGC(e)()
 	switch *policy {
 	case "loop":
 	case "breaker":

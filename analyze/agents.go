@@ -1,0 +1,99 @@
+package analyze
+
+import (
+	"hash/maphash"
+	"math/bits"
+)
+
+// agentTable holds the engine's books, one per agent, found by the
+// agent's id. The books live in chunks that never move (the summary points
+// into them); the index is an open-addressing table of 8-byte slots (a
+// book's number and part of its id's hash), so an agent costs the index
+// ~12 bytes where a map[string]*agentBook costs ~40, and the books no
+// allocation each.
+type agentTable struct {
+	chunks [][]agentBook // 16, 32, … 2048 books, then bookChunk each
+	n, cap int           // books in use, and in the chunks
+	slots  []uint64      // 0: empty; else hash>>32<<32 | book number+1
+	seed   maphash.Seed
+}
+
+// The chunks grow from 1<<minChunkBits books (an engine replaying one
+// agent stays small) to bookChunk, then stay there.
+const (
+	minChunkBits = 4
+	bookChunk    = 1 << 12
+	growChunks   = 12 - minChunkBits           // chunks of 16 … 2048 books
+	grownBooks   = bookChunk - 1<<minChunkBits // the books they hold
+)
+
+// at returns book number i.
+func (t *agentTable) at(i int) *agentBook {
+	if i < grownBooks {
+		j := i + 1<<minChunkBits
+		k := bits.Len(uint(j)) - 1 - minChunkBits
+		return &t.chunks[k][j-1<<(k+minChunkBits)]
+	}
+	i -= grownBooks
+	return &t.chunks[growChunks+i/bookChunk][i%bookChunk]
+}
+
+// find returns the agent's book, or adds one (added true) holding only
+// its id.
+func (t *agentTable) find(name string) (b *agentBook, added bool) {
+	if t.slots == nil {
+		t.seed = maphash.MakeSeed()
+		t.slots = make([]uint64, 64)
+	}
+	h := maphash.String(t.seed, name)
+	tag := h >> 32 << 32
+	mask := uint64(len(t.slots) - 1)
+	i := h & mask
+	for ; t.slots[i] != 0; i = (i + 1) & mask {
+		if s := t.slots[i]; s>>32<<32 == tag {
+			if b := t.at(int(uint32(s)) - 1); b.sum.Agent == name {
+				return b, false
+			}
+		}
+	}
+	if t.n == t.cap {
+		size := bookChunk
+		if k := len(t.chunks); k < growChunks {
+			size = 1 << (k + minChunkBits)
+		}
+		t.chunks = append(t.chunks, make([]agentBook, size))
+		t.cap += size
+	}
+	t.n++
+	t.slots[i] = tag | uint64(t.n)
+	b = t.at(t.n - 1)
+	b.sum.Agent = name
+	if t.n*4 > len(t.slots)*3 {
+		t.grow()
+	}
+	return b, true
+}
+
+// grow doubles the index; the books stay where they are.
+func (t *agentTable) grow() {
+	old := t.slots
+	t.slots = make([]uint64, 2*len(old))
+	mask := uint64(len(t.slots) - 1)
+	for _, s := range old {
+		if s == 0 {
+			continue
+		}
+		i := maphash.String(t.seed, t.at(int(uint32(s))-1).sum.Agent) & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = s
+	}
+}
+
+// each calls fn with every book, in the order the agents came.
+func (t *agentTable) each(fn func(*agentBook)) {
+	for i := range t.n {
+		fn(t.at(i))
+	}
+}
