@@ -15,6 +15,22 @@ func AppendJSONString[T string | []byte](b []byte, s T) []byte {
 // UTF-8 replaced by \ufffd; everything else is copied as is. Every package
 // that writes JSON by hand uses it, so they all escape alike.
 func AppendJSONEscaped[T string | []byte](b []byte, s T) []byte {
+	return appendEscaped(b, s, false)
+}
+
+// AppendJSONStringStd appends s as a JSON string literal exactly as
+// encoding/json writes it with SetEscapeHTML(false): as AppendJSONString,
+// but \b and \f in their short forms. Readers that used to build bodies
+// with encoding/json write them with it, so those bodies keep every byte.
+func AppendJSONStringStd(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = appendEscaped(b, s, true)
+	return append(b, '"')
+}
+
+// appendEscaped is AppendJSONEscaped; shortBF writes \b and \f as such
+// (encoding/json) instead of \u0008 and \u000c.
+func appendEscaped[T string | []byte](b []byte, s T, shortBF bool) []byte {
 	const hex = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); {
@@ -34,6 +50,15 @@ func AppendJSONEscaped[T string | []byte](b []byte, s T) []byte {
 				b = append(b, '\\', 'r')
 			case '\t':
 				b = append(b, '\\', 't')
+			case '\b', '\f':
+				switch {
+				case !shortBF:
+					b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+				case c == '\b':
+					b = append(b, '\\', 'b')
+				default:
+					b = append(b, '\\', 'f')
+				}
 			default:
 				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 			}

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/killswitch/killswitch/ingest"
 )
 
 // appendJSON appends v as encoding/json (HTML escaping off) writes it,
@@ -156,56 +157,7 @@ func appendMessage(b []byte, m message) []byte {
 	return append(b, '}')
 }
 
-// appendJSONString writes s as encoding/json does without HTML escaping:
-// '"', '\\' and control characters escaped (\b, \f, \n, \r, \t, else
-// \u00xx), U+2028 and U+2029 escaped, invalid UTF-8 as \ufffd. It is
-// not ingest.AppendJSONEscaped, which writes \b and \f as \u0008 and
-// \u000c: the bodies these readers wrote with encoding/json must not
-// change by a byte.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(append(b, s[start:i]...), `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(append(b, s[start:]...), '"')
-}
+// appendJSONString writes s as encoding/json does without HTML escaping
+// (the bodies these readers wrote with encoding/json must not change by a
+// byte).
+func appendJSONString(b []byte, s string) []byte { return ingest.AppendJSONStringStd(b, s) }
