@@ -10,10 +10,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/pqtest"
 )
 
 // pqCol is one column of a generated export: its node, and per row its
@@ -237,33 +237,9 @@ func TestParquetDamaged(t *testing.T) {
 		}
 		return ReadAll(pr)
 	}
-	f, err := parquet.OpenFile(bytes.NewReader(valid), int64(len(valid)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reqChunk format.ColumnChunk
-	for _, cc := range f.Metadata().RowGroups[0].Columns {
-		if cc.MetaData.PathInSchema[0] == "request_json" {
-			reqChunk = cc
-		}
-	}
-	// patchHeader rewrites the first data page header of request_json.
+	reqChunk := pqtest.Chunk(t, valid, "request_json")
 	patchHeader := func(patch func(h *format.PageHeader)) []byte {
-		var proto thrift.CompactProtocol
-		off := reqChunk.MetaData.DataPageOffset
-		var h format.PageHeader
-		pr := proto.NewReaderFromBytes(valid[off:])
-		if err := thrift.NewDecoder(pr).Decode(&h); err != nil {
-			t.Fatal(err)
-		}
-		patch(&h)
-		enc, err := thrift.Marshal(&proto, &h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := bytes.Clone(valid[:off])
-		d = append(d, enc...)
-		return append(d, valid[off+int64(pr.BytesRead()):]...)
+		return pqtest.PatchPageHeader(t, valid, "request_json", patch)
 	}
 	tests := []struct {
 		name string

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/pqtest"
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -143,33 +143,8 @@ func TestHugeClaims(t *testing.T) {
 		t.Fatal(err)
 	}
 	valid := buf.Bytes()
-	f, err := parquet.OpenFile(bytes.NewReader(valid), int64(len(valid)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reqChunk format.ColumnChunk
-	for _, cc := range f.Metadata().RowGroups[0].Columns {
-		if cc.MetaData.PathInSchema[0] == "request" {
-			reqChunk = cc
-		}
-	}
-	// patchHeader rewrites the first page header of the request column.
 	patchHeader := func(patch func(h *format.PageHeader)) []byte {
-		var proto thrift.CompactProtocol
-		off := reqChunk.MetaData.DataPageOffset
-		var h format.PageHeader
-		pr := proto.NewReaderFromBytes(valid[off:])
-		if err := thrift.NewDecoder(pr).Decode(&h); err != nil {
-			t.Fatal(err)
-		}
-		patch(&h)
-		enc, err := thrift.Marshal(&proto, &h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := bytes.Clone(valid[:off])
-		d = append(d, enc...)
-		return append(d, valid[off+int64(pr.BytesRead()):]...)
+		return pqtest.PatchPageHeader(t, valid, "request", patch)
 	}
 	tests := []struct {
 		name string
