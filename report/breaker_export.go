@@ -144,16 +144,14 @@ func statusKeys(m map[int]int) map[string]int {
 	return out
 }
 
-func minutes(d time.Duration) float64 { return d.Minutes() }
-
 // breakerJSONOf is the JSON shape of a breaker replay.
 func breakerJSONOf(res *breaker.Result) breakerJSONDoc {
 	c := res.Config
 	doc := breakerJSONDoc{
 		Policy: "breaker",
 		Settings: breakerJSONSettings{
-			ErrorRate: c.Default.Rate, ErrorWindowMinutes: minutes(c.Default.Window), MinSamples: c.Default.MinSamples,
-			AutoRecoverMinutes: minutes(c.Default.Recover), CounterTTL: c.TTL.String(), ErrorStatus: c.Errors.String(),
+			ErrorRate: c.Default.Rate, ErrorWindowMinutes: c.Default.Window.Minutes(), MinSamples: c.Default.MinSamples,
+			AutoRecoverMinutes: c.Default.Recover.Minutes(), CounterTTL: c.TTL.String(), ErrorStatus: c.Errors.String(),
 			GroupWithinSeconds: c.GroupWithin.Seconds(),
 		},
 		Start: timeOrNull(res.Start), End: timeOrNull(res.End),
@@ -163,8 +161,8 @@ func breakerJSONOf(res *breaker.Result) breakerJSONDoc {
 	if len(c.Agents) > 0 {
 		doc.Settings.Agents = map[string]breakerJSONOverride{}
 		for name, r := range c.Agents {
-			doc.Settings.Agents[name] = breakerJSONOverride{Enabled: r.Enabled, ErrorRate: r.Rate, ErrorWindowMinutes: minutes(r.Window),
-				MinSamples: r.MinSamples, AutoRecoverMinutes: minutes(r.Recover)}
+			doc.Settings.Agents[name] = breakerJSONOverride{Enabled: r.Enabled, ErrorRate: r.Rate, ErrorWindowMinutes: r.Window.Minutes(),
+				MinSamples: r.MinSamples, AutoRecoverMinutes: r.Recover.Minutes()}
 		}
 	}
 	for _, g := range res.Groups {
