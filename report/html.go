@@ -5,6 +5,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -60,46 +61,103 @@ p.small{font-size:12px;color:#59636e}
 // htmlPage writes a page with title and body (already markup).
 func htmlPage(w io.Writer, title, body string) error {
 	var d htmlDoc
-	d.f("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
-	d.f("<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n%s</body>\n</html>\n", htmlEsc(title), htmlCSS, body)
+	htmlPageHead(&d, title)
+	d.WriteString(body)
+	htmlPageTail(&d)
 	_, err := io.WriteString(w, d.String())
 	return err
+}
+
+// htmlPageHead and htmlPageTail are what htmlPage writes around the body,
+// for a page written in pieces (htmlStream).
+func htmlPageHead(d *htmlDoc, title string) {
+	d.f("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
+	d.f("<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n", htmlEsc(title), htmlCSS)
+}
+
+func htmlPageTail(d *htmlDoc) { d.f("</body>\n</html>\n") }
+
+// htmlStream is a page written to w in pieces: its markup is gathered in
+// the htmlDoc and passed on whenever more than htmlFlushAt bytes are
+// waiting, so a page of a million table rows is never held whole. The
+// first write error is kept and returned by flush and end.
+type htmlStream struct {
+	htmlDoc
+	w   io.Writer
+	err error
+}
+
+const htmlFlushAt = 64 << 10
+
+func newHTMLStream(w io.Writer, title string) *htmlStream {
+	s := &htmlStream{w: w}
+	htmlPageHead(&s.htmlDoc, title)
+	return s
+}
+
+// maybeFlush passes the markup on once enough is waiting.
+func (s *htmlStream) maybeFlush() error {
+	if s.Len() < htmlFlushAt {
+		return s.err
+	}
+	return s.flush()
+}
+
+func (s *htmlStream) flush() error {
+	if s.err == nil {
+		_, s.err = io.WriteString(s.w, s.String())
+	}
+	s.Reset()
+	return s.err
+}
+
+// end closes the page and writes what is left.
+func (s *htmlStream) end() error {
+	htmlPageTail(&s.htmlDoc)
+	return s.flush()
 }
 
 // htmlTable writes a table; rows whose index is hi get class recommended.
 // Columns listed in left are left-aligned.
 func htmlTable(d *htmlDoc, header []string, rows [][]string, hi int, left ...int) {
-	isLeft := func(i int) bool {
-		for _, l := range left {
-			if l == i {
-				return true
-			}
-		}
-		return false
+	htmlTableHead(d, header, left...)
+	for ri, r := range rows {
+		htmlRow(d, r, ri == hi, left...)
 	}
-	cls := func(i int) string {
-		if isLeft(i) {
-			return ` class="l"`
-		}
-		return ""
-	}
+	htmlTableEnd(d)
+}
+
+// htmlTableHead, htmlRow and htmlTableEnd write a table in pieces, as
+// htmlTable does; a recommended row gets class recommended.
+func htmlTableHead(d *htmlDoc, header []string, left ...int) {
 	d.f("<table>\n<thead><tr>")
 	for i, h := range header {
-		d.f("<th%s>%s</th>", cls(i), htmlEsc(h))
+		d.f("<th%s>%s</th>", htmlAlign(i, left), htmlEsc(h))
 	}
 	d.f("</tr></thead>\n<tbody>\n")
-	for ri, r := range rows {
-		if ri == hi {
-			d.f(`<tr class="recommended">`)
-		} else {
-			d.f("<tr>")
-		}
-		for i, c := range r {
-			d.f("<td%s>%s</td>", cls(i), htmlEsc(c))
-		}
-		d.f("</tr>\n")
+}
+
+func htmlRow(d *htmlDoc, r []string, recommended bool, left ...int) {
+	if recommended {
+		d.f(`<tr class="recommended">`)
+	} else {
+		d.f("<tr>")
 	}
-	d.f("</tbody>\n</table>\n")
+	for i, c := range r {
+		d.f("<td%s>%s</td>", htmlAlign(i, left), htmlEsc(c))
+	}
+	d.f("</tr>\n")
+}
+
+func htmlTableEnd(d *htmlDoc) { d.f("</tbody>\n</table>\n") }
+
+// htmlAlign is the class attribute of column i: left-aligned when listed
+// in left.
+func htmlAlign(i int, left []int) string {
+	if slices.Contains(left, i) {
+		return ` class="l"`
+	}
+	return ""
 }
 
 func htmlList(d *htmlDoc, lines []string) {

@@ -52,16 +52,23 @@ func ChartedAgents(s *analyze.Summary) []string {
 // terminal table, past MaxRows rows the table shows the agents that
 // matter most, unless opt.All; the charts are MaxTimelineCharts at most.
 func TimelineHTML(w io.Writer, s *analyze.Summary, series func(agent string) (analyze.AgentSeries, bool), opt TableOptions) error {
-	var d htmlDoc
+	d := newHTMLStream(w, "killswitch replay")
 	d.f("<h1>killswitch replay</h1>\n<p class=\"meta\">%s</p>\n", htmlEsc(settingsLine(s)))
 	for _, l := range inputLines(s) {
 		d.f("<p class=\"meta\">%s</p>\n", htmlEsc(l))
 	}
 	d.f("<h2>Deactivation timelines</h2>\n")
 	shown, nrows := shownAgents(s, opt.All)
-	var rows [][]string
-	eachRow(s, shown, func(r []string) error { rows = append(rows, r); return nil })
-	htmlTable(&d, timelineHeader, append(rows, timelineTotal(s)), -1, 0, 2)
+	left := []int{0, 2}
+	htmlTableHead(&d.htmlDoc, timelineHeader, left...)
+	if err := eachRow(s, shown, func(r []string) error {
+		htmlRow(&d.htmlDoc, r, false, left...)
+		return d.maybeFlush()
+	}); err != nil {
+		return err
+	}
+	htmlRow(&d.htmlDoc, timelineTotal(s), false, left...)
+	htmlTableEnd(&d.htmlDoc)
 	if l := omittedLine(shown, nrows); l != "" {
 		d.f("<p class=\"small\">%s</p>\n", htmlEsc(l))
 	}
@@ -87,20 +94,24 @@ func TimelineHTML(w io.Writer, s *analyze.Summary, series func(agent string) (an
 				d.f(`<span class="tag ok">%s</span>`, htmlEsc("not killed, max score "+score(sr.MaxScore())))
 			}
 			d.f("</figcaption>\n")
-			scoreChart(&d, &sr)
+			scoreChart(&d.htmlDoc, &sr)
 			d.f("</figure>\n")
+			if err := d.maybeFlush(); err != nil {
+				return err
+			}
 		}
 		d.f("</div>\n")
 	}
-	if al, omitted := alertLines(s, shown); len(al) > 0 || omitted > 0 {
-		d.f("<h2>Alerts that would have gone out</h2>\n<pre>")
-		for _, l := range al {
-			d.f("%s\n", htmlEsc(l))
-		}
-		if omitted > 0 && shown != nil {
-			d.f("%s\n", htmlEsc(alertsOmittedLine(omitted)))
-		}
-		d.f("</pre>\n")
+	err := alertSection(s, shown, func() { d.f("<h2>Alerts that would have gone out</h2>\n<pre>") },
+		func(l string) error { d.f("%s\n", htmlEsc(l)); return d.maybeFlush() },
+		func(omitted int) {
+			if omitted > 0 && shown != nil {
+				d.f("%s\n", htmlEsc(alertsOmittedLine(omitted)))
+			}
+			d.f("</pre>\n")
+		})
+	if err != nil {
+		return err
 	}
-	return htmlPage(w, "killswitch replay", d.String())
+	return d.end()
 }

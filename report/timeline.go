@@ -240,10 +240,36 @@ func inputLines(s *analyze.Summary) []string {
 	return lines
 }
 
-// alertLines are the alerts of the kills shown (every kill when shown is
-// nil, else those in the first MaxRows rows of the shown agents), and how
-// many kills' alerts were left out.
-func alertLines(s *analyze.Summary, shown []*analyze.AgentSummary) (out []string, omitted int) {
+// alertSection writes the alerts of the kills shown (every kill when
+// shown is nil, else those in the first MaxRows rows of the shown agents)
+// one line at a time: head before the first line, line for each, tail
+// with how many kills' alerts were left out. Without alerts it writes
+// nothing.
+func alertSection(s *analyze.Summary, shown []*analyze.AgentSummary, head func(), line func(string) error, tail func(omitted int)) error {
+	started := false
+	omitted, err := eachAlert(s, shown, func(l string) error {
+		if !started {
+			head()
+			started = true
+		}
+		return line(l)
+	})
+	if err != nil {
+		return err
+	}
+	if !started && omitted > 0 {
+		head()
+		started = true
+	}
+	if started {
+		tail(omitted)
+	}
+	return nil
+}
+
+// eachAlert calls fn with each line of alertLines in turn, and returns
+// how many alerts it left out, or fn's first error.
+func eachAlert(s *analyze.Summary, shown []*analyze.AgentSummary, fn func(line string) error) (omitted int, err error) {
 	agents, limit := s.Agents, -1
 	if shown != nil {
 		agents, limit = shown, MaxRows
@@ -262,11 +288,15 @@ func alertLines(s *analyze.Summary, shown []*analyze.AgentSummary) (out []string
 				continue
 			}
 			kept++
-			out = append(out, fmt.Sprintf("%s %s (%s)", ingest.FormatTime(k.TS), k.Alert.RuleType, k.Source),
-				"  "+strings.Join(printableRow(strings.Split(k.Alert.Message, "\n")), "\n  "))
+			if err := fn(fmt.Sprintf("%s %s (%s)", ingest.FormatTime(k.TS), k.Alert.RuleType, k.Source)); err != nil {
+				return 0, err
+			}
+			if err := fn("  " + strings.Join(printableRow(strings.Split(k.Alert.Message, "\n")), "\n  ")); err != nil {
+				return 0, err
+			}
 		}
 	}
-	return out, s.Totals.Kills - kept
+	return s.Totals.Kills - kept, nil
 }
 
 func alertsOmittedLine(n int) string {
@@ -381,16 +411,13 @@ func TimelineTableOpts(w io.Writer, s *analyze.Summary, opt TableOptions) error 
 	for _, l := range inputLines(s) {
 		fmt.Fprintln(w, wrap(l, width))
 	}
-	if al, omitted := alertLines(s, shown); len(al) > 0 || omitted > 0 {
-		fmt.Fprintln(w, "\nAlerts that would have gone out:")
-		for _, l := range al {
-			fmt.Fprintln(w, l)
-		}
-		if omitted > 0 {
-			fmt.Fprintln(w, alertsOmittedLine(omitted))
-		}
-	}
-	return nil
+	return alertSection(s, shown, func() { fmt.Fprintln(w, "\nAlerts that would have gone out:") },
+		func(l string) error { _, err := fmt.Fprintln(w, l); return err },
+		func(omitted int) {
+			if omitted > 0 {
+				fmt.Fprintln(w, alertsOmittedLine(omitted))
+			}
+		})
 }
 
 // asciiTable renders header, rows and an optional footer as an ASCII
@@ -498,17 +525,14 @@ func TimelineMarkdownOpts(w io.Writer, s *analyze.Summary, opt TableOptions) err
 	for _, l := range inputLines(s) {
 		fmt.Fprintf(w, "- %s\n", l)
 	}
-	if al, omitted := alertLines(s, shown); len(al) > 0 || omitted > 0 {
-		fmt.Fprint(w, "\n### Alerts that would have gone out\n\n```\n")
-		for _, l := range al {
-			fmt.Fprintln(w, l)
-		}
-		fmt.Fprintln(w, "```")
-		if omitted > 0 {
-			fmt.Fprintf(w, "\n%s\n", alertsOmittedLine(omitted))
-		}
-	}
-	return nil
+	return alertSection(s, shown, func() { fmt.Fprint(w, "\n### Alerts that would have gone out\n\n```\n") },
+		func(l string) error { _, err := fmt.Fprintln(w, l); return err },
+		func(omitted int) {
+			fmt.Fprintln(w, "```")
+			if omitted > 0 {
+				fmt.Fprintf(w, "\n%s\n", alertsOmittedLine(omitted))
+			}
+		})
 }
 
 func mdRow(w io.Writer, cells []string) {

@@ -48,7 +48,15 @@ run_all() { # BIN OUTDIR
   done
   run check fixtures/
   run inspect "${fx[@]}"
+  # Past 50 rows the table, Markdown and HTML reports bound themselves;
+  # --all streams every row (a stdin capture is charted from kept scores).
+  for f in table markdown html; do
+    run replay -f $f "$tmp/many.jsonl"
+    run replay -f $f --all "$tmp/many.jsonl"
+  done
+  run replay -f html - < "$tmp/many.jsonl"
 }
+scripts/gen-agents.sh 60 12 > "$tmp/many.jsonl"
 run_all "$tmp/ks-base" "$tmp/base-out"
 run_all "$tmp/ks-head" "$tmp/head-out"
 status=0

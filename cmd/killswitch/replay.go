@@ -188,9 +188,15 @@ func cmdReplay(e *env, args []string) int {
 			h.Decision = dw.Write
 		}
 		var col *analyze.SeriesCollector
+		var spill *seriesSpill
 		twoPass := *format == report.FormatHTML && rereadable(fs.Args())
 		if *format == report.FormatHTML && !twoPass {
-			h, col = withSeries(h)
+			var err error
+			if spill, err = newSeriesSpill(); err != nil {
+				return err
+			}
+			defer spill.close()
+			h = spill.hooks(h)
 		}
 		h = st.hooks(h)
 		var err error
@@ -215,9 +221,12 @@ func cmdReplay(e *env, args []string) int {
 			return report.TimelineMarkdownOpts(w, sum, report.TableOptions{All: *all})
 		case report.FormatHTML:
 			if twoPass {
-				if col, err = rf.chartSeries(e, fs.Args(), cfg, sum); err != nil {
-					return err
-				}
+				col, err = rf.chartSeries(e, fs.Args(), cfg, sum)
+			} else {
+				col, err = spill.collect(sum)
+			}
+			if err != nil {
+				return err
 			}
 			return report.TimelineHTML(w, sum, col.Series, report.TableOptions{All: *all})
 		}

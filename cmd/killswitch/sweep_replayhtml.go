@@ -8,22 +8,6 @@ import (
 	"github.com/killswitch/killswitch/report"
 )
 
-// withSeries adds to h a decision hook that keeps every agent's scores for
-// `replay --format html`, after h's own.
-func withSeries(h analyze.Hooks) (analyze.Hooks, *analyze.SeriesCollector) {
-	col := analyze.NewSeriesCollector()
-	next := h.Decision
-	h.Decision = func(d *analyze.Decision) error {
-		if next != nil {
-			if err := next(d); err != nil {
-				return err
-			}
-		}
-		return col.Decision(d)
-	}
-	return h, col
-}
-
 // rereadable reports whether every path is a regular file, which a second
 // pass can read again (not standard input, a pipe or a device).
 func rereadable(paths []string) bool {
