@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/killswitch/killswitch/internal/pqtest"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -99,9 +100,9 @@ type pqRow struct {
 	BlockReason *string   `parquet:"block_reason,optional"`
 }
 
-func parquetExport(t testing.TB, rows []pqRow) []byte {
+func parquetExport(t testing.TB, rows []pqRow, opts ...parquet.WriterOption) []byte {
 	var b bytes.Buffer
-	w := parquet.NewGenericWriter[pqRow](&b)
+	w := parquet.NewGenericWriter[pqRow](&b, opts...)
 	if _, err := w.Write(rows); err != nil {
 		t.Fatal(err)
 	}
@@ -166,12 +167,19 @@ func FuzzExport(f *testing.F) {
 
 // FuzzParquetExport: the same for damaged Parquet files: byte mutations
 // of the footer, the page headers and the pages. parquet-go verifies each
-// page's CRC, so a mutated page dies there: the row decoding is fuzzed on
-// valid files by FuzzParquetRows. (Go's fuzzer shows a worker's execs
+// page's CRC, so a mutated page of a file with checksums dies there; the
+// seed without them (pqtest.WithoutCRC, pages uncompressed) lets a
+// mutation reach the page decoders and the rows. The row decoding is also
+// fuzzed on valid files by FuzzParquetRows. (Go's fuzzer shows a worker's execs
 // only when it reports new coverage: "execs: 2" for a minute does not
 // mean a stall: its inputs take well under a millisecond each.)
 func FuzzParquetExport(f *testing.F) {
 	f.Add(parquetExport(f, []pqRow{{time.Unix(1772359200, 0), "a", nil, "{}", 200, false, nil}}))
+	k, reason := "k1", "killswitch"
+	f.Add(pqtest.WithoutCRC(f, parquetExport(f, []pqRow{
+		{time.Unix(1772359200, 0), "acme", &k, `{"messages":[{"role":"user","content":"hi"}]}`, 200, false, nil},
+		{time.Unix(1772359201, 0), "acme", nil, "{}", 423, true, &reason},
+	}, parquet.Compression(&parquet.Uncompressed))))
 	f.Add([]byte("PAR1PAR1"))
 	f.Add([]byte("PAR1\xff\xff\xff\x7fPAR1"))
 	f.Fuzz(func(t *testing.T, data []byte) {
