@@ -101,15 +101,7 @@ type pqRow struct {
 }
 
 func parquetExport(t testing.TB, rows []pqRow, opts ...parquet.WriterOption) []byte {
-	var b bytes.Buffer
-	w := parquet.NewGenericWriter[pqRow](&b, opts...)
-	if _, err := w.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return pqtest.Write(t, rows, opts...)
 }
 
 func TestParquet(t *testing.T) {

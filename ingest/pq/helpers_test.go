@@ -10,22 +10,14 @@ import (
 	"time"
 
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/pqtest"
 	"github.com/parquet-go/parquet-go"
 )
 
-// writeRows writes rows of any struct type with parquet-go's own writer:
-// the files the tests read are made by a writer independent of the reader.
+// writeRows writes rows of any struct type with parquet-go's own writer.
 func writeRows[T any](t testing.TB, rows []T, opts ...parquet.WriterOption) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[T](&buf, opts...)
-	if _, err := w.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return pqtest.Write(t, rows, opts...)
 }
 
 // readAll reads every record of data; err is NewReader's or Err().

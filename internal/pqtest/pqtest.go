@@ -114,3 +114,18 @@ func WithoutCRC(t testing.TB, valid []byte) []byte {
 	out = append(out, byte(len(enc)), byte(len(enc)>>8), byte(len(enc)>>16), byte(len(enc)>>24))
 	return append(out, "PAR1"...)
 }
+
+// Write writes rows of any struct type with parquet-go's own writer: the
+// files tests read are made by a writer independent of our readers.
+func Write[T any](t testing.TB, rows []T, opts ...parquet.WriterOption) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[T](&buf, opts...)
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}

@@ -16,18 +16,6 @@ type row struct {
 	Note *string `parquet:"note,optional"`
 }
 
-func writeFile(t *testing.T, rows []row, opts ...parquet.WriterOption) []byte {
-	var b bytes.Buffer
-	w := parquet.NewGenericWriter[row](&b, opts...)
-	if _, err := w.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 func readRows(data []byte) ([]row, error) {
 	return parquet.Read[row](bytes.NewReader(data), int64(len(data)))
 }
@@ -45,7 +33,7 @@ func TestWithoutCRC(t *testing.T) {
 		}
 		rows = append(rows, r)
 	}
-	valid := writeFile(t, rows, parquet.PageBufferSize(512), parquet.MaxRowsPerRowGroup(1000),
+	valid := Write(t, rows, parquet.PageBufferSize(512), parquet.MaxRowsPerRowGroup(1000),
 		parquet.Compression(&parquet.Uncompressed))
 	stripped := WithoutCRC(t, valid)
 	got, err := readRows(stripped)
