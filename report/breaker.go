@@ -150,8 +150,8 @@ func breakerManualLines(res *breaker.Result) []string {
 	for _, s := range res.Scopes {
 		for _, m := range s.Manual {
 			if m.Open {
-				manual = append(manual, fmt.Sprintf("%s %s opened until %s by an operator (%s): %s; %d requests refused",
-					ingest.FormatTime(m.TS), Printable(s.Scope.String()), ingest.FormatTime(m.Until), m.Source, Printable(m.Reason), m.Refused))
+				manual = append(manual, fmt.Sprintf("%s %s opened until %s by an operator (%s): %s; %s refused",
+					ingest.FormatTime(m.TS), Printable(s.Scope.String()), ingest.FormatTime(m.Until), m.Source, Printable(m.Reason), plural(m.Refused, "request")))
 			} else {
 				manual = append(manual, fmt.Sprintf("%s %s closed by an operator (%s)", ingest.FormatTime(m.TS), Printable(s.Scope.String()), m.Source))
 			}
