@@ -87,7 +87,7 @@ func BreakerText(w io.Writer, res *breaker.Result, md bool) error {
 	} else {
 		fmt.Fprintln(w, wrap(title, DefaultWidth))
 	}
-	fmt.Fprintf(w, "%d requests, %d trips, %d refused\n", res.Requests, res.Trips, res.Refused)
+	fmt.Fprintf(w, "%s, %s, %d refused\n", plural(res.Requests, "request"), plural(res.Trips, "trip"), res.Refused)
 	if len(res.Groups) > 0 {
 		h("Correlated trips")
 		for _, g := range res.Groups {

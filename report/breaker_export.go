@@ -261,7 +261,7 @@ func BreakerHTML(w io.Writer, res *breaker.Result) error {
 	var d htmlDoc
 	title := "killswitch circuit breaker replay"
 	d.f("<h1>%s</h1>\n<p class=\"meta\">%s</p>\n", htmlEsc(title), htmlEsc(breakerTitle(res)))
-	d.f("<p class=\"meta\">%d requests, %d trips, %d refused", res.Requests, res.Trips, res.Refused)
+	d.f("<p class=\"meta\">%s, %s, %d refused", plural(res.Requests, "request"), plural(res.Trips, "trip"), res.Refused)
 	if !res.Start.IsZero() {
 		d.f(", %s – %s", htmlEsc(ingest.FormatTime(res.Start)), htmlEsc(ingest.FormatTime(res.End)))
 	}

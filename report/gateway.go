@@ -122,8 +122,8 @@ func GatewayText(w io.Writer, res *gateway.Result, md bool) error {
 			end = ingest.FormatTime(in.EndedAt) + " (" + in.ResolvedBy + ")"
 		}
 		fmt.Fprintf(w, "\n%s [%s, %s] %s\n", in.ID, in.Severity, in.Status, Printable(in.Title))
-		fmt.Fprintf(w, "  tenant %s, trigger %s, from %s to %s, %d calls affected, cost avoided %.4f¢\n",
-			Printable(in.Tenant), in.Trigger, ingest.FormatTime(in.StartedAt), end, len(in.Calls), in.CostCents)
+		fmt.Fprintf(w, "  tenant %s, trigger %s, from %s to %s, %s affected, cost avoided %.4f¢\n",
+			Printable(in.Tenant), in.Trigger, ingest.FormatTime(in.StartedAt), end, plural(len(in.Calls), "call"), in.CostCents)
 		for _, ev := range in.Events {
 			fmt.Fprintf(w, "  %s %s: %s\n", ingest.FormatTime(ev.TS), ev.Type, Printable(ev.Description))
 		}

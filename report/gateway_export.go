@@ -334,9 +334,9 @@ func GatewayHTML(w io.Writer, res *gateway.Result, ds []gateway.Decision) error 
 			end = ingest.FormatTime(in.EndedAt) + " (" + in.ResolvedBy + ")"
 		}
 		d.f("<h3 id=\"incident-%s\">%s</h3>\n", htmlEsc(in.ID), htmlEsc(Printable(in.Title)))
-		d.f("<p class=\"meta\">%s · %s, %s · tenant %s, trigger %s · from %s to %s · %d calls affected · cost avoided %.4f¢</p>\n",
+		d.f("<p class=\"meta\">%s · %s, %s · tenant %s, trigger %s · from %s to %s · %s affected · cost avoided %.4f¢</p>\n",
 			htmlEsc(in.ID), htmlEsc(in.Severity), htmlEsc(in.Status), htmlEsc(Printable(in.Tenant)), htmlEsc(in.Trigger),
-			htmlEsc(ingest.FormatTime(in.StartedAt)), htmlEsc(end), len(in.Calls), in.CostCents)
+			htmlEsc(ingest.FormatTime(in.StartedAt)), htmlEsc(end), plural(len(in.Calls), "call"), in.CostCents)
 		var evs []string
 		for _, ev := range in.Events {
 			evs = append(evs, ingest.FormatTime(ev.TS)+" "+ev.Type+": "+Printable(ev.Description))

@@ -143,7 +143,11 @@ func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths [
 		}
 	}
 	for _, f := range pol.Result().NoStatus {
-		fmt.Fprintf(e.stderr, "%s: %d requests without a status: counted as neither success nor error by the breaker\n", f.File, f.N)
+		what := "requests"
+		if f.N == 1 {
+			what = "request"
+		}
+		fmt.Fprintf(e.stderr, "%s: %d %s without a status: counted as neither success nor error by the breaker\n", f.File, f.N, what)
 	}
 	reportHiddenWarnings(e, "replay", sum.WarningCounts)
 	if sum.Malformed > 0 {

@@ -187,7 +187,7 @@ func TestBreakerSettingsFile(t *testing.T) {
 		settings string
 		trips    string
 	}{
-		{`{"breaker": {"min_samples": 25}}`, "1 trips"},
+		{`{"breaker": {"min_samples": 25}}`, "1 trip,"},
 		{`{"default": {"threshold": 12}, "agents": {"crawler": {"breaker": {"enabled": false}}}}`, "3 trips"},
 	} {
 		stdout, stderr, code := runCLI(t, "", "replay", "--policy", "breaker", "--settings", write("s.json", c.settings), capture)
