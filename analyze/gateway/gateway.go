@@ -155,6 +155,10 @@ type Gateway struct {
 	firstTS time.Time
 	lastTS  time.Time
 	seen    bool // a record was replayed: firstTS and lastTS are set
+	// counting: a sweep's gateway, which keeps only what decides later
+	// decisions and the counts a sweep reports: no totals per tenant or
+	// key, no calls or events of incidents (see newCounting).
+	counting bool
 }
 
 // New returns a gateway with cfg (DefaultConfig(M22) when cfg.Profile is nil).
@@ -177,6 +181,17 @@ func (g *Gateway) Step(rec *ingest.Record) (Decision, bool) {
 	if rec.Err != nil || rec.Skip != "" {
 		return Decision{}, false
 	}
+	g.observe(rec)
+	if rec.Control != nil {
+		g.control(rec)
+		return Decision{}, false
+	}
+	return g.request(rec, parseBody(rec)), true
+}
+
+// observe notes a record's time: the capture's span, and the incidents
+// it leaves stale.
+func (g *Gateway) observe(rec *ingest.Record) {
 	if !g.seen || rec.TS.After(g.lastTS) {
 		g.lastTS = rec.TS
 	}
@@ -187,11 +202,20 @@ func (g *Gateway) Step(rec *ingest.Record) (Decision, bool) {
 	if g.cfg.Profile.incidents {
 		g.inc.resolveStale(rec.TS)
 	}
+}
+
+// stepParsed is Step with the record's body already parsed (b is nil for
+// a record that is no request).
+func (g *Gateway) stepParsed(rec *ingest.Record, b *body) (Decision, bool) {
+	if rec.Err != nil || rec.Skip != "" {
+		return Decision{}, false
+	}
+	g.observe(rec)
 	if rec.Control != nil {
 		g.control(rec)
 		return Decision{}, false
 	}
-	return g.request(rec), true
+	return g.request(rec, b), true
 }
 
 func tenantOf(rec *ingest.Record) string {
@@ -249,20 +273,51 @@ func (g *Gateway) setFrozen(s *EntityState, ev FreezeEvent) {
 func (g *Gateway) tenant(id string) *tenantState {
 	t := g.tenants[id]
 	if t == nil {
-		t = &tenantState{minute: -1 << 62, totals: &Totals{Tenant: id, ByStatus: map[int]int{}}}
+		t = &tenantState{minute: -1 << 62}
+		if !g.counting {
+			t.totals = &Totals{Tenant: id, ByStatus: map[int]int{}}
+		}
 		g.tenants[id] = t
 	}
 	return t
 }
 
-func (g *Gateway) request(rec *ingest.Record) Decision {
+// body is what a request's record gives every gateway alike: its call id
+// and its parsed body. A sweep makes it once per record for all of its
+// gateways; nothing in it is changed by a decision.
+type body struct {
+	callID  string
+	req     *chatRequest
+	bad     *invalidBody
+	repr    []byte // str(messages)
+	reprLen int
+	lowered []byte // str(messages).lower(), made when first needed
+}
+
+func parseBody(rec *ingest.Record) *body {
+	b := &body{callID: UUID("proxy_call", rec.Pos.String())}
+	if b.req, b.bad = parseChat(rec.Request); b.bad == nil {
+		b.repr = pyrepr.AppendRepr(nil, &b.req.Messages)
+		b.reprLen = pyrepr.Len(b.repr)
+	}
+	return b
+}
+
+func (b *body) lower() []byte {
+	if b.lowered == nil {
+		b.lowered = pyrepr.Lower(b.repr)
+	}
+	return b.lowered
+}
+
+func (g *Gateway) request(rec *ingest.Record, b *body) Decision {
 	g.seq++
 	tid := tenantOf(rec)
 	d := Decision{Seq: g.seq, TS: rec.TS, Source: rec.Pos, Tenant: tid, APIKeyID: rec.APIKeyID,
 		Status: rec.Status, RequestJSON: rec.Request}
-	d.CallID = UUID("proxy_call", rec.Pos.String())
+	d.CallID = b.callID
 	t := g.tenant(tid)
-	g.decide(rec, &d, t)
+	g.decide(rec, b, &d, t)
 	if d.Invalid != "" {
 		g.res.Rejected = append(g.res.Rejected, Rejected{d.Seq, d.Source, d.HTTPStatus, d.Invalid})
 	}
@@ -270,15 +325,15 @@ func (g *Gateway) request(rec *ingest.Record) Decision {
 	return d
 }
 
-func (g *Gateway) decide(rec *ingest.Record, d *Decision, t *tenantState) {
-	req, bad := parseChat(rec.Request)
+func (g *Gateway) decide(rec *ingest.Record, b *body, d *Decision, t *tenantState) {
+	req, bad := b.req, b.bad
 	if bad != nil {
 		d.HTTPStatus, d.Invalid = bad.Status, bad.Msg
 		return
 	}
 	d.Model = req.Model
-	repr := pyrepr.AppendRepr(nil, &req.Messages)
-	d.ReprLen = pyrepr.Len(repr)
+	repr := b.repr
+	d.ReprLen = b.reprLen
 	if req.MaxTokens != nil {
 		if req.MaxTokens.IsInt64() {
 			d.MaxTokens = req.MaxTokens.Int64()
@@ -311,7 +366,7 @@ func (g *Gateway) decide(rec *ingest.Record, d *Decision, t *tenantState) {
 			return
 		}
 	}
-	in := evalInput{req: req, repr: repr, lowered: pyrepr.Lower(repr)}
+	in := evalInput{req: req, repr: repr, lowered: b.lower()}
 	if p.rpmWorks {
 		m := rec.TS.Unix() / 60
 		if rec.TS.Unix() < 0 && rec.TS.Unix()%60 != 0 {
@@ -430,6 +485,9 @@ func (g *Gateway) count(d *Decision, t *tenantState) {
 	if d.BlockReason != "" {
 		g.res.ByReason[d.BlockReason]++
 	}
+	if g.counting {
+		return // a sweep's gateway: no totals per tenant and key
+	}
 	k := [2]string{d.Tenant, d.APIKeyID}
 	kt := g.keys[k]
 	if kt == nil {
@@ -457,7 +515,9 @@ func (g *Gateway) Finish() *Result {
 	r.Config, r.Start, r.End = g.cfg, g.firstTS, g.lastTS
 	r.Incidents = g.inc.list
 	for _, t := range g.tenants {
-		r.Tenants = append(r.Tenants, *t.totals)
+		if t.totals != nil {
+			r.Tenants = append(r.Tenants, *t.totals)
+		}
 	}
 	sort.Slice(r.Tenants, func(i, j int) bool { return r.Tenants[i].Tenant < r.Tenants[j].Tenant })
 	for _, k := range g.keys {

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"container/heap"
 	"fmt"
 	"strconv"
 	"time"
@@ -28,6 +29,10 @@ type Incident struct {
 	Calls        []IncidentCall
 	CostCents    float64 // cost avoided: the estimates of the refused calls
 	Events       []IncidentEvent
+
+	key   incKey // its key among the open incidents
+	seq   int    // creation order
+	calls int    // len(Calls), which a counting gateway does not keep
 }
 
 // IncidentCall is a request behind an incident.
@@ -62,10 +67,43 @@ type incKey struct {
 }
 
 type incidents struct {
-	cfg     *Config
-	list    []*Incident
-	open    map[incKey]*Incident
-	created map[string][]time.Time // per tenant: creation times, for the hourly cap
+	cfg      *Config
+	counting bool        // the gateway's: keep no incidents once resolved, no calls, no events
+	made     int         // incidents created
+	list     []*Incident // every incident, unless counting
+	open     map[incKey]*Incident
+	created  map[string][]time.Time // per tenant: creation times, for the hourly cap
+	// stale holds the open incidents, earliest last call first, for
+	// resolveStale: an entry's time is the incident's UpdatedAt when it
+	// was pushed, a lower bound of its last call, so a later call needs
+	// no update (the entry is pushed again when it surfaces); a call
+	// earlier than the last (an out-of-order capture) pushes one more
+	// entry, as the bound no longer holds.
+	stale staleHeap
+}
+
+// staleEntry is an open incident in the stale heap.
+type staleEntry struct {
+	at time.Time
+	in *Incident
+}
+
+type staleHeap []staleEntry
+
+func (h staleHeap) Len() int { return len(h) }
+func (h staleHeap) Less(i, j int) bool {
+	if !h[i].at.Equal(h[j].at) {
+		return h[i].at.Before(h[j].at)
+	}
+	return h[i].in.seq < h[j].in.seq
+}
+func (h staleHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *staleHeap) Push(x any)   { *h = append(*h, x.(staleEntry)) }
+func (h *staleHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
 }
 
 // titles are M22's incident titles by trigger type.
@@ -150,54 +188,79 @@ func (g *Gateway) incident(d *Decision, trigger, value, action string) {
 func (s *incidents) create(d *Decision, k incKey, trigger, value, action string) *Incident {
 	in := &Incident{Tenant: d.Tenant, Trigger: trigger, TriggerValue: value, AutoAction: action,
 		Bucket: time.Unix(k.bucket, 0).UTC(), StartedAt: d.TS, UpdatedAt: d.TS, Status: "open", Severity: s.severity(0)}
+	in.key, in.seq = k, s.made
+	s.made++
+	heap.Push(&s.stale, staleEntry{at: in.UpdatedAt, in: in})
+	s.open[k] = in
+	s.created[d.Tenant] = append(s.created[d.Tenant], d.TS)
+	if s.counting {
+		return in // counted; forgotten once resolved
+	}
 	in.ID = UUID("incident", d.Tenant, trigger, strconv.FormatInt(k.bucket, 10), d.CallID)
 	in.Title = title(trigger, value)
 	s.list = append(s.list, in)
-	s.open[k] = in
-	s.created[d.Tenant] = append(s.created[d.Tenant], d.TS)
 	s.event(in, d.TS, "incident_created", "Incident created: "+in.Title, [][2]string{{"trigger_value", jsonString(value)}})
 	return in
 }
 
 func (s *incidents) add(in *Incident, d *Decision) {
-	in.Calls = append(in.Calls, IncidentCall{Seq: d.Seq, CallID: d.CallID, Source: d.Source, TS: d.TS, Status: d.HTTPStatus})
+	in.calls++
+	if !s.counting {
+		in.Calls = append(in.Calls, IncidentCall{Seq: d.Seq, CallID: d.CallID, Source: d.Source, TS: d.TS, Status: d.HTTPStatus})
+	}
 	if d.Blocked {
 		in.CostCents += d.CostCents
 	}
+	if d.TS.Before(in.UpdatedAt) {
+		heap.Push(&s.stale, staleEntry{at: d.TS, in: in})
+	}
 	in.UpdatedAt = d.TS
 	d.IncidentID = in.ID
-	s.event(in, d.TS, "call_added", fmt.Sprintf("%s answered %d", d.Source, d.HTTPStatus),
-		[][2]string{{"call_id", jsonString(d.CallID)}, {"http_status", strconv.Itoa(d.HTTPStatus)}})
-	if sev := s.severity(len(in.Calls)); sev != in.Severity {
+	if !s.counting {
+		s.event(in, d.TS, "call_added", fmt.Sprintf("%s answered %d", d.Source, d.HTTPStatus),
+			[][2]string{{"call_id", jsonString(d.CallID)}, {"http_status", strconv.Itoa(d.HTTPStatus)}})
+	}
+	if sev := s.severity(in.calls); sev != in.Severity {
 		old := in.Severity
 		in.Severity = sev
-		if len(in.Calls) > 1 {
+		if in.calls > 1 {
 			s.event(in, d.TS, "severity_escalated", "Severity escalated from "+old+" to "+sev,
-				[][2]string{{"old_severity", jsonString(old)}, {"new_severity", jsonString(sev)}, {"calls_affected", strconv.Itoa(len(in.Calls))}})
+				[][2]string{{"old_severity", jsonString(old)}, {"new_severity", jsonString(sev)}, {"calls_affected", strconv.Itoa(in.calls)}})
 		}
 	}
 }
 
 func (s *incidents) event(in *Incident, ts time.Time, typ, desc string, data [][2]string) {
+	if s.counting {
+		return
+	}
 	id := UUID("incident_event", in.ID, strconv.Itoa(len(in.Events)))
 	in.Events = append(in.Events, IncidentEvent{ID: id, TS: ts, Type: typ, Description: desc, Data: data})
 }
 
 // resolveStale resolves the open incidents whose last call is more than
-// AutoResolveSec before now, at last call + AutoResolveSec, in creation
-// order.
+// AutoResolveSec before now. Only the incidents at the front of the stale
+// heap are looked at: a capture with thousands of open incidents costs
+// a heap operation per resolution or late call, not a pass over every
+// incident per request.
 func (s *incidents) resolveStale(now time.Time) {
 	after := time.Duration(s.cfg.AutoResolveSec) * time.Second
-	for _, in := range s.list {
-		if in.Status != "open" || now.Sub(in.UpdatedAt) < after {
+	for len(s.stale) > 0 && now.Sub(s.stale[0].at) >= after {
+		e := heap.Pop(&s.stale).(staleEntry)
+		in := e.in
+		if in.Status != "open" {
+			continue // resolved through another of its entries
+		}
+		if now.Sub(in.UpdatedAt) < after {
+			// A call came since the entry was pushed: look again later.
+			e.at = in.UpdatedAt
+			heap.Push(&s.stale, e)
 			continue
 		}
 		in.Status, in.EndedAt, in.ResolvedBy = "resolved", in.UpdatedAt.Add(after), "system_auto_resolve"
 		s.event(in, in.EndedAt, "auto_resolved", fmt.Sprintf("Incident auto-resolved after %d seconds of inactivity", s.cfg.AutoResolveSec), nil)
-		for k, v := range s.open {
-			if v == in {
-				delete(s.open, k)
-			}
+		if s.open[in.key] == in {
+			delete(s.open, in.key)
 		}
 	}
 }

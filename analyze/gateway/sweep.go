@@ -57,22 +57,36 @@ type SweepResult struct {
 
 // Sweep replays recs (requests and control records, in replay order)
 // through a fresh gateway at base and at every value of grid, and
-// compares each with the base call by call.
+// compares each with the base call by call. It is NewSweeper, Step and
+// Finish over a slice.
 func Sweep(base Config, recs []*ingest.Record, grid SweepGrid) (*SweepResult, error) {
-	if base.Profile == nil {
-		base = DefaultConfig(M22)
-	}
-	b, refusedAtBase, err := sweepOne(base, recs, nil)
+	sw, err := NewSweeper(base, grid)
 	if err != nil {
 		return nil, err
 	}
-	b.IsBase = true
-	res := &SweepResult{Profile: base.Profile.Name, Config: base, Base: b}
 	for _, r := range recs {
-		if r.Err == nil && r.Skip == "" && r.Control == nil {
-			res.Requests++
-		}
+		sw.Step(r)
 	}
+	return sw.Finish(), nil
+}
+
+// Sweeper is a gateway sweep fed one record at a time: one gateway per
+// setting (the base first), each stepped with every record, and each
+// decision compared with the base's at once, so nothing is kept per
+// request but the calls whose fate changes.
+type Sweeper struct {
+	res      SweepResult
+	gates    []*Gateway      // the base, then one per setting
+	settings []*SweepSetting // the tallies, in the same order
+}
+
+// NewSweeper prepares a sweep at base and every value of grid; a value a
+// gateway cannot run at is an error naming it.
+func NewSweeper(base Config, grid SweepGrid) (*Sweeper, error) {
+	if base.Profile == nil {
+		base = DefaultConfig(M22)
+	}
+	sw := &Sweeper{res: SweepResult{Profile: base.Profile.Name, Config: base}}
 	type try struct {
 		param string
 		value float64
@@ -91,7 +105,7 @@ func Sweep(base Config, recs []*ingest.Record, grid SweepGrid) (*SweepResult, er
 		n     int
 	}{{ParamRPM, base.Profile.rpmWorks, len(grid.RPM)}, {ParamSpikeRate, base.Profile.spikeWorks, len(grid.SpikeRates)}} {
 		if p.n > 0 && !p.works {
-			res.Inert = append(res.Inert, p.name)
+			sw.res.Inert = append(sw.res.Inert, p.name)
 		}
 	}
 	if base.Profile.rpmWorks {
@@ -104,21 +118,93 @@ func Sweep(base Config, recs []*ingest.Record, grid SweepGrid) (*SweepResult, er
 			tries = append(tries, try{ParamSpikeRate, v, func(c *Config) { c.SpikeRate = v }})
 		}
 	}
-	for _, t := range tries {
+	g, err := newCounting(base)
+	if err != nil {
+		return nil, err
+	}
+	sw.res.Base = newSetting()
+	sw.res.Base.IsBase = true
+	sw.gates, sw.settings = []*Gateway{g}, []*SweepSetting{&sw.res.Base}
+	sw.res.Settings = make([]SweepSetting, len(tries))
+	for i, t := range tries {
 		cfg := base
 		t.set(&cfg)
 		if err := cfg.validateSwept(); err != nil {
 			return nil, fmt.Errorf("%s %s: %v", t.param, strconv.FormatFloat(t.value, 'f', -1, 64), err)
 		}
-		s, _, err := sweepOne(cfg, recs, refusedAtBase)
+		g, err := newCounting(cfg)
 		if err != nil {
 			return nil, err
 		}
+		s := &sw.res.Settings[i]
+		*s = newSetting()
 		s.Param, s.Value = t.param, t.value
 		s.IsBase = cfg.MaxCostCents == base.MaxCostCents && cfg.MaxTokens == base.MaxTokens && cfg.RPM == base.RPM && cfg.SpikeRate == base.SpikeRate
-		res.Settings = append(res.Settings, s)
+		sw.gates, sw.settings = append(sw.gates, g), append(sw.settings, s)
 	}
-	return res, nil
+	return sw, nil
+}
+
+// newCounting returns a gateway whose incidents keep no calls and no
+// events: a sweep counts incidents, and a gateway per setting holding
+// every refused call would grow with the capture.
+func newCounting(cfg Config) (*Gateway, error) {
+	g, err := New(cfg)
+	if err == nil {
+		g.counting, g.inc.counting = true, true
+	}
+	return g, err
+}
+
+func newSetting() SweepSetting {
+	return SweepSetting{ByStatus: map[int]int{}, ByReason: map[string]int{}}
+}
+
+// Step replays one record (a request or a control record, in replay
+// order) at every setting.
+func (sw *Sweeper) Step(r *ingest.Record) {
+	if r.Err == nil && r.Skip == "" && r.Control == nil {
+		sw.res.Requests++
+	}
+	var b *body
+	if r.Err == nil && r.Skip == "" && r.Control == nil {
+		b = parseBody(r) // once for every setting
+	}
+	atBase := false
+	for i, g := range sw.gates {
+		d, ok := g.stepParsed(r, b)
+		if !ok {
+			continue
+		}
+		s := sw.settings[i]
+		ref := d.Refused()
+		s.ByStatus[d.HTTPStatus]++
+		if d.BlockReason != "" {
+			s.ByReason[d.BlockReason]++
+		}
+		if ref {
+			s.Refused++
+		}
+		if d.Blocked {
+			s.CostAvoidedCents += d.CostCents
+		}
+		switch {
+		case i == 0:
+			atBase = ref
+		case ref && !atBase:
+			s.Added = append(s.Added, d.Source)
+		case !ref && atBase:
+			s.Dropped = append(s.Dropped, d.Source)
+		}
+	}
+}
+
+// Finish ends the replays and returns the sweep.
+func (sw *Sweeper) Finish() *SweepResult {
+	for i, g := range sw.gates {
+		sw.settings[i].Incidents = g.inc.made
+	}
+	return &sw.res
 }
 
 // validateSwept checks the numbers a sweep sets.
@@ -134,43 +220,4 @@ func (c *Config) validateSwept() error {
 		return fmt.Errorf("spike rate must lie in 0..1")
 	}
 	return nil
-}
-
-// sweepOne replays recs at cfg. It returns the tally, which requests were
-// refused (by request number from 0), and compares with atBase when given.
-func sweepOne(cfg Config, recs []*ingest.Record, atBase []bool) (SweepSetting, []bool, error) {
-	g, err := New(cfg)
-	if err != nil {
-		return SweepSetting{}, nil, err
-	}
-	s := SweepSetting{ByStatus: map[int]int{}, ByReason: map[string]int{}}
-	var refused []bool
-	for _, r := range recs {
-		d, ok := g.Step(r)
-		if !ok {
-			continue
-		}
-		i := len(refused)
-		ref := d.Refused()
-		refused = append(refused, ref)
-		s.ByStatus[d.HTTPStatus]++
-		if d.BlockReason != "" {
-			s.ByReason[d.BlockReason]++
-		}
-		if ref {
-			s.Refused++
-		}
-		if d.Blocked {
-			s.CostAvoidedCents += d.CostCents
-		}
-		if atBase != nil && ref != atBase[i] {
-			if ref {
-				s.Added = append(s.Added, d.Source)
-			} else {
-				s.Dropped = append(s.Dropped, d.Source)
-			}
-		}
-	}
-	s.Incidents = len(g.Finish().Incidents)
-	return s, refused, nil
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/killswitch/killswitch/analyze/gateway"
 	"github.com/killswitch/killswitch/analyze/sweep"
-	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/report"
 )
 
@@ -83,14 +82,17 @@ func runGatewaySweep(e *env, f *sweepFlags, gf *gatewaySweepFlags, profileGiven 
 	default:
 		return errorf(e, "sweep", "--policy gateway: -f %s is not available (want table, markdown or json)", f.format)
 	}
+	sw, err := gateway.NewSweeper(base, grid)
+	if err != nil {
+		return errorf(e, "sweep", "--policy gateway: %v", err)
+	}
 	set, err := openAll(e, paths, f.input)
 	if err != nil {
 		return errorf(e, "sweep", "%v", err)
 	}
 	defer set.close()
 	problem := reportProblem(e, f.strict, f.verbose)
-	var recs []*ingest.Record
-	requests, malformed := 0, 0
+	malformed := 0
 	for set.src.Scan() {
 		rec := set.src.Record()
 		if rec.Err != nil || rec.Skip != "" {
@@ -102,21 +104,14 @@ func runGatewaySweep(e *env, f *sweepFlags, gf *gatewaySweepFlags, profileGiven 
 			}
 			continue
 		}
-		c := *rec
-		recs = append(recs, &c)
-		if rec.Control == nil {
-			requests++
-		}
+		sw.Step(rec)
 	}
 	if err := set.src.Err(); err != nil {
 		return errorf(e, "sweep", "%v", err)
 	}
-	if requests == 0 && !f.allowEmpty {
+	res := sw.Finish()
+	if res.Requests == 0 && !f.allowEmpty {
 		return errorf(e, "sweep", "%v", noRequests(0, malformed, nil))
-	}
-	res, err := gateway.Sweep(base, recs, grid)
-	if err != nil {
-		return errorf(e, "sweep", "--policy gateway: %v", err)
 	}
 	err = writeOutput(e, f.output, func(w io.Writer) error {
 		if f.format == report.FormatJSON {
