@@ -159,20 +159,102 @@ type hasher struct {
 // normalization buffer and *table as the backing array of the feature table
 // (any content; hash may replace it by a larger one). Neither size changes
 // the result.
+//
+// Most words of prose are hashed straight from src, without normalizing
+// them first: a word of 1 to 15 bytes of ASCII without digits or white
+// space, followed by white space, normalizes to itself lowercased (no rule
+// can match in it: NUM and hex IDs need a digit, a UUID is 36 bytes long,
+// and a timestamp spans white space only between digits). Every other
+// stretch of text goes through the scanner, cut at white space where no
+// rule can reach across (see region).
 func (h *hasher) hash(src, buf []byte, table *[]uint64) (uint64, bool) {
 	h.reset()
 	h.set.start(table, len(src))
-	var sc scanner
+	p := skipASCIISpace(src, 0)
+	for p+16 <= len(src) {
+		x0 := binary.LittleEndian.Uint64(src[p:])
+		x1 := binary.LittleEndian.Uint64(src[p+8:])
+		// n is the length of the word at p: the bytes before the first
+		// white space, control, non-ASCII byte or digit.
+		l0 := uint(bits.TrailingZeros64(notWord(x0))) >> 3
+		l1 := uint(bits.TrailingZeros64(notWord(x1))) >> 3
+		n := l0 + l1&-(l0>>3)
+		if n >= 16 || class[src[p+int(n)]]&cSpace == 0 {
+			p = h.region(src, p, buf)
+			continue
+		}
+		// Lowercase (the bytes of the word are ASCII, so no carry reaches
+		// them), then hash as wordBlock and wordFinal do.
+		y0 := x0 | inRange(x0, 'A', 'Z')>>2
+		y1 := x1 | inRange(x1, 'A', 'Z')>>2
+		wh, tail := uint64(wordSeed), y0
+		if n >= 8 {
+			wh, tail = wordBlock(wordSeed, y0), y1
+		}
+		tail &= 1<<(8*(n&7)) - 1
+		h.count(wordFinal(wh, tail, int(n)))
+		p = skipASCIISpace(src, p+int(n)+1)
+	}
+	if p < len(src) {
+		h.normalized(src, p, len(src), buf)
+	}
+	return h.acc.sum()
+}
+
+// notWord returns the top bit of every byte of x that cannot be in a word
+// hashed from the source (white space and control bytes, non-ASCII bytes,
+// digits), exactly for the lowest such byte; bytes above it may be flagged
+// wrongly, as borrows and carries move up.
+func notWord(x uint64) uint64 {
+	return ((x-ones8*0x21)&^x | x | (x+ones8*(0x80-'0'))&^(x+ones8*(0x7f-'9'))) & high8
+}
+
+// skipASCIISpace returns the index of the first byte at or after i that is
+// not ASCII white space.
+func skipASCIISpace(src []byte, i int) int {
+	for i < len(src) && class[src[i]]&cSpace != 0 {
+		i++
+	}
+	return i
+}
+
+// region hashes, through the scanner, the stretch of src from p (the start
+// of a token, or non-ASCII white space) to the first ASCII white space after
+// which the next token does not start with a digit, and returns the start of
+// that token. The stretch normalizes to the same words in place as alone:
+// rules look beyond a token only to see white space, which ends every one
+// of them alike, but for a timestamp's date followed by one space and a
+// time, whose digit keeps the stretch going.
+func (h *hasher) region(src []byte, p int, buf []byte) int {
+	end := p
+	for {
+		for end < len(src) && class[src[end]]&cSpace == 0 {
+			end++
+		}
+		next := skipASCIISpace(src, end)
+		if next < len(src) && class[src[next]]&cDigit != 0 {
+			end = next
+			continue
+		}
+		h.normalized(src, p, end, buf)
+		return next
+	}
+}
+
+// normalized counts the words of src[p:end] normalized as a text of its
+// own, streamed through buf.
+func (h *hasher) normalized(src []byte, p, end int, buf []byte) {
+	sc := scanner{i: p}
+	src = src[:end]
 	keep := 0
 	for {
 		out := sc.run(buf[:keep], src, len(buf)-maxEmit)
 		last := sc.i >= len(src)
 		keep = h.feed(out, last)
 		if last {
-			break
+			return
 		}
 	}
-	return h.acc.sum()
 }
 
 // reset prepares a used hasher for a new text.
@@ -237,6 +319,11 @@ func loadTail(b []byte) uint64 {
 func (h *hasher) endWord(tail uint64, k int) {
 	u := wordFinal(h.wh, tail, h.wn+k)
 	h.wh, h.wn = wordSeed, 0
+	h.count(u)
+}
+
+// count counts the features of the word whose hash is u.
+func (h *hasher) count(u uint64) {
 	set, acc := &h.set, &h.acc
 	slots, shift := set.slots, set.shift&63
 	mask := uint64(len(slots) - 1)
