@@ -172,28 +172,32 @@ func (h *hasher) hash(src, buf []byte, table *[]uint64) (uint64, bool) {
 	h.set.start(table, len(src))
 	p := skipASCIISpace(src, 0)
 	for p+16 <= len(src) {
-		x0 := binary.LittleEndian.Uint64(src[p:])
-		x1 := binary.LittleEndian.Uint64(src[p+8:])
+		w := src[p : p+16]
+		x0 := binary.LittleEndian.Uint64(w)
+		x1 := binary.LittleEndian.Uint64(w[8:])
 		// n is the length of the word at p: the bytes before the first
-		// white space, control, non-ASCII byte or digit.
+		// white space, control, non-ASCII byte or digit, which must be
+		// white space.
 		l0 := uint(bits.TrailingZeros64(notWord(x0))) >> 3
 		l1 := uint(bits.TrailingZeros64(notWord(x1))) >> 3
 		n := l0 + l1&-(l0>>3)
-		if n >= 16 || class[src[p+int(n)]]&cSpace == 0 {
+		long := -uint64(n >> 3) // all ones for a word of 8 bytes or more
+		last := x0 ^ (x0^x1)&long
+		if n >= 16 || class[byte(last>>(8*(n&7)))]&cSpace == 0 {
 			p = h.region(src, p, buf)
 			continue
 		}
 		// Lowercase (the bytes of the word are ASCII, so no carry reaches
 		// them), then hash as wordBlock and wordFinal do.
 		y0 := x0 | inRange(x0, 'A', 'Z')>>2
-		y1 := x1 | inRange(x1, 'A', 'Z')>>2
-		wh, tail := uint64(wordSeed), y0
-		if n >= 8 {
-			wh, tail = wordBlock(wordSeed, y0), y1
-		}
-		tail &= 1<<(8*(n&7)) - 1
+		wh := wordSeed ^ (wordBlock(wordSeed, y0)^wordSeed)&long
+		tail := last & (1<<(8*(n&7)) - 1)
+		tail |= inRange(tail, 'A', 'Z') >> 2
 		h.count(wordFinal(wh, tail, int(n)))
-		p = skipASCIISpace(src, p+int(n)+1)
+		p += int(n) + 1
+		if p < len(src) && class[src[p]]&cSpace != 0 {
+			p = skipASCIISpace(src, p+1)
+		}
 	}
 	if p < len(src) {
 		h.normalized(src, p, len(src), buf)
