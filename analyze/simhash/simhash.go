@@ -87,10 +87,13 @@
 //
 // # Speed
 //
-// Hash normalizes and hashes in one pass over src, streaming the normalized
-// text through a 4 KB buffer and a feature table borrowed from a pool;
-// Normalize copies runs of plain ASCII text eight bytes at a time (SWAR),
-// and the bit counts are kept bit-sliced by a carry-save adder tree. See
+// Hash normalizes and hashes in one pass over src. Words of plain ASCII
+// prose (up to 15 bytes, no digits, followed by white space) are hashed
+// straight from src, as normalization only lowercases them; the rest is
+// normalized through a 4 KB buffer, in stretches cut where no rule reaches
+// across. The feature table is borrowed from a pool; Normalize copies runs
+// of plain ASCII text eight bytes at a time (SWAR), and the bit counts are
+// kept bit-sliced by a carry-save adder tree. See
 // benchmarks/simhash_bench_test.go.
 package simhash
 
@@ -115,12 +118,13 @@ const tieBits uint64 = 0x9e3779b97f4a7c15
 // when the normalized text has no features (empty or whitespace-only): such a
 // text has NO hash and never counts as similar (SPEC §4.1).
 //
-// Hash streams the normalized text through a 4 KB buffer; the buffer and
-// the feature table come from a pool of scratch space, so Hash allocates
-// only when the pool is empty (after a garbage collection) or when a text
-// has more than 2048 distinct features (about 8 KB of prose) and the table
-// grows. Hash(src) always equals the hash of the features of
-// Normalize(nil, src). It is safe for concurrent use.
+// Hash reads plain words from src and streams the rest of the normalized
+// text through a 4 KB buffer; the buffer and the feature table come from a
+// pool of scratch space, so Hash allocates only when the pool is empty
+// (after a garbage collection) or when a text has more than 2048 distinct
+// features (about 8 KB of prose) and the table grows. Hash(src) always
+// equals the hash of the features of Normalize(nil, src). It is safe for
+// concurrent use.
 func Hash(src []byte) (h uint64, ok bool) {
 	s := scratchPool.Get().(*scratch)
 	h, ok = s.hasher.hash(src, s.buf[:], &s.table)
