@@ -87,10 +87,13 @@
 //
 // # Speed
 //
-// Hash normalizes and hashes in one pass over src, streaming the normalized
-// text through a 4 KB buffer and a feature table borrowed from a pool;
-// Normalize copies runs of plain ASCII text eight bytes at a time (SWAR),
-// and the bit counts are kept bit-sliced by a carry-save adder tree. See
+// Hash normalizes and hashes in one pass over src. Words of plain ASCII
+// prose (up to 15 bytes, no digits, followed by white space) are hashed
+// straight from src, as normalization only lowercases them; the rest is
+// normalized through a 4 KB buffer, in stretches cut where no rule reaches
+// across. The feature table is borrowed from a pool; Normalize copies runs
+// of plain ASCII text eight bytes at a time (SWAR), and the bit counts are
+// kept bit-sliced by a carry-save adder tree. See
 // benchmarks/simhash_bench_test.go.
 package simhash
 
@@ -115,12 +118,13 @@ const tieBits uint64 = 0x9e3779b97f4a7c15
 // when the normalized text has no features (empty or whitespace-only): such a
 // text has NO hash and never counts as similar (SPEC §4.1).
 //
-// Hash streams the normalized text through a 4 KB buffer; the buffer and
-// the feature table come from a pool of scratch space, so Hash allocates
-// only when the pool is empty (after a garbage collection) or when a text
-// has more than 2048 distinct features (about 8 KB of prose) and the table
-// grows. Hash(src) always equals the hash of the features of
-// Normalize(nil, src). It is safe for concurrent use.
+// Hash reads plain words from src and streams the rest of the normalized
+// text through a 4 KB buffer; the buffer and the feature table come from a
+// pool of scratch space, so Hash allocates only when the pool is empty
+// (after a garbage collection) or when a text has more than 2048 distinct
+// features (about 8 KB of prose) and the table grows. Hash(src) always
+// equals the hash of the features of Normalize(nil, src). It is safe for
+// concurrent use.
 func Hash(src []byte) (h uint64, ok bool) {
 	s := scratchPool.Get().(*scratch)
 	h, ok = s.hasher.hash(src, s.buf[:], &s.table)
@@ -159,20 +163,106 @@ type hasher struct {
 // normalization buffer and *table as the backing array of the feature table
 // (any content; hash may replace it by a larger one). Neither size changes
 // the result.
+//
+// Most words of prose are hashed straight from src, without normalizing
+// them first: a word of 1 to 15 bytes of ASCII without digits or white
+// space, followed by white space, normalizes to itself lowercased (no rule
+// can match in it: NUM and hex IDs need a digit, a UUID is 36 bytes long,
+// and a timestamp spans white space only between digits). Every other
+// stretch of text goes through the scanner, cut at white space where no
+// rule can reach across (see region).
 func (h *hasher) hash(src, buf []byte, table *[]uint64) (uint64, bool) {
 	h.reset()
 	h.set.start(table, len(src))
-	var sc scanner
+	p := skipASCIISpace(src, 0)
+	for p+16 <= len(src) {
+		w := src[p : p+16]
+		x0 := binary.LittleEndian.Uint64(w)
+		x1 := binary.LittleEndian.Uint64(w[8:])
+		// n is the length of the word at p: the bytes before the first
+		// white space, control, non-ASCII byte or digit, which must be
+		// white space.
+		l0 := uint(bits.TrailingZeros64(notWord(x0))) >> 3
+		l1 := uint(bits.TrailingZeros64(notWord(x1))) >> 3
+		n := l0 + l1&-(l0>>3)
+		long := -uint64(n >> 3) // all ones for a word of 8 bytes or more
+		last := x0 ^ (x0^x1)&long
+		if n >= 16 || class[byte(last>>(8*(n&7)))]&cSpace == 0 {
+			p = h.region(src, p, buf)
+			continue
+		}
+		// Lowercase (the bytes of the word are ASCII, so no carry reaches
+		// them), then hash as wordBlock and wordFinal do.
+		y0 := x0 | inRange(x0, 'A', 'Z')>>2
+		wh := wordSeed ^ (wordBlock(wordSeed, y0)^wordSeed)&long
+		tail := last & (1<<(8*(n&7)) - 1)
+		tail |= inRange(tail, 'A', 'Z') >> 2
+		h.count(wordFinal(wh, tail, int(n)))
+		p += int(n) + 1
+		if p < len(src) && class[src[p]]&cSpace != 0 {
+			p = skipASCIISpace(src, p+1)
+		}
+	}
+	if p < len(src) {
+		h.normalized(src, p, len(src), buf)
+	}
+	return h.acc.sum()
+}
+
+// notWord returns the top bit of every byte of x that cannot be in a word
+// hashed from the source (white space and control bytes, non-ASCII bytes,
+// digits), exactly for the lowest such byte; bytes above it may be flagged
+// wrongly, as borrows and carries move up.
+func notWord(x uint64) uint64 {
+	return ((x-ones8*0x21)&^x | x | (x+ones8*(0x80-'0'))&^(x+ones8*(0x7f-'9'))) & high8
+}
+
+// skipASCIISpace returns the index of the first byte at or after i that is
+// not ASCII white space.
+func skipASCIISpace(src []byte, i int) int {
+	for i < len(src) && class[src[i]]&cSpace != 0 {
+		i++
+	}
+	return i
+}
+
+// region hashes, through the scanner, the stretch of src from p (the start
+// of a token, or non-ASCII white space) to the first ASCII white space after
+// which the next token does not start with a digit, and returns the start of
+// that token. The stretch normalizes to the same words in place as alone:
+// rules look beyond a token only to see white space, which ends every one
+// of them alike, but for a timestamp's date followed by one space and a
+// time, whose digit keeps the stretch going.
+func (h *hasher) region(src []byte, p int, buf []byte) int {
+	end := p
+	for {
+		for end < len(src) && class[src[end]]&cSpace == 0 {
+			end++
+		}
+		next := skipASCIISpace(src, end)
+		if next < len(src) && class[src[next]]&cDigit != 0 {
+			end = next
+			continue
+		}
+		h.normalized(src, p, end, buf)
+		return next
+	}
+}
+
+// normalized counts the words of src[p:end] normalized as a text of its
+// own, streamed through buf.
+func (h *hasher) normalized(src []byte, p, end int, buf []byte) {
+	sc := scanner{i: p}
+	src = src[:end]
 	keep := 0
 	for {
 		out := sc.run(buf[:keep], src, len(buf)-maxEmit)
 		last := sc.i >= len(src)
 		keep = h.feed(out, last)
 		if last {
-			break
+			return
 		}
 	}
-	return h.acc.sum()
 }
 
 // reset prepares a used hasher for a new text.
@@ -237,6 +327,11 @@ func loadTail(b []byte) uint64 {
 func (h *hasher) endWord(tail uint64, k int) {
 	u := wordFinal(h.wh, tail, h.wn+k)
 	h.wh, h.wn = wordSeed, 0
+	h.count(u)
+}
+
+// count counts the features of the word whose hash is u.
+func (h *hasher) count(u uint64) {
 	set, acc := &h.set, &h.acc
 	slots, shift := set.slots, set.shift&63
 	mask := uint64(len(slots) - 1)
