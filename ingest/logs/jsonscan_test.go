@@ -283,24 +283,36 @@ func sameOTLPSpans(t *testing.T, data []byte) int {
 	}
 }
 
-// sameParquetRecords reads the Parquet span table data once (the fast
-// path) and twice (fastJSON off: the reference) and requires the same
-// records, constructor error and end error.
+// sameParquetRecords reads the Parquet span table data with the reader
+// (fast paths on and off) and with the reference (refOIParquetReader,
+// fast paths off) and requires the same records, constructor error and
+// end error.
 func sameParquetRecords(t *testing.T, data []byte) {
 	t.Helper()
-	read := func(fast bool) ([]ingest.Record, string) {
+	read := func(fast, ref bool) ([]ingest.Record, string) {
 		fastJSON = fast
 		defer func() { fastJSON = true }()
-		r, err := NewOIParquetReader(bytes.NewReader(data), int64(len(data)), "in.parquet", Options{})
+		var r interface {
+			ingest.Reader
+			Close() error
+		}
+		var err error
+		if ref {
+			r, err = refReadTwice(bytes.NewReader(data), int64(len(data)), "in.parquet", Options{})
+		} else {
+			r, err = NewOIParquetReader(bytes.NewReader(data), int64(len(data)), "in.parquet", Options{})
+		}
 		if err != nil {
 			return nil, "open: " + err.Error()
 		}
 		defer r.Close()
 		return plainRecords(r)
 	}
-	want, werr := read(false)
-	got, gerr := read(true)
-	compareRecords(t, fmt.Sprintf("parquet of %d bytes", len(data)), want, werr, got, gerr)
+	want, werr := read(false, true)
+	for _, fast := range []bool{false, true} {
+		got, gerr := read(fast, false)
+		compareRecords(t, fmt.Sprintf("parquet of %d bytes (fast paths %v)", len(data), fast), want, werr, got, gerr)
+	}
 }
 
 // parquetSeeds are span tables: the fixture, tracegen's (rows out of time
@@ -361,21 +373,18 @@ func nestedParquet(t testing.TB) []byte {
 	return b.Bytes()
 }
 
-func TestOIParquetOnceReadsAsTwice(t *testing.T) {
+func TestOIParquetReadsAsReference(t *testing.T) {
 	for _, data := range parquetSeeds(t) {
 		if len(data) == 0 {
 			continue
 		}
 		sameParquetRecords(t, data)
-		if pr := readOnce(bytes.NewReader(data), int64(len(data)), "in.parquet", Options{}); pr == nil {
-			t.Errorf("a well-formed table of %d bytes was not read once", len(data))
-		}
 	}
 }
 
-// FuzzOIParquetOnce requires reading a mutated span table once to give
-// what reading it twice gives.
-func FuzzOIParquetOnce(f *testing.F) {
+// FuzzOIParquetReference requires the reader to read a mutated span
+// table as the reference does.
+func FuzzOIParquetReference(f *testing.F) {
 	for _, data := range parquetSeeds(f) {
 		f.Add(data)
 	}

@@ -21,16 +21,20 @@ import (
 //
 // Each row is seen two ways: by the columns that place a span in its
 // trace (ids, parent, kind, name, start time, session.id, user.id: the
-// light view), to know which LLM spans wrap others and each trace's root;
-// and by every column a record needs (the full view). The file is read
-// once, the full columns; the light view of a row is its light columns.
-// Memory holds every row's light view and the full attributes of the LLM
-// spans until the last row is read. A file with a row that cannot be read
-// is read twice instead, a pass per view, as the two views then differ in
-// which rows fail. A record per row at "file:row N", in row order when
-// the rows are in start-time order; otherwise they are yielded in
-// start-time order, then row order (as the OTLP reader orders the spans of
-// a document), so that replay sees time order.
+// light view), to know which LLM spans wrap others and each call's agent;
+// and by every column a record needs (the full view). The file is read a
+// pass per view. The first pass reads the light columns of every row into
+// a compact span tree, then boils it down to a plan of a few bytes per row
+// (oiPlan: whether the row is a call, wraps one, and the agent names its
+// ancestors and root give) and drops the tree. The second pass reads the
+// full columns row by row and builds each record from its row and its
+// plan: a row whose record is a skip decided by the light view (a span
+// kind that is no call, a wrapper) is not decoded. A record per row at
+// "file:row N", in row order when the rows are in start-time order (only
+// the plan is held then); otherwise they are yielded in start-time order,
+// then row order (as the OTLP reader orders the spans of a document), so
+// that replay sees time order, and every record is held until the last
+// row is read.
 
 // oiParquetLight are the columns of the first pass; oiParquetFull adds
 // what records are built from.
@@ -85,17 +89,10 @@ func IsOpenInferenceParquet(columns []string) bool {
 // OIParquetReader reads an OpenInference span export in Parquet. It
 // implements ingest.Reader.
 type OIParquetReader struct {
-	name  string
-	ra    io.ReaderAt
-	size  int64
-	opt   Options
-	spans []*tspan // every row's span, light view (attributes: agent keys only)
-	tree  *spanTree
-	rows  *pq.Rows // the full view's rows, read twice
-	// full holds every row's span, full view, when the file is read once
-	// (attributes only on LLM spans); next is the next row to yield.
-	full []*tspan
-	next int
+	name string
+	opt  Options
+	rows *pq.Rows // the full view's rows
+	plan oiPlan
 	rec  *ingest.Record
 	err  error
 	// sorted is whether the rows are in start-time order; when not, queue
@@ -109,95 +106,22 @@ type OIParquetReader struct {
 // is for a file that is not readable Parquet or not an OpenInference
 // export (it lists the columns present); bad values in rows are records.
 func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*OIParquetReader, error) {
-	if pr := readOnce(r, size, name, opt); pr != nil {
-		return pr, nil
-	}
-	return readTwice(r, size, name, opt)
-}
-
-// readOnce reads the file once (see OpenInference Parquet above); nil
-// when a row, or the file, cannot be read: readTwice then reads it and
-// says what is wrong.
-func readOnce(r io.ReaderAt, size int64, name string, opt Options) *OIParquetReader {
-	if !fastJSON {
-		return nil
-	}
-	rows, err := pq.OpenRows(r, size, name, keepFull)
-	if err != nil {
-		return nil
-	}
-	defer rows.Close()
-	if !IsOpenInferenceParquet(rows.AllColumns()) {
-		return nil
-	}
-	pr := &OIParquetReader{name: name, ra: r, size: size, opt: opt, sorted: true}
-	var last time.Time
-	for rows.Next() {
-		if rows.RowErr() != nil {
-			return nil
-		}
-		row := rows.Row()
-		if invalidUTF8(row) >= 0 {
-			return nil
-		}
-		v, ok := fastTree(row)
-		o, isObj := v.(obj)
-		if !ok || !isObj {
-			return nil
-		}
-		lightRow := obj{}
-		for k, x := range o {
-			if keepLight(k) {
-				lightRow[k] = x
-			}
-		}
-		n := rows.N()
-		s := pr.spanOf(n, lightRow)
-		s.attrs = obj{"session.id": s.attrs["session.id"], "user.id": s.attrs["user.id"]}
-		pr.spans = append(pr.spans, s)
-		if s.startErr == nil {
-			if s.start.Before(last) {
-				pr.sorted = false
-			}
-			last = s.start
-		}
-		var full *tspan
-		if k, _ := lightRow["span_kind"].(string); k != "" && !s.call {
-			// The span_kind column decides the kind in both views (no
-			// other column flattens to "span_kind"), and a span that is
-			// no call is a skip at its row: nothing else is read.
-			full = &tspan{pos: s.pos, order: s.order, skip: s.skip}
-		} else if full = pr.spanOf(n, o); !full.call {
-			full.attrs = nil // its record is a skip
-		}
-		pr.full = append(pr.full, full)
-	}
-	if rows.Err() != nil {
-		return nil
-	}
-	pr.tree = newSpanTree(pr.spans)
-	pr.tree.markWrappers(pr.spans, oiWrapper)
-	return pr
-}
-
-// readTwice reads the file a pass per view: the light view of every row,
-// then the full view row by row.
-func readTwice(r io.ReaderAt, size int64, name string, opt Options) (*OIParquetReader, error) {
 	light, err := pq.OpenRows(r, size, name, keepLight)
 	if err != nil {
 		return nil, err
 	}
+	defer light.Close()
 	if !IsOpenInferenceParquet(light.AllColumns()) {
-		light.Close()
 		return nil, fmt.Errorf(`%s: not an OpenInference span export: want columns "span_kind" and "context.span_id"; columns: %s`,
 			name, pq.ColumnList(light.AllColumns(), 30))
 	}
-	pr := &OIParquetReader{name: name, ra: r, size: size, opt: opt, sorted: true}
+	pr := &OIParquetReader{name: name, opt: opt, sorted: true}
+	var t oiLightTree
+	t.strs.add("")
 	var last time.Time
 	for light.Next() {
-		s := pr.span(light)
-		s.attrs = obj{"session.id": s.attrs["session.id"], "user.id": s.attrs["user.id"]}
-		pr.spans = append(pr.spans, s)
+		s := rowSpan(light, name)
+		t.add(s)
 		if s.err == nil && s.startErr == nil {
 			if s.start.Before(last) {
 				pr.sorted = false
@@ -208,33 +132,29 @@ func readTwice(r io.ReaderAt, size int64, name string, opt Options) (*OIParquetR
 	if err := light.Err(); err != nil {
 		return nil, err
 	}
-	pr.tree = newSpanTree(pr.spans)
-	pr.tree.markWrappers(pr.spans, oiWrapper)
+	pr.plan = t.plan(!pr.sorted)
 	if pr.rows, err = pq.OpenRows(r, size, name, keepFull); err != nil {
 		return nil, err
 	}
 	return pr, nil
 }
 
-// span decodes the current row of rows.
-func (pr *OIParquetReader) span(rows *pq.Rows) *tspan {
+// rowSpan decodes the current row of rows.
+func rowSpan(rows *pq.Rows, name string) *tspan {
 	n := rows.N()
-	s := &tspan{pos: ingest.Pos{File: pr.name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: obj{}}
 	if err := rows.RowErr(); err != nil {
-		s.err = err
-		return s
+		return &tspan{pos: ingest.Pos{File: name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: obj{}, err: err}
 	}
 	v, err := decodeTree(rows.Row())
 	if err != nil {
-		s.err = err
-		return s
+		return &tspan{pos: ingest.Pos{File: name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: obj{}, err: err}
 	}
-	return pr.spanOf(n, v)
+	return oiRowSpan(name, n, v)
 }
 
-// spanOf decodes row n, the tree of a row's JSON.
-func (pr *OIParquetReader) spanOf(n int64, v any) *tspan {
-	s := &tspan{pos: ingest.Pos{File: pr.name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: obj{}}
+// oiRowSpan decodes row n of file name, the tree of a row's JSON.
+func oiRowSpan(name string, n int64, v any) *tspan {
+	s := &tspan{pos: ingest.Pos{File: name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: obj{}}
 	flat := obj{}
 	flattenAttrs(flat, "", v, 0)
 	for k, v := range flat {
@@ -249,6 +169,7 @@ func (pr *OIParquetReader) spanOf(n int64, v any) *tspan {
 	if flat["start_time"] != nil {
 		s.start, s.startErr = spanTime(flat["start_time"])
 	}
+	s.kindSet = str(flat["span_kind"]) != ""
 	kind := firstStr(flat["span_kind"], s.attrs[oiKindAttr])
 	oiClassify(s, kind)
 	if e := flat["end_time"]; e != nil {
@@ -264,12 +185,12 @@ func (pr *OIParquetReader) FormatName() string { return "openinference (parquet)
 // Scan advances to the next record.
 func (pr *OIParquetReader) Scan() bool {
 	if !pr.sorted {
-		if pr.queue == nil && (pr.rows != nil || pr.full != nil) {
+		if pr.queue == nil && pr.rows != nil {
 			var items []item
 			for pr.scanRow() {
 				// Each row is one record: the i-th record is the i-th span.
 				i := len(items)
-				items = append(items, item{rec: pr.rec, at: pr.spans[i].start, i: i})
+				items = append(items, item{rec: pr.rec, at: pr.plan.starts[i], i: i})
 			}
 			if pr.err != nil {
 				return false
@@ -288,38 +209,55 @@ func (pr *OIParquetReader) Scan() bool {
 
 // scanRow reads the next row's record.
 func (pr *OIParquetReader) scanRow() bool {
-	var full *tspan
-	switch {
-	case pr.full != nil:
-		if pr.next == len(pr.full) {
-			pr.full, pr.rec = nil, nil
-			return false
-		}
-		full, pr.full[pr.next] = pr.full[pr.next], nil
-		pr.next++
-	case pr.rows == nil || pr.err != nil:
+	if pr.rows == nil || pr.err != nil {
 		return false
-	case !pr.rows.Next():
+	}
+	if !pr.rows.Next() {
 		pr.err = pr.rows.Err()
 		pr.rows, pr.rec = nil, nil
 		return false
-	default:
-		full = pr.span(pr.rows)
 	}
-	i := full.order
-	if i >= len(pr.spans) {
+	n := pr.rows.N()
+	i := int(n - 1)
+	if i >= len(pr.plan.rows) {
 		pr.err = fmt.Errorf("%s: the file changed between its two readings (more rows)", pr.name)
 		return false
 	}
-	light := pr.spans[i]
-	full.wrapped = light.wrapped
+	row := pr.plan.rows[i]
+	pos := ingest.Pos{File: pr.name, Kind: ingest.PosRow, N: n}
+	if err := pr.rows.RowErr(); err != nil {
+		pr.rec = bad(pos, "%v", err)
+		return true
+	}
+	if row.flags&oiKindSet != 0 && row.flags&oiCall == 0 {
+		// The span_kind column decides the kind in both views (no
+		// other column flattens to "span_kind"): a span that is no call
+		// is a skip at its row, and nothing else is read.
+		pr.rec = skip(pos, pr.plan.strs[row.skip])
+		return true
+	}
+	if row.flags&(oiKindSet|oiWrapped) == oiKindSet|oiWrapped {
+		pr.rec = skip(pos, oiWrapper(nil))
+		return true
+	}
+	full := rowSpan(pr.rows, pr.name)
+	if row.flags&oiWrapped != 0 {
+		full.wrapped = oiWrapper(full)
+	}
 	if full.err == nil && full.startErr == nil && full.start.IsZero() {
 		full.startErr = fmt.Errorf(`no "start_time"`)
 	}
+	anc := oiAncestors{session: pr.plan.strs[row.session], user: pr.plan.strs[row.user], root: pr.plan.strs[row.root]}
+	if row.flags&oiLightErr != 0 && full.err == nil {
+		// The light view of the row failed where its full view, a
+		// superset of the same columns, does not.
+		pr.err = fmt.Errorf("%s: the file changed between its two readings (row %d)", pr.name, n)
+		return false
+	}
 	// The record is built from the full row; its place in the tree comes
-	// from the first pass (the same ids, so the same parents), whose spans
-	// keep only the attributes agents are looked up by.
-	pr.rec = spanRecords([]*tspan{full}, pr.tree, pr.opt, oiBuild)[0].rec
+	// from the first pass (the same ids, so the same parents), whose plan
+	// keeps only the names agents are looked up by.
+	pr.rec = spanRecords([]*tspan{full}, anc, pr.opt, oiBuild)[0].rec
 	return true
 }
 

@@ -27,9 +27,11 @@ type tspan struct {
 	attrs                     obj       // attributes by (flattened) name
 	order                     int       // index in the input, for ties
 
-	call bool   // an LLM call, if no call span below it
-	skip string // why the span is no LLM call (when !call)
-	err  error  // a malformed span: nothing else is read
+	call bool // an LLM call, if no call span below it
+	// kindSet: the span_kind column of a span table decided the kind.
+	kindSet bool
+	skip    string // why the span is no LLM call (when !call)
+	err     error  // a malformed span: nothing else is read
 
 	// wrapped is the reason a call span is skipped because call spans
 	// below it are the calls (set by markWrappers).
@@ -96,16 +98,21 @@ func (t *spanTree) markWrappers(spans []*tspan, why func(outer *tspan) string) {
 	}
 }
 
+// ancestry answers a call span's lookups up its trace: a spanTree, or a
+// plan row of a span table (oiAncestors).
+type ancestry interface {
+	// agent derives the call's agent and where it came from.
+	agent(s *tspan) (agent, from string)
+	// inherited returns the text attribute attr of s or of its nearest
+	// ancestor that has it; "" when none has.
+	inherited(s *tspan, attr string) string
+}
+
 // agent derives a call's agent: the first of the span's agent keys set on
 // the span or an ancestor, else the name of the trace's root span (the
 // top of the chain of parents found in the input), else the trace id,
 // else "default". It returns the agent and where it came from.
 func (t *spanTree) agent(s *tspan) (agent, from string) {
-	for _, k := range s.agentKeys {
-		if v := t.inherited(s, k.attr); v != "" {
-			return v, k.from
-		}
-	}
 	root := s
 	for depth := 0; depth < maxDepth; depth++ {
 		p := t.parent(root)
@@ -114,8 +121,23 @@ func (t *spanTree) agent(s *tspan) (agent, from string) {
 		}
 		root = p
 	}
-	if root.parentID == "" && root.name != "" {
-		return root.name, fromRootName
+	rootName := ""
+	if root.parentID == "" {
+		rootName = root.name
+	}
+	return pickAgent(t, s, rootName)
+}
+
+// pickAgent is agent once the root's name is known ("" when the root
+// has a parent id or no name).
+func pickAgent(a ancestry, s *tspan, rootName string) (agent, from string) {
+	for _, k := range s.agentKeys {
+		if v := a.inherited(s, k.attr); v != "" {
+			return v, k.from
+		}
+	}
+	if rootName != "" {
+		return rootName, fromRootName
 	}
 	if s.traceID != "" {
 		return s.traceID, fromTraceID
@@ -140,7 +162,7 @@ func (t *spanTree) inherited(s *tspan, attr string) string {
 // skipped one, and build makes the record of each counted call (Pos, TS,
 // Agent and AgentFrom are set by spanRecords, and Session when build left
 // it empty: the session.id of the span or its nearest ancestor).
-func spanRecords(spans []*tspan, t *spanTree, opt Options, build func(s *tspan, rec *ingest.Record)) []item {
+func spanRecords(spans []*tspan, t ancestry, opt Options, build func(s *tspan, rec *ingest.Record)) []item {
 	items := make([]item, 0, len(spans))
 	for _, s := range spans {
 		var it item
