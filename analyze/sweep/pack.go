@@ -157,11 +157,10 @@ func (p *packer) add(a *sweepTraffic, r *sweepReq) {
 	a.n++
 }
 
-// unpack sets a.reqs to the agent's requests, in reqs's storage (grown as
-// needed); the caller sets a.reqs to nil when done with them.
-func (p *packer) unpack(a *sweepTraffic, reqs []sweepReq) []sweepReq {
+// unpack returns the agent's requests, packed in b (its whole byte
+// string, spilled segments included), in reqs's storage (grown as needed).
+func (p *packer) unpack(a *sweepTraffic, b []byte, reqs []sweepReq) []sweepReq {
 	reqs = slices.Grow(reqs[:0], a.n)
-	b := a.packed
 	var st packState
 	uv := func() uint64 {
 		v, n := binary.Uvarint(b)

@@ -460,7 +460,7 @@ func TestSweepConfigErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
 		}
 	}
-	tr, err := sweep.Collect(ingest.NewJSONL(bytes.NewReader(data), "h.jsonl", ingest.JSONLOptions{}), analyze.ProfileSpec, 1, nil)
+	tr, err := sweep.Collect(ingest.NewJSONL(bytes.NewReader(data), "h.jsonl", ingest.JSONLOptions{}), analyze.ProfileSpec, 1, nil, sweep.Spill{})
 	if err != nil {
 		t.Fatal(err)
 	}
