@@ -27,9 +27,9 @@ func (s *spillFlags) spill(e *env) (sweep.Spill, *spillFile, error) {
 	if strings.EqualFold(strings.TrimSpace(s.budget), "off") {
 		return sweep.Spill{}, nil, nil
 	}
-	budget, err := parseSize(s.budget)
+	budget, err := parseSize(strings.TrimSpace(s.budget))
 	if err != nil {
-		return sweep.Spill{}, nil, fmt.Errorf("--spill-budget: %v (or off)", err)
+		return sweep.Spill{}, nil, fmt.Errorf("--spill-budget %q: want a size (e.g. 64MiB, 1GiB, 4096) or off", s.budget)
 	}
 	dir := s.dir
 	if dir == "" {
@@ -54,7 +54,8 @@ type spillFile struct {
 	dir, budget string // for messages
 	f           *os.File
 	w           *bufio.Writer
-	off         int64
+	off         int64 // bytes appended since the last Reset
+	total       int64 // bytes appended in all
 	tracked     bool
 }
 
@@ -79,6 +80,7 @@ func (s *spillFile) Append(p []byte) (int64, error) {
 	off := s.off
 	n, err := s.w.Write(p)
 	s.off += int64(n)
+	s.total += int64(n)
 	if err != nil {
 		return 0, s.fail("cannot write", err)
 	}
@@ -102,6 +104,14 @@ func (s *spillFile) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
+// note returns what -v says of the file: nothing when nothing was spilled.
+func (s *spillFile) note() string {
+	if s == nil || s.total == 0 {
+		return ""
+	}
+	return fmt.Sprintf("spilled %.1f MiB of packed requests to a temporary file in %s (--spill-budget %s)", float64(s.total)/(1<<20), s.dir, s.budget)
+}
+
 // Reset empties the file for another collection.
 func (s *spillFile) Reset() error {
 	if s.f == nil {
@@ -111,6 +121,9 @@ func (s *spillFile) Reset() error {
 	s.off = 0
 	if err := s.f.Truncate(0); err != nil {
 		return s.fail("cannot truncate", err)
+	}
+	if _, err := s.f.Seek(0, 0); err != nil {
+		return s.fail("cannot rewind", err)
 	}
 	return nil
 }

@@ -154,6 +154,9 @@ func cmdSweep(e *env, args []string) int {
 	if err != nil {
 		return errorf(e, "sweep", "%v", err)
 	}
+	if n := spillFile.note(); n != "" && f.verbose {
+		fmt.Fprintf(e.stderr, "killswitch sweep: %s\n", n)
+	}
 	for _, w := range res.Input.Warnings {
 		fmt.Fprintf(e.stderr, "%s: warning: %s\n", w.Pos, w.Msg)
 	}
