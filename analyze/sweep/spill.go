@@ -41,8 +41,9 @@ type Spill struct {
 	// Budget is how many bytes of packed requests (the capacity of the
 	// agents' buffers) stay in memory. Past it, every agent holding at
 	// least MinSpillSegment bytes (or Budget, when smaller) writes them to
-	// Store. With very many agents, what stays can exceed the budget: at
-	// most about 2×MinSpillSegment per agent plus half the budget.
+	// Store. With very many agents (MinSpillSegment each passes the
+	// budget), what stays can exceed it: at most about half the budget
+	// plus 2×MinSpillSegment+16 bytes an agent (TestSpillBudget).
 	Budget int64
 }
 
