@@ -77,7 +77,7 @@ const DefaultLateAfter = 10
 // Traffic is a capture read once for sweeps: per agent, the fingerprint
 // and cost of every request and the control records, in replay order. It
 // keeps no request or response bodies, and packs the requests (pack.go:
-// about 40 bytes each).
+// 20–40 bytes each), which past a budget go to a spill store (spill.go).
 type Traffic struct {
 	Profile *analyze.Profile
 	Input   Input

@@ -12,10 +12,10 @@ import (
 // Collected requests are packed: an agent's requests are one byte string
 // of variable-length records, each field written only when it is not the
 // usual value and numbers as deltas from the agent's previous request, so
-// that a sweep holds about 40 bytes per request rather than a 200-byte
-// struct (a 10 GB capture: ~1 GB before). A sweep unpacks one agent at a
-// time into sweepReq structs, evaluates it at every setting and lets the
-// structs go.
+// that a sweep holds 20–40 bytes per request rather than a 200-byte
+// struct, and past a budget none (spill.go: they go to a spill store). A
+// sweep unpacks one agent at a time into sweepReq structs, evaluates it
+// at every setting and lets the structs go.
 //
 // A record: a uvarint of flags, then the seq delta (uvarint), the time
 // (seconds delta as a varint, nanoseconds as a uvarint, or milliseconds
