@@ -12,9 +12,8 @@ import (
 // one segment, and the agent keeps in memory only where its newest segment
 // is. A segment is a 20-byte header — the offset and length of the
 // agent's previous segment (0, 0 for its first) and the CRC-32C of the
-// packed bytes — then the packed bytes,
-// which continue the agent's byte string where the previous segment
-// stopped. Reading an agent back follows its chain from the newest
+// packed bytes — then the packed bytes, which continue the agent's byte
+// string where the previous segment stopped. Reading an agent back follows its chain from the newest
 // segment to the oldest, one ReadAt each, into one buffer filled from its
 // end; the requests still in memory follow. The bytes are those an
 // unspilled collection would hold, so results are identical.
@@ -27,8 +26,8 @@ type SpillStore interface {
 	// Append stores p after everything appended before and returns the
 	// offset of its first byte. It must not keep p.
 	Append(p []byte) (off int64, err error)
-	// ReadAt reads len(p) bytes appended earlier, from offset off; n <
-	// len(p) is an error.
+	// ReadAt reads len(p) bytes appended earlier, from offset off, as
+	// io.ReaderAt does; the sweep takes n < len(p) for an error.
 	ReadAt(p []byte, off int64) (n int, err error)
 }
 
@@ -47,8 +46,9 @@ type Spill struct {
 	Budget int64
 }
 
-// DefaultSpillBudget is the budget cmd/killswitch gives a sweep: 64 MiB of
-// packed requests, about 2.5M requests.
+// DefaultSpillBudget is the budget cmd/killswitch gives a sweep
+// (--spill-budget): 64 MiB of packed requests, about 2.5M requests, so
+// that most captures never touch the disk.
 const DefaultSpillBudget = 64 << 20
 
 // MinSpillSegment is the fewest packed bytes an agent writes to the store

@@ -17,7 +17,7 @@ type spillFlags struct {
 }
 
 func (s *spillFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&s.budget, "spill-budget", "64MiB", "packed requests (~27 bytes each) kept in memory; past it they go to a temporary file, read back agent by agent (off: keep every request in memory)")
+	fs.StringVar(&s.budget, "spill-budget", fmt.Sprintf("%dMiB", sweep.DefaultSpillBudget>>20), "packed requests (~27 bytes each) kept in memory; past it they go to a temporary file, read back agent by agent (off: keep every request in memory)")
 	fs.StringVar(&s.dir, "tmp-dir", "", "directory of the temporary spill file (default $TMPDIR, else /tmp); the file is removed at once and never outlives the run")
 }
 
