@@ -1,6 +1,8 @@
 package benchmarks
 
 import (
+	"bufio"
+	"os"
 	"runtime"
 	"strconv"
 	"testing"
@@ -23,8 +25,44 @@ import (
 //   - bytes/request: the collected Traffic the sweep evaluates;
 //   - swept-bytes/request: the Traffic and the sweep's Result.
 //
+// spill=off keeps every packed request in memory; spill=4MiB spills past
+// a 4 MiB budget to a temporary file (as killswitch sweep does past
+// --spill-budget), so that the heap stays flat and the sweep reads every
+// agent back from many segments: records/s compares the two.
+//
 // Set KILLSWITCH_BENCH_REQUESTS to change the number of requests.
 func BenchmarkSweepMemory(b *testing.B) {
+	for _, budget := range []int64{0, 4 << 20} {
+		name := "spill=off"
+		if budget > 0 {
+			name = "spill=4MiB"
+		}
+		b.Run(name, func(b *testing.B) { benchSweepMemory(b, budget) })
+	}
+}
+
+// benchSpill is a sweep.SpillStore in a temporary file.
+type benchSpill struct {
+	f   *os.File
+	w   *bufio.Writer
+	off int64
+}
+
+func (s *benchSpill) Append(p []byte) (int64, error) {
+	off := s.off
+	n, err := s.w.Write(p)
+	s.off += int64(n)
+	return off, err
+}
+
+func (s *benchSpill) ReadAt(p []byte, off int64) (int, error) {
+	if err := s.w.Flush(); err != nil {
+		return 0, err
+	}
+	return s.f.ReadAt(p, off)
+}
+
+func benchSweepMemory(b *testing.B, budget int64) {
 	n := envCount("KILLSWITCH_BENCH_REQUESTS", 1_000_000)
 	agents := envCount("KILLSWITCH_BENCH_SWEEP_AGENTS", 10_000)
 	var thresholds []float64
@@ -44,6 +82,14 @@ func BenchmarkSweepMemory(b *testing.B) {
 		c, err := sweep.NewCollector(nil, nil)
 		if err != nil {
 			b.Fatal(err)
+		}
+		if budget > 0 {
+			f, err := os.CreateTemp(b.TempDir(), "spill")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			c.SpillTo(sweep.Spill{Store: &benchSpill{f: f, w: bufio.NewWriterSize(f, 1<<20)}, Budget: budget})
 		}
 		rec := ingest.Record{Pos: ingest.Pos{File: "sweep.jsonl"}, Status: 200, HasTokens: true}
 		for i := range n {
@@ -80,4 +126,5 @@ func BenchmarkSweepMemory(b *testing.B) {
 	b.ReportMetric(collectB, "collect-bytes/request")
 	b.ReportMetric(trafficB, "bytes/request")
 	b.ReportMetric(sweptB, "swept-bytes/request")
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }

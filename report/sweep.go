@@ -528,7 +528,7 @@ func sweepJSONOf(r *sweep.Result) sweepJSON {
 			}
 			k := o.Kills[0]
 			jo := sweepJSONOutcome{Agent: o.Agent, Request: k.AgentN, TS: ingest.FormatTime(k.TS), Source: k.Source.String(),
-				Score: k.Score, Kills: len(o.Kills), Verdict: o.Verdict.String(), FalsePositive: o.FalsePositive, Heuristic: o.Heuristic.String()}
+				Score: k.Score, Kills: o.KillCount, Verdict: o.Verdict.String(), FalsePositive: o.FalsePositive, Heuristic: o.Heuristic.String()}
 			if o.Verdict == sweep.VerdictCaught || o.Verdict == sweep.VerdictCaughtLate {
 				jo.DelayRequests, jo.DelaySeconds = sweepPtr(o.DelayRequests), sweepPtr(o.DelaySeconds)
 			}

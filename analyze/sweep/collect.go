@@ -77,12 +77,13 @@ const DefaultLateAfter = 10
 // Traffic is a capture read once for sweeps: per agent, the fingerprint
 // and cost of every request and the control records, in replay order. It
 // keeps no request or response bodies, and packs the requests (pack.go:
-// about 40 bytes each).
+// 20–40 bytes each), which past a budget go to a spill store (spill.go).
 type Traffic struct {
 	Profile *analyze.Profile
 	Input   Input
 	agents  []*sweepTraffic // sorted by name
 	pk      packer
+	sp      spiller
 	// liveKills: the capture holds deactivations by the live kill switch.
 	liveKills bool
 }
@@ -101,11 +102,13 @@ type Input struct {
 
 // sweepTraffic is one agent's collected traffic.
 type sweepTraffic struct {
-	name   string
-	n      int    // requests
-	packed []byte // the requests, packed (pack.go)
-	ext    []any  // each request's Features.Ext, when one has any
-	last   packState
+	name    string
+	n       int     // requests
+	packed  []byte  // the requests packed since the last spill (pack.go, spill.go)
+	seg     segment // the newest spilled segment
+	spilled int64   // packed bytes spilled
+	ext     []any   // each request's Features.Ext, when one has any
+	last    packState
 	// reqs are the requests unpacked while the sweep evaluates the agent
 	// (Traffic.unpacked), else nil.
 	reqs     []sweepReq
@@ -215,22 +218,50 @@ func (c *Collector) Step(rec *ingest.Record, f *analyze.Features) error {
 		a.ctrls = append(a.ctrls, ctl)
 		return nil
 	}
+	before := cap(a.packed)
 	c.t.pk.add(a, &sweepReq{
 		Entry: f.Entry, seq: d.Seq, ts: d.TS, pos: d.Source,
 		tokensIn: d.TokensIn, tokensOut: d.TokensOut, cost: d.CostUSD, status: int32(d.Status),
 		hasTokens: d.HasTokens, hasCost: d.HasCost, skip: f.Err != nil, label: d.Label, ext: f.Ext,
 	})
-	return nil
+	return c.t.sp.grew(c.t.agents, before, cap(a.packed))
+}
+
+// SpillTo makes the collector spill packed requests past s.Budget to
+// s.Store (see Spill). Call it before the first Step; the store must stay
+// readable for as long as the Traffic is swept.
+func (c *Collector) SpillTo(s Spill) {
+	c.t.sp = spiller{Spill: s, limit: s.Budget}
 }
 
 // unpacked unpacks the agent's requests into a.reqs (in scratch's
 // storage) for as long as fn runs, and returns scratch for reuse.
 func (t *Traffic) unpacked(a *sweepTraffic, scratch []sweepReq, fn func() error) ([]sweepReq, error) {
-	a.reqs = t.pk.unpack(a, scratch)
-	err := fn()
+	b, err := t.sp.packedBytes(a)
+	if err != nil {
+		return scratch, err
+	}
+	if a.reqs, err = t.unpackSpilled(a, b, scratch); err != nil {
+		return scratch, err
+	}
+	err = fn()
 	scratch, a.reqs = a.reqs, nil
 	clear(scratch) // no ext or tool signature kept alive
 	return scratch, err
+}
+
+// unpackSpilled unpacks b, the agent's packed requests; when some were
+// read back from the spill store, bytes that do not decode (a store that
+// gave back other bytes than it was given) are an error, not a panic.
+func (t *Traffic) unpackSpilled(a *sweepTraffic, b []byte, scratch []sweepReq) (reqs []sweepReq, err error) {
+	if a.spilled > 0 {
+		defer func() {
+			if recover() != nil {
+				reqs, err = scratch[:0], fmt.Errorf("reading back the spilled requests of agent %q: they do not decode (the spill file was changed)", a.name)
+			}
+		}()
+	}
+	return t.pk.unpack(a, b, scratch), nil
 }
 
 // Finish returns the collected traffic. The collector must not be used
@@ -252,13 +283,14 @@ func (c *Collector) Finish() *Traffic {
 
 // Collect reads src once and extracts every request's features, on
 // workers goroutines (≤ 0: GOMAXPROCS), the way Replay does, into a
-// Collector (see NewCollector for problem). The returned error is src's
-// I/O error or problem's.
-func Collect(src ingest.Reader, p *analyze.Profile, workers int, problem func(rec *ingest.Record, warn string) error) (*Traffic, error) {
+// Collector (see NewCollector for problem) that spills as spill says.
+// The returned error is src's I/O error, problem's or the spill store's.
+func Collect(src ingest.Reader, p *analyze.Profile, workers int, problem func(rec *ingest.Record, warn string) error, spill Spill) (*Traffic, error) {
 	c, err := NewCollector(p, problem)
 	if err != nil {
 		return nil, err
 	}
+	c.SpillTo(spill)
 	if err := analyze.Drive(src, p, workers, c.Step); err != nil {
 		return nil, err
 	}
@@ -270,7 +302,7 @@ func Run(src ingest.Reader, cfg Config, workers int, problem func(rec *ingest.Re
 	if _, err := cfg.normalize(); err != nil {
 		return nil, err
 	}
-	t, err := Collect(src, cfg.Profile, workers, problem)
+	t, err := Collect(src, cfg.Profile, workers, problem, Spill{})
 	if err != nil {
 		return nil, err
 	}

@@ -363,7 +363,16 @@ type outcomeBuilder struct {
 	o       AgentOutcome
 	touched bool
 	saved   [3]analyze.Saved // inside a loop, healthy traffic, no ground truth
+	// For a loop agent: the first kill inside its loop, and whether some
+	// kill came before it starts or after it ends.
+	caught         analyze.Kill
+	hasCaught      bool
+	early, outside bool
 }
+
+// outcomeKills is how many of an agent's kills AgentOutcome.Kills keeps
+// (tests raise it to compare every kill with a replay).
+var outcomeKills = 1
 
 func (b *outcomeBuilder) refuse(i int) {
 	b.touched = true
@@ -385,7 +394,22 @@ func (b *outcomeBuilder) refuse(i int) {
 func (b *outcomeBuilder) kill(i int, k analyze.Kill) {
 	r := &b.a.reqs[i]
 	k.Seq, k.AgentN, k.TS, k.Source = r.seq, i+1, r.ts, r.pos
-	b.o.Kills = append(b.o.Kills, k)
+	b.o.KillCount++
+	if len(b.o.Kills) < outcomeKills {
+		b.o.Kills = append(b.o.Kills, k)
+	}
+	if tr := b.truth; tr.Class == ClassLoop {
+		switch {
+		case k.AgentN >= tr.Start && k.AgentN <= tr.End:
+			if !b.hasCaught {
+				b.caught, b.hasCaught = k, true
+			}
+		case k.AgentN < tr.Start:
+			b.early = true
+		default:
+			b.outside = true
+		}
+	}
 	if k.Action == analyze.ActionBlock {
 		b.o.Blocks++
 	}
@@ -414,7 +438,7 @@ func (b *outcomeBuilder) replay(cfg analyze.Config) error {
 func (b *outcomeBuilder) judge(lateAfter int, novel []int8) *AgentOutcome {
 	o := &b.o
 	o.Agent = b.a.name
-	if len(o.Kills) == 0 {
+	if o.KillCount == 0 {
 		if b.truth.Class == ClassLoop {
 			o.Verdict = VerdictMissed
 		}
@@ -423,31 +447,17 @@ func (b *outcomeBuilder) judge(lateAfter int, novel []int8) *AgentOutcome {
 	tr := b.truth
 	switch tr.Class {
 	case ClassLoop:
-		var caught *analyze.Kill
-		early := false
-		for i := range o.Kills {
-			k := &o.Kills[i]
-			switch {
-			case k.AgentN >= tr.Start && k.AgentN <= tr.End:
-				if caught == nil {
-					caught = k
-				}
-			case k.AgentN < tr.Start:
-				early = true
-				o.FalsePositive = true
-			default:
-				o.FalsePositive = true
-			}
-		}
+		o.FalsePositive = b.early || b.outside
 		switch {
-		case caught != nil:
+		case b.hasCaught:
+			caught := &b.caught
 			o.DelayRequests = caught.AgentN - tr.Ref
 			o.DelaySeconds = caught.TS.Sub(tr.RefTS).Seconds()
 			o.Verdict = VerdictCaught
 			if o.DelayRequests > lateAfter {
 				o.Verdict = VerdictCaughtLate
 			}
-		case early:
+		case b.early:
 			o.Verdict = VerdictKilledEarly
 		default:
 			o.Verdict = VerdictMissed
@@ -503,7 +513,7 @@ func (tc *TruthCounts) add(a *Agent) {
 // order, so the sums are those of a replay's totals).
 func (s *Setting) add(o *AgentOutcome, tr *Agent, b *outcomeBuilder) {
 	s.Agents = append(s.Agents, *o)
-	if len(o.Kills) > 0 {
+	if o.KillCount > 0 {
 		s.AgentsKilled++
 	}
 	switch o.Verdict {

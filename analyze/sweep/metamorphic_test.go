@@ -124,8 +124,9 @@ func randomCapture(seed uint64, n int, controls bool) []byte {
 	return buf.Bytes()
 }
 
-// checkAgainstReplay compares every setting of res with a replay of data.
-func checkAgainstReplay(t *testing.T, data []byte, cfg sweep.Config, res *sweep.Result) {
+// checkAgainstReplay: every setting of res equals a replay there; the
+// outcomes' kills (every one when all, else the first) are the replay's.
+func checkAgainstReplay(t *testing.T, data []byte, cfg sweep.Config, res *sweep.Result, all bool) {
 	t.Helper()
 	for si := range res.Settings {
 		s := &res.Settings[si]
@@ -150,12 +151,16 @@ func checkAgainstReplay(t *testing.T, data []byte, cfg sweep.Config, res *sweep.
 				t.Errorf("%s %s: sweep left it alone, replay killed %d, refused %d", at, a.Agent, len(a.Kills()), a.Saved().Requests)
 				continue
 			}
-			if o.Blocked != a.Blocked() || o.Blocks != a.Blocks() || o.Saved != a.Saved() || len(o.Kills) != len(a.Kills()) {
-				t.Errorf("%s %s: blocked %d blocks %d saved %+v kills %d; replay %d %d %+v %d", at, a.Agent,
-					o.Blocked, o.Blocks, o.Saved, len(o.Kills), a.Blocked(), a.Blocks(), a.Saved(), len(a.Kills()))
+			kept := min(len(a.Kills()), 1)
+			if all {
+				kept = len(a.Kills())
+			}
+			if o.Blocked != a.Blocked() || o.Blocks != a.Blocks() || o.Saved != a.Saved() || o.KillCount != len(a.Kills()) || len(o.Kills) != kept {
+				t.Errorf("%s %s: blocked %d blocks %d saved %+v kills %d (%d kept); replay %d %d %+v %d", at, a.Agent,
+					o.Blocked, o.Blocks, o.Saved, o.KillCount, len(o.Kills), a.Blocked(), a.Blocks(), a.Saved(), len(a.Kills()))
 				continue
 			}
-			for i, k := range a.Kills() {
+			for i, k := range a.Kills()[:kept] {
 				k.Alert = analyze.Alert{}
 				g := o.Kills[i]
 				if !g.TS.Equal(k.TS) {
@@ -193,6 +198,22 @@ func TestSweepEqualsReplay(t *testing.T) {
 			cfg := sweep.Config{Profile: tt.profile, Mode: tt.mode, Windows: windows, Thresholds: thresholds,
 				ReactivateAfter: tt.reactivate, RetryAfter: time.Minute, LateAfter: 10}
 			res := sweepBytes(t, "m.jsonl", data, cfg)
+			checkAgainstReplay(t, data, cfg, res, false)
+			// Every kill, not only the first, is the replay's; and
+			// keeping them changes nothing else.
+			restore := sweep.KeepAllKills()
+			all := sweepBytes(t, "m.jsonl", data, cfg)
+			restore()
+			checkAgainstReplay(t, data, cfg, all, true)
+			for si := range all.Settings {
+				for oi := range all.Settings[si].Agents {
+					o := &all.Settings[si].Agents[oi]
+					o.Kills = o.Kills[:min(len(o.Kills), 1)]
+				}
+			}
+			if !reflect.DeepEqual(all, res) {
+				t.Error("keeping every kill changes more than the outcomes' kill lists")
+			}
 			kills := 0
 			for _, s := range res.Settings {
 				kills += s.AgentsKilled
@@ -200,7 +221,6 @@ func TestSweepEqualsReplay(t *testing.T) {
 			if kills == 0 {
 				t.Fatal("no kill anywhere: the capture tests nothing")
 			}
-			checkAgainstReplay(t, data, cfg, res)
 			t.Logf("%d kills over %d settings, %d (agent, setting) pairs replayed exactly", kills, len(res.Settings), res.Exact)
 		})
 	}

@@ -12,10 +12,10 @@ import (
 // Collected requests are packed: an agent's requests are one byte string
 // of variable-length records, each field written only when it is not the
 // usual value and numbers as deltas from the agent's previous request, so
-// that a sweep holds about 40 bytes per request rather than a 200-byte
-// struct (a 10 GB capture: ~1 GB before). A sweep unpacks one agent at a
-// time into sweepReq structs, evaluates it at every setting and lets the
-// structs go.
+// that a sweep holds 20–40 bytes per request rather than a 200-byte
+// struct, and past a budget none (spill.go: they go to a spill store). A
+// sweep unpacks one agent at a time into sweepReq structs, evaluates it
+// at every setting and lets the structs go.
 //
 // A record: a uvarint of flags, then the seq delta (uvarint), the time
 // (seconds delta as a varint, nanoseconds as a uvarint, or milliseconds
@@ -157,11 +157,10 @@ func (p *packer) add(a *sweepTraffic, r *sweepReq) {
 	a.n++
 }
 
-// unpack sets a.reqs to the agent's requests, in reqs's storage (grown as
-// needed); the caller sets a.reqs to nil when done with them.
-func (p *packer) unpack(a *sweepTraffic, reqs []sweepReq) []sweepReq {
+// unpack returns the agent's requests, packed in b (its whole byte
+// string, spilled segments included), in reqs's storage (grown as needed).
+func (p *packer) unpack(a *sweepTraffic, b []byte, reqs []sweepReq) []sweepReq {
 	reqs = slices.Grow(reqs[:0], a.n)
-	b := a.packed
 	var st packState
 	uv := func() uint64 {
 		v, n := binary.Uvarint(b)

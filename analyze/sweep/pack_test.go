@@ -59,7 +59,7 @@ func TestPackRoundTrip(t *testing.T) {
 	}
 	var scratch []sweepReq
 	for i, a := range agents {
-		scratch = p.unpack(a, scratch)
+		scratch = p.unpack(a, a.packed, scratch)
 		if a.n != len(want[i]) || len(scratch) != len(want[i]) {
 			t.Fatalf("agent %d: %d requests unpacked, n %d, want %d", i, len(scratch), a.n, len(want[i]))
 		}

@@ -149,11 +149,15 @@ const HeuristicText = "a kill without ground truth is a likely false positive wh
 // refused requests of.
 type AgentOutcome struct {
 	Agent string
-	// Kills are the firings, in order (Alert is not filled in).
-	Kills   []analyze.Kill
-	Blocked int           // requests refused while inactive
-	Blocks  int           // requests refused by the block variant
-	Saved   analyze.Saved // every refused request, as AgentSummary.Saved
+	// Kills are the first firings (Alert is not filled in): the first
+	// one only, so that a setting's outcomes stay bounded
+	// in agents when the block variant fires at every request of a loop;
+	// KillCount counts them all.
+	Kills     []analyze.Kill
+	KillCount int
+	Blocked   int           // requests refused while inactive
+	Blocks    int           // requests refused by the block variant
+	Saved     analyze.Saved // every refused request, as AgentSummary.Saved
 	// Verdict judges the outcome by ground truth; FalsePositive says some
 	// kill hit the agent outside its loop (any kill of a legit agent).
 	Verdict       Verdict

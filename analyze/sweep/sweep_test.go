@@ -159,7 +159,7 @@ func checkLabelled(t *testing.T, res *sweep.Result) {
 				continue
 			}
 			killed++
-			if o == nil || len(o.Kills) != 1 || o.Kills[0].AgentN != wk.n || o.Verdict != wk.verdict || o.DelayRequests != wk.delay {
+			if o == nil || o.KillCount != 1 || o.Kills[0].AgentN != wk.n || o.Verdict != wk.verdict || o.DelayRequests != wk.delay {
 				t.Errorf("w%d t%v %s: %+v, want kill at %d (%s, delay %d)", s.Window, s.Threshold, name, o, wk.n, wk.verdict, wk.delay)
 				continue
 			}
@@ -460,7 +460,7 @@ func TestSweepConfigErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
 		}
 	}
-	tr, err := sweep.Collect(ingest.NewJSONL(bytes.NewReader(data), "h.jsonl", ingest.JSONLOptions{}), analyze.ProfileSpec, 1, nil)
+	tr, err := sweep.Collect(ingest.NewJSONL(bytes.NewReader(data), "h.jsonl", ingest.JSONLOptions{}), analyze.ProfileSpec, 1, nil, sweep.Spill{})
 	if err != nil {
 		t.Fatal(err)
 	}

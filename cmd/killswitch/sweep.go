@@ -37,6 +37,7 @@ type sweepFlags struct {
 	windows, thresholds, profile, profiles, mode, labels, format, output string
 	maxFP, late, workers                                                 int
 	input                                                                inputOptions
+	spill                                                                spillFlags
 	reactivateAfter, retryAfter                                          time.Duration
 	strict, verbose, allowEmpty, all, wide                               bool
 }
@@ -55,6 +56,7 @@ func cmdSweep(e *env, args []string) int {
 	fs.StringVarP(&f.format, "format", "f", "table", "output: table, json, csv, markdown or html (one self-contained page with charts)")
 	fs.StringVarP(&f.output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
 	f.input.register(fs)
+	f.spill.register(fs)
 	fs.DurationVar(&f.reactivateAfter, "reactivate-after", 0, "simulate an operator re-activating killed agents after this delay (e.g. 10m)")
 	fs.DurationVar(&f.retryAfter, "retry-after", 60*time.Second, "block mode: the retry_after_seconds a refusal announces")
 	policy := fs.String("policy", "loop", "the kill switch swept: loop, breaker (--error-rates, --min-samples, --error-windows, --counter-ttls)\n"+
@@ -110,6 +112,11 @@ func cmdSweep(e *env, args []string) int {
 	if len(profiles) > 1 && slices.Contains(fs.Args(), "-") {
 		return errorf(e, "sweep", "--profiles reads the captures once per profile: standard input can be read only once (give a file)")
 	}
+	spill, spillFile, err := f.spill.spill(e)
+	if err != nil {
+		return errorf(e, "sweep", "%v", err)
+	}
+	defer spillFile.Close()
 	var results []*sweep.Result
 	for i, p := range profiles {
 		cfg, err := f.config(p)
@@ -118,7 +125,12 @@ func cmdSweep(e *env, args []string) int {
 		}
 		// Each profile reads the same captures: their problems are
 		// reported on the first read only.
-		tr, err := f.collect(e, fs.Args(), p, i > 0)
+		if spillFile != nil {
+			if err := spillFile.Reset(); err != nil {
+				return errorf(e, "sweep", "%v", err)
+			}
+		}
+		tr, err := f.collect(e, fs.Args(), p, i > 0, spill)
 		if err != nil {
 			return errorf(e, "sweep", "%v", err)
 		}
@@ -141,6 +153,9 @@ func cmdSweep(e *env, args []string) int {
 	}
 	if err != nil {
 		return errorf(e, "sweep", "%v", err)
+	}
+	if n := spillFile.note(); n != "" && f.verbose {
+		fmt.Fprintf(e.stderr, "killswitch sweep: %s\n", n)
 	}
 	for _, w := range res.Input.Warnings {
 		fmt.Fprintf(e.stderr, "%s: warning: %s\n", w.Pos, w.Msg)
@@ -273,7 +288,7 @@ func (c countingRecords) Scan() bool {
 
 // collect opens every path, merges them in time order and reads them once
 // for the sweep. Problems go to standard error as they are met.
-func (f *sweepFlags) collect(e *env, paths []string, p *analyze.Profile, quiet bool) (*sweep.Traffic, error) {
+func (f *sweepFlags) collect(e *env, paths []string, p *analyze.Profile, quiet bool, spill sweep.Spill) (*sweep.Traffic, error) {
 	set, err := openAll(e, paths, f.input)
 	if err != nil {
 		return nil, err
@@ -284,5 +299,5 @@ func (f *sweepFlags) collect(e *env, paths []string, p *analyze.Profile, quiet b
 	if quiet {
 		problem = func(*ingest.Record, string) error { return nil }
 	}
-	return sweep.Collect(countingRecords{set.src, &set.records}, p, f.workers, problem)
+	return sweep.Collect(countingRecords{set.src, &set.records}, p, f.workers, problem, spill)
 }
