@@ -230,3 +230,36 @@ func checkWorkers(n int) error {
 	}
 	return nil
 }
+
+// scratchFile is a temporary working file that never outlives the run: it
+// is unlinked as soon as it is created where the system allows it (so an
+// interrupt or a crash leaves nothing behind), else removed by close or
+// on SIGINT/SIGTERM like the temporary outputs.
+type scratchFile struct {
+	*os.File
+	tracked bool // not unlinked: removed by close
+}
+
+// createScratch creates a scratch file named after pattern in dir
+// (os.TempDir when "").
+func createScratch(dir, pattern string) (*scratchFile, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	s := &scratchFile{File: f}
+	if os.Remove(f.Name()) != nil {
+		trackTemp(f.Name())
+		s.tracked = true
+	}
+	return s, nil
+}
+
+// close closes and removes the file.
+func (s *scratchFile) close() {
+	s.File.Close()
+	if s.tracked {
+		os.Remove(s.Name())
+		untrackTemp(s.Name())
+	}
+}

@@ -20,31 +20,24 @@ import (
 // and an entry per agent. The file holds one record per decision: the
 // agent (length and bytes), score and threshold (float64 bits), window
 // and action; once the replay is over, one sequential read keeps the
-// points of the charted agents. The file is unlinked as soon as it is
-// open where the system allows it, so nothing is left behind however the
-// run ends.
+// points of the charted agents. The file is a scratchFile: nothing is
+// left behind however the run ends.
 type seriesSpill struct {
-	f   *os.File
+	f   *scratchFile
 	w   *bufio.Writer
 	buf []byte
 	n   int64 // records written
-	// unlinked: the file was removed as soon as it was open.
-	unlinked bool
 }
 
 // spillPrefix names the temporary files in os.TempDir (TMPDIR).
 const spillPrefix = "killswitch-series-*"
 
 func newSeriesSpill() (*seriesSpill, error) {
-	f, err := os.CreateTemp("", spillPrefix)
+	f, err := createScratch("", spillPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("cannot keep the chart scores in a temporary file in %s: %w (set TMPDIR to a writable directory)", os.TempDir(), unwrapPath(err))
 	}
-	s := &seriesSpill{f: f, w: bufio.NewWriterSize(f, 1<<20), unlinked: os.Remove(f.Name()) == nil}
-	if !s.unlinked {
-		trackTemp(f.Name()) // removed by close, or on an interrupt
-	}
-	return s, nil
+	return &seriesSpill{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
 }
 
 // hooks adds to h a decision hook that writes each decision's point,
@@ -142,10 +135,4 @@ func (s *seriesSpill) collect(sum *analyze.Summary) (*analyze.SeriesCollector, e
 }
 
 // close closes and removes the file.
-func (s *seriesSpill) close() {
-	s.f.Close()
-	if !s.unlinked {
-		os.Remove(s.f.Name())
-		untrackTemp(s.f.Name())
-	}
-}
+func (s *seriesSpill) close() { s.f.close() }

@@ -52,11 +52,10 @@ func (s *spillFlags) spill(e *env) (sweep.Spill, *spillFile, error) {
 // temporary outputs.
 type spillFile struct {
 	dir, budget string // for messages
-	f           *os.File
+	f           *scratchFile
 	w           *bufio.Writer
 	off         int64 // bytes appended since the last Reset
 	total       int64 // bytes appended in all
-	tracked     bool
 }
 
 func (s *spillFile) fail(op string, err error) error {
@@ -67,13 +66,9 @@ func (s *spillFile) fail(op string, err error) error {
 // Append implements sweep.SpillStore.
 func (s *spillFile) Append(p []byte) (int64, error) {
 	if s.f == nil {
-		f, err := os.CreateTemp(s.dir, "killswitch-sweep-*.spill")
+		f, err := createScratch(s.dir, "killswitch-sweep-*.spill")
 		if err != nil {
 			return 0, s.fail("cannot create", err)
-		}
-		if os.Remove(f.Name()) != nil {
-			trackTemp(f.Name())
-			s.tracked = true
 		}
 		s.f, s.w = f, bufio.NewWriterSize(f, 1<<20)
 	}
@@ -133,10 +128,6 @@ func (s *spillFile) Close() {
 	if s == nil || s.f == nil {
 		return
 	}
-	s.f.Close()
-	if s.tracked {
-		os.Remove(s.f.Name())
-		untrackTemp(s.f.Name())
-	}
+	s.f.close()
 	s.f = nil
 }

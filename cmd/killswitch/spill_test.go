@@ -97,7 +97,7 @@ func TestSpillFileFull(t *testing.T) {
 		t.Skip("no /dev/full:", err)
 	}
 	defer full.Close()
-	s := &spillFile{dir: "/somewhere", budget: "64MiB", f: full, w: bufio.NewWriterSize(full, 16)}
+	s := &spillFile{dir: "/somewhere", budget: "64MiB", f: &scratchFile{File: full}, w: bufio.NewWriterSize(full, 16)}
 	if _, err := s.Append(make([]byte, 100)); err == nil ||
 		err.Error() != "cannot write the temporary spill file in /somewhere: no space left on device (--tmp-dir DIR spills elsewhere; --spill-budget, now 64MiB, keeps more in memory; off keeps everything)" {
 		t.Errorf("Append: %v", err)
