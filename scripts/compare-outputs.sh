@@ -55,6 +55,20 @@ run_all() { # BIN OUTDIR
     run replay -f $f --all "$tmp/many.jsonl"
   done
   run replay -f html - < "$tmp/many.jsonl"
+  # The other policies.
+  for f in table markdown json jsonl csv html; do
+    run replay --policy breaker -f $f fixtures/breaker/*.jsonl
+    run replay --policy gateway -f $f fixtures/gateway/incidents.jsonl fixtures/gateway/m22.jsonl
+    run replay --policy gateway --profile spec -f $f fixtures/gateway/incidents.jsonl
+  done
+  run replay --policy breaker --writes "$out/w$i.redis" fixtures/breaker/*.jsonl
+  run replay --policy gateway --profile spec --writes "$out/w$i.sql" fixtures/gateway/incidents.jsonl
+  for f in table json csv html; do run sweep --policy breaker -f $f fixtures/breaker/*.jsonl; done
+  for f in table json markdown; do
+    run sweep --policy gateway -f $f fixtures/gateway/m22.jsonl
+    run sweep --policy gateway --profile spec --rpms 1,2 --spike-rates 0.5 -f $f fixtures/gateway/incidents.jsonl
+  done
+  run check fixtures/breaker fixtures/gateway
 }
 scripts/gen-agents.sh 60 12 > "$tmp/many.jsonl"
 run_all "$tmp/ks-base" "$tmp/base-out"
