@@ -8,26 +8,6 @@ import (
 	"github.com/killswitch/killswitch/ingest"
 )
 
-// Outcome is what a breaker sweep keeps of one request: the record without
-// its bodies, and whether its response was an error body.
-type Outcome struct {
-	Rec     ingest.Record
-	ErrBody bool
-}
-
-// Collector keeps the outcomes of requests, in replay order.
-type Collector struct {
-	Outcomes []Outcome
-	json     fastjson.Parser
-}
-
-// Add keeps rec (a request) without its bodies.
-func (c *Collector) Add(rec *ingest.Record) {
-	o := Outcome{Rec: *rec, ErrBody: errorBody(&c.json, rec.Response)}
-	o.Rec.Request, o.Rec.Response = nil, nil
-	c.Outcomes = append(c.Outcomes, o)
-}
-
 // errorBody reports whether a response is an error document ({"error": …}
 // not null).
 func errorBody(p *fastjson.Parser, resp []byte) bool {
@@ -62,19 +42,22 @@ type SweepResult struct {
 	MaxOutside  int
 }
 
-// Sweep replays the outcomes at every setting of the grid (the breaker is
-// cheap: one pass per setting). The recommendation is the setting with the
-// most trips inside labelled incidents and at most maxOutside outside
-// them; ties go to fewer refused requests, then the higher rate, the
-// higher min_samples, the longer window.
-func Sweep(outcomes []Outcome, base Config, rates []float64, minSamples []int, windows []time.Duration, ttls []CounterTTL, maxOutside int) (*SweepResult, error) {
-	res := &SweepResult{Recommended: -1, Requests: len(outcomes), MaxOutside: maxOutside}
-	for _, o := range outcomes {
-		if o.Rec.Label != ingest.LabelNone {
-			res.Labelled = true
-			break
-		}
-	}
+// Sweeper replays requests at every setting of a grid as they are read:
+// a breaker per setting, each stepped with every request (the breaker is
+// cheap), so nothing is kept per request. The recommendation is the
+// setting with the most trips inside labelled incidents and at most
+// maxOutside outside them; ties go to fewer refused requests, then the
+// higher rate, the higher min_samples, the longer window.
+type Sweeper struct {
+	res      SweepResult
+	breakers []*Breaker
+	json     fastjson.Parser
+}
+
+// NewSweeper prepares the grid in the order rates × min samples × windows
+// × TTLs; a setting a breaker cannot run at is an error.
+func NewSweeper(base Config, rates []float64, minSamples []int, windows []time.Duration, ttls []CounterTTL, maxOutside int) (*Sweeper, error) {
+	sw := &Sweeper{res: SweepResult{Recommended: -1, MaxOutside: maxOutside}}
 	for _, rate := range rates {
 		for _, ms := range minSamples {
 			for _, w := range windows {
@@ -86,44 +69,64 @@ func Sweep(outcomes []Outcome, base Config, rates []float64, minSamples []int, w
 					if err != nil {
 						return nil, err
 					}
-					s := SweepSetting{Rules: cfg.Default, TTL: ttl}
-					for i := range outcomes {
-						d, ok := b.Step(&outcomes[i].Rec, outcomes[i].ErrBody)
-						if !ok || d.Action != ActionTrip {
-							continue
-						}
-						switch outcomes[i].Rec.Label {
-						case ingest.LabelLoop:
-							s.Inside++
-						case ingest.LabelLegit:
-							s.Outside++
-						default:
-							s.Unlabelled++
-						}
-					}
-					r := b.Finish()
-					s.Trips, s.Refused = r.Trips, r.Refused
-					for _, sc := range r.Scopes {
-						if len(sc.Trips) > 0 {
-							s.ScopesTripped++
-						}
-					}
-					grouped := map[GroupTrip]bool{}
-					for _, g := range r.Groups {
-						for _, t := range g.Trips {
-							grouped[t] = true
-						}
-					}
-					s.InGroups = len(grouped)
-					res.Settings = append(res.Settings, s)
+					sw.breakers = append(sw.breakers, b)
+					sw.res.Settings = append(sw.res.Settings, SweepSetting{Rules: cfg.Default, TTL: ttl})
 				}
 			}
 		}
 	}
+	return sw, nil
+}
+
+// Step replays one request (control records are not swept) at every
+// setting.
+func (sw *Sweeper) Step(rec *ingest.Record) {
+	sw.res.Requests++
+	if rec.Label != ingest.LabelNone {
+		sw.res.Labelled = true
+	}
+	errBody := errorBody(&sw.json, rec.Response)
+	for i, b := range sw.breakers {
+		d, ok := b.Step(rec, errBody)
+		if !ok || d.Action != ActionTrip {
+			continue
+		}
+		s := &sw.res.Settings[i]
+		switch rec.Label {
+		case ingest.LabelLoop:
+			s.Inside++
+		case ingest.LabelLegit:
+			s.Outside++
+		default:
+			s.Unlabelled++
+		}
+	}
+}
+
+// Finish ends the replays and returns the sweep.
+func (sw *Sweeper) Finish() *SweepResult {
+	res := &sw.res
+	for i, b := range sw.breakers {
+		s := &res.Settings[i]
+		r := b.Finish()
+		s.Trips, s.Refused = r.Trips, r.Refused
+		for _, sc := range r.Scopes {
+			if len(sc.Trips) > 0 {
+				s.ScopesTripped++
+			}
+		}
+		grouped := map[GroupTrip]bool{}
+		for _, g := range r.Groups {
+			for _, t := range g.Trips {
+				grouped[t] = true
+			}
+		}
+		s.InGroups = len(grouped)
+	}
 	if res.Labelled {
 		for i := range res.Settings {
 			s := &res.Settings[i]
-			if s.Outside > maxOutside {
+			if s.Outside > res.MaxOutside {
 				continue
 			}
 			if res.Recommended < 0 || betterSetting(s, &res.Settings[res.Recommended]) {
@@ -131,7 +134,7 @@ func Sweep(outcomes []Outcome, base Config, rates []float64, minSamples []int, w
 			}
 		}
 	}
-	return res, nil
+	return res
 }
 
 func betterSetting(a, b *SweepSetting) bool {

@@ -84,7 +84,10 @@ func runBreakerSweep(e *env, f *sweepFlags, bf *breakerSweepFlags, paths []strin
 	}
 	defer set.close()
 	problem := reportProblem(e, f.strict, f.verbose)
-	var col breaker.Collector
+	sw, err := breaker.NewSweeper(base, rates, ms, windows, ttls, f.maxFP)
+	if err != nil {
+		return errorf(e, "sweep", "--policy breaker: %v", err)
+	}
 	malformed := 0
 	for set.src.Scan() {
 		rec := set.src.Record()
@@ -98,18 +101,15 @@ func runBreakerSweep(e *env, f *sweepFlags, bf *breakerSweepFlags, paths []strin
 			continue
 		}
 		if rec.Control == nil {
-			col.Add(rec)
+			sw.Step(rec)
 		}
 	}
 	if err := set.src.Err(); err != nil {
 		return errorf(e, "sweep", "%v", err)
 	}
-	if len(col.Outcomes) == 0 && !f.allowEmpty {
+	res := sw.Finish()
+	if res.Requests == 0 && !f.allowEmpty {
 		return errorf(e, "sweep", "%v", noRequests(0, malformed, nil))
-	}
-	res, err := breaker.Sweep(col.Outcomes, base, rates, ms, windows, ttls, f.maxFP)
-	if err != nil {
-		return errorf(e, "sweep", "%v", err)
 	}
 	err = writeOutput(e, f.output, func(w io.Writer) error {
 		switch f.format {
