@@ -24,7 +24,9 @@ type Policy interface {
 	Name() string
 	// Control applies a control record at its time.
 	Control(rec *ingest.Record, fx *Effects)
-	// Decide decides one request with its features.
+	// Decide decides one request with its features. The record's bodies
+	// are valid only during the call (the replay reuses their memory for
+	// later records): a policy that keeps any of their bytes copies them.
 	Decide(rec *ingest.Record, f *Features, d *Decision, fx *Effects)
 }
 

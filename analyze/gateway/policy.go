@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/killswitch/killswitch/analyze"
@@ -48,6 +49,9 @@ func (p *Policy) Decide(rec *ingest.Record, f *analyze.Features, d *analyze.Deci
 	if !ok {
 		return
 	}
+	// The body is the replay's until the next batch: the decision keeps a
+	// copy for the state writes (request_json).
+	gd.RequestJSON = bytes.Clone(gd.RequestJSON)
 	p.decisions = append(p.decisions, gd)
 	if gd.Invalid != "" {
 		// Bad input: reported with its position as it is met, and counted.
