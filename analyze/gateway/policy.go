@@ -18,6 +18,9 @@ type Policy struct {
 	g         *Gateway
 	decisions []Decision
 	result    *Result
+	// NoDecisions: keep none (the reports that need only the result:
+	// memory then does not grow with the capture's calls).
+	NoDecisions bool
 }
 
 // NewPolicy returns the gateway policy configured by cfg.
@@ -49,10 +52,12 @@ func (p *Policy) Decide(rec *ingest.Record, f *analyze.Features, d *analyze.Deci
 	if !ok {
 		return
 	}
-	// The body is the replay's until the next batch: the decision keeps a
-	// copy for the state writes (request_json).
-	gd.RequestJSON = bytes.Clone(gd.RequestJSON)
-	p.decisions = append(p.decisions, gd)
+	if !p.NoDecisions {
+		// The body is the replay's until the next batch: the decision
+		// keeps a copy for the state writes (request_json).
+		gd.RequestJSON = bytes.Clone(gd.RequestJSON)
+		p.decisions = append(p.decisions, gd)
+	}
 	if gd.Invalid != "" {
 		// Bad input: reported with its position as it is met, and counted.
 		fx.Warnings = append(fx.Warnings, fmt.Sprintf("the live gateway answers %d: %s", gd.HTTPStatus, gd.Invalid))

@@ -58,6 +58,10 @@ func (g *gatewayRun) run(e *env, paths []string) int {
 	if err != nil {
 		return errorf(e, "replay", "%v", err)
 	}
+	// The table, Markdown and JSON reports need only the result; the
+	// decision records, CSV, HTML and the state writes need every call.
+	pol.NoDecisions = g.writes == "" && g.apply == "" &&
+		(g.format == report.FormatTable || g.format == report.FormatMarkdown || g.format == report.FormatJSON)
 	acfg := analyze.NewConfig()
 	acfg.Profile = analyze.ProfileUsage // no loop detector in the stack: only the usage is extracted
 	acfg.Policies = []analyze.Policy{pol}
