@@ -75,17 +75,115 @@ func (w *window) skip() byte {
 	}
 }
 
-// value returns the end (in buf) of the valid JSON object or array at
-// w.i, reading on as far as it needs; -1 when there is none.
-func (w *window) value() int {
+// value returns the end (in buf) of the valid JSON value at w.i, at
+// nesting depth depth, reading on as far as it needs (a number is not
+// taken to end where the window does); -1 when there is none.
+func (w *window) value(depth int) int {
 	for {
-		if end := strictValue(w.buf, w.i, 1); end >= 0 {
+		if end := strictValue(w.buf, w.i, depth); end >= 0 && (end < len(w.buf) || w.base+int64(end) >= w.size) {
 			return end
 		}
 		if !w.more() {
 			return -1
 		}
 	}
+}
+
+// take returns the valid JSON value at w.i (valid UTF-8: the bytes are
+// the window's) and moves past it; false when there is none.
+func (w *window) take(depth int) ([]byte, bool) {
+	end := w.value(depth)
+	if end < 0 || !utf8.Valid(w.buf[w.i:end]) {
+		return nil, false
+	}
+	b := w.buf[w.i:end]
+	w.i = end
+	return b, true
+}
+
+// members walks the object at w.i ('{') at depth: fn gets each key with
+// w.i at its value, and moves past the value. false when the object is
+// not valid JSON or fn says so.
+func (w *window) members(depth int, fn func(key string) bool) bool {
+	w.i++
+	c := w.skip()
+	if c == '}' {
+		w.i++
+		return true
+	}
+	for {
+		if c != '"' {
+			return false
+		}
+		k, ok := w.take(depth + 1)
+		if !ok {
+			return false
+		}
+		key := validString(k) // before skip reads on over k's bytes
+		if w.skip() != ':' {
+			return false
+		}
+		w.i++
+		if w.skip() == 0 || !fn(key) {
+			return false
+		}
+		switch w.skip() {
+		case ',':
+			w.i++
+			c = w.skip()
+		case '}':
+			w.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// elems walks the array at w.i ('[') at depth as members walks objects.
+func (w *window) elems(depth int, fn func(n int) bool) bool {
+	w.i++
+	if w.skip() == ']' {
+		w.i++
+		return true
+	}
+	for n := 0; ; n++ {
+		if w.skip() == 0 || !fn(n) {
+			return false
+		}
+		switch w.skip() {
+		case ',':
+			w.i++
+		case ']':
+			w.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// open starts a scan of the input when it is a regular file to be read
+// whole as documents, past a byte order mark; the line where its first
+// value starts. nil when the input is anything else.
+func (s *source) open() (*window, int64) {
+	if s.ra == nil || s.size <= 0 || !fastJSON || !s.wholeDocs() {
+		return nil, 0
+	}
+	w := &window{ra: s.ra, size: s.size}
+	for len(w.buf) < len(bom) && w.more() {
+	}
+	if bytes.HasPrefix(w.buf, bom) {
+		w.i = len(bom)
+	}
+	w.skip()
+	return w, w.lines + 1
+}
+
+// atEnd moves past the white space after the document and reports
+// whether the file ends there, as long as it was when opened.
+func (w *window) atEnd() bool {
+	return w.skip() == 0 && w.base+int64(w.i) == w.size
 }
 
 // scanArray reads the input, when it is a regular file holding exactly
@@ -95,45 +193,23 @@ func (w *window) value() int {
 // line where the array starts; false when the input is anything else, or
 // not a file (nothing is consumed: the source reads it as before).
 func (s *source) scanArray(fn func(i int, raw []byte)) (refs []elemRef, line int64, ok bool) {
-	if s.ra == nil || s.size <= 0 || !fastJSON || !s.wholeDocs() {
+	w, line := s.open()
+	if w == nil || w.skip() != '[' {
 		return nil, 0, false
 	}
-	w := &window{ra: s.ra, size: s.size}
-	for len(w.buf) < len(bom) && w.more() {
-	}
-	if bytes.HasPrefix(w.buf, bom) {
-		w.i = len(bom)
-	}
-	if w.skip() != '[' {
-		return nil, 0, false
-	}
-	line = w.lines + 1
-	w.i++
-	c := w.skip()
-	for c != ']' {
-		if c != '{' {
-			return nil, 0, false
+	ok = w.elems(0, func(n int) bool {
+		at := w.base + int64(w.i)
+		if w.buf[w.i] != '{' {
+			return false
 		}
-		end := w.value()
-		if end < 0 || !utf8.Valid(w.buf[w.i:end]) {
-			return nil, 0, false
+		raw, ok := w.take(1)
+		if ok {
+			fn(n, raw)
+			refs = append(refs, elemRef{off: at, n: len(raw)})
 		}
-		fn(len(refs), w.buf[w.i:end])
-		refs = append(refs, elemRef{off: w.base + int64(w.i), n: end - w.i})
-		w.i = end
-		switch c = w.skip(); c {
-		case ',':
-			w.i++
-			if c = w.skip(); c == ']' {
-				return nil, 0, false // a trailing comma
-			}
-		case ']':
-		default:
-			return nil, 0, false
-		}
-	}
-	w.i++
-	if w.skip() != 0 || w.base+int64(w.i) != s.size {
+		return ok
+	})
+	if !ok || !w.atEnd() {
 		return nil, 0, false // more after the array, or the file changed
 	}
 	return refs, line, true

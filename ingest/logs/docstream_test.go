@@ -62,7 +62,85 @@ func vercelStreamCases() []streamCase {
 	}
 	cases = append(cases, streamCase{name: "seed", data: []byte(`[{"spanContext":{},"startTime":[1e300,0]},{"startTime":"2026-01-02T09:00:00Z","attributes":null}]`)})
 	for _, reverse := range []bool{false, true} {
-		cases = append(cases, streamCase{fmt.Sprintf("tracegen reverse=%v", reverse), tracegen.VercelSpans(vercelCalls(40, reverse), nil), true})
+		cases = append(cases, streamCase{name: fmt.Sprintf("tracegen reverse=%v", reverse), data: tracegen.VercelSpans(vercelCalls(40, reverse), nil), streamed: true})
+	}
+	return cases
+}
+
+// multiline breaks a one-line document after its first byte, so that it
+// is read as a document, not as JSONL.
+func multiline(s string) []byte { return []byte(s[:1] + "\n" + s[1:]) }
+
+// otelStreamCases are the OTLP inputs of the differential test: the
+// fixture, the fuzz seeds and malformed cases (as they are, and broken
+// over lines), hand-made documents, and tracegen exports in and out of
+// time order.
+func otelStreamCases() []streamCase {
+	mixed := otlpDoc([]string{sa("service.name", "svc"), sa("user.id", "res-user")},
+		otlpSpan("r", "", "agent.run", "00", []string{oiKind("AGENT"), sa("session.id", "sess-1"), sa("gen_ai.agent.name", "oi-agent")}, ""),
+		otlpSpan("c", "r", "chat", "01", []string{sa("gen_ai.operation.name", "chat"), sa("gen_ai.prompt", "hi"),
+			sa("gen_ai.request.model", "m")}, ""),
+		otlpSpan("d", "c", "chat", "02", []string{sa("gen_ai.request.model", "m"), sa("gen_ai.conversation.id", "conv")}, ""),
+		otlpSpan("x", "x", "self", "03", []string{sa("gen_ai.request.model", "m")}, ""),
+		otlpSpan("y", "", "nothing", "04", []string{sa("gen_ai.operation.name", "embeddings")}, ""),
+		otlpSpan("z", "r", "bad start", "zz", []string{sa("gen_ai.request.model", "m")}, ""),
+		otlpSpan("k", "r", "llm", "05", []string{oiKind("LLM"), sa("input.value", `{"messages":[{"role":"user","content":"q"}],"api_key":"sk-no"}`),
+			sa("llm.invocation_parameters", `{"api_key":"sk-nope","temperature":1}`)}, ""),
+	)
+	// The resource after its spans, two resources, the older scope key.
+	late := `{"resourceSpans":[
+{"scopeSpans":[{"spans":[` + otlpSpan("a", "", "chat", "09", []string{sa("gen_ai.request.model", "m")}, "") + `]}],
+ "resource":{"attributes":[` + sa("service.name", "late") + `]}},
+{"resource":{"attributes":null},"instrumentationLibrarySpans":[{"spans":[` + otlpSpan("b", "a", "chat", "01", []string{sa("gen_ai.request.model", "m")}, "") + `]}]}
+], "extra": [1, 2.5e3, {"a": null}]}`
+	cases := []streamCase{
+		{name: "fixture", data: traceFixture("openinference-otlp.json"), streamed: true},
+		{name: "oiDoc", data: multiline(oiDoc), streamed: true},
+		{name: "mixed", data: multiline(mixed), streamed: true},
+		{name: "late resource", data: []byte(late), streamed: true},
+		{name: "snake", data: multiline(strings.Replace(mixed, "resourceSpans", "resource_spans", 1)), streamed: true},
+		// Left to the whole-document path.
+		{name: "one line", data: []byte(mixed)},
+		{name: "no spans", data: []byte("{\n\"resourceSpans\": []}")},
+		{name: "both keys", data: multiline(strings.Replace(mixed, `{"resourceSpans":[`, `{"resource_spans":[],"resourceSpans":[`, 1))},
+		{name: "two span lists", data: multiline(strings.Replace(mixed, `"spans":[`, `"spans":[],"spans":[`, 1))},
+		{name: "span not an object", data: multiline(strings.Replace(mixed, `"spans":[`, `"spans":[1,`, 1))},
+		{name: "attributes not a list", data: multiline(strings.Replace(mixed, `"attributes":[`+oiKind("AGENT"), `"attributes":{}, "x":[`+oiKind("AGENT"), 1))},
+		{name: "two documents", data: append(multiline(mixed), multiline(mixed)...)},
+		{name: "truncated", data: multiline(mixed[:len(mixed)-3])},
+		{name: "bad utf-8", data: multiline(strings.Replace(mixed, "agent.run", "agent\xff", 1))},
+	}
+	for i, seed := range fastSeeds() {
+		if seed.format == FormatOTel || seed.format == FormatOpenInference {
+			cases = append(cases, streamCase{name: fmt.Sprintf("seed %d", i), data: seed.data},
+				streamCase{name: fmt.Sprintf("seed %d multiline", i), data: multiline(string(seed.data))})
+		}
+	}
+	for i, c := range malformedCases {
+		if c.format == FormatOTel || c.format == FormatOpenInference {
+			cases = append(cases, streamCase{name: fmt.Sprintf("malformed %d", i), data: []byte(c.in)})
+			if len(c.in) > 0 {
+				cases = append(cases, streamCase{name: fmt.Sprintf("malformed %d multiline", i), data: multiline(c.in)})
+			}
+		}
+	}
+	for _, reverse := range []bool{false, true} {
+		spans := traceSpans()
+		for i := range 30 {
+			for _, s := range traceSpans() {
+				s.TraceID, s.SpanID, s.ParentID = fmt.Sprint(s.TraceID, i), fmt.Sprint(s.SpanID, i), fmt.Sprint(s.ParentID, i)
+				if s.ParentID == fmt.Sprint(i) {
+					s.ParentID = ""
+				}
+				d := time.Duration(i) * time.Minute
+				if reverse {
+					d = -d
+				}
+				s.Start, s.End = s.Start.Add(d), s.End.Add(d)
+				spans = append(spans, s)
+			}
+		}
+		cases = append(cases, streamCase{name: fmt.Sprintf("tracegen reverse=%v", reverse), data: tracegen.OpenInferenceOTLP(spans), streamed: true})
 	}
 	return cases
 }
@@ -102,11 +180,18 @@ func vercelCalls(n int, reverse bool) []tracegen.VercelCall {
 // same input read whole, at every window size.
 func TestStreamedReadsAlike(t *testing.T) {
 	defer func(w int) { streamWindow = w }(streamWindow)
-	for _, c := range vercelStreamCases() {
-		if len(c.data) == 0 {
+	formats := map[Format][]streamCase{FormatVercelAI: vercelStreamCases(), FormatOTel: otelStreamCases()}
+	for _, f := range []Format{FormatVercelAI, FormatOTel} {
+		testStreamedReadsAlike(t, f, formats[f])
+	}
+}
+
+func testStreamedReadsAlike(t *testing.T, format Format, cases []streamCase) {
+	for _, c := range cases {
+		if len(c.data) == 0 && c.streamed {
 			t.Fatalf("%s: no data", c.name)
 		}
-		whole, err := NewReader(bytes.NewReader(c.data), "in.json", FormatVercelAI, Options{})
+		whole, err := NewReader(bytes.NewReader(c.data), "in.json", format, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +202,7 @@ func TestStreamedReadsAlike(t *testing.T) {
 		for _, window := range []int{1, 7, 64, 1 << 20} {
 			streamWindow = window
 			file := sizedReader{Reader: bytes.NewReader(c.data), size: int64(len(c.data)), ra: bytes.NewReader(c.data)}
-			r, err := NewReader(file, "in.json", FormatVercelAI, Options{})
+			r, err := NewReader(file, "in.json", format, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,11 +210,18 @@ func TestStreamedReadsAlike(t *testing.T) {
 			if gerr != nil {
 				t.Fatalf("%s: streamed: %v", c.name, gerr)
 			}
-			if streamed := r.(*vercelReader).stream != nil; streamed != c.streamed {
-				t.Errorf("%s (window %d): streamed %v, want %v", c.name, window, streamed, c.streamed)
+			streamed := false
+			switch r := r.(type) {
+			case *vercelReader:
+				streamed = r.stream != nil
+			case *reader:
+				streamed = r.stream != nil
+			}
+			if streamed != c.streamed && !eitherPath(c.name) {
+				t.Errorf("%s %s (window %d): streamed %v, want %v", format, c.name, window, streamed, c.streamed)
 			}
 			if !reflect.DeepEqual(got, want) || fmt.Sprint(r.Err()) != fmt.Sprint(whole.Err()) {
-				t.Fatalf("%s (window %d): %d records (err %v), want %d (err %v)\n%s", c.name, window, len(got), r.Err(),
+				t.Fatalf("%s %s (window %d): %d records (err %v), want %d (err %v)\n%s", format, c.name, window, len(got), r.Err(),
 					len(want), whole.Err(), firstDiff(got, want))
 			}
 			for _, rec := range got {
@@ -149,4 +241,10 @@ func firstDiff[T any](got, want []T) string {
 		}
 	}
 	return "one is a prefix of the other"
+}
+
+// eitherPath reports a seed or malformed case, which the test reads both
+// ways without saying which path the streamed read takes.
+func eitherPath(name string) bool {
+	return strings.HasPrefix(name, "seed") || strings.HasPrefix(name, "malformed")
 }

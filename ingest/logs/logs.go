@@ -128,7 +128,12 @@ func NewReader(r io.Reader, name string, f Format, opt Options) (ingest.Reader, 
 	case FormatOTel, FormatOpenInference:
 		s := newSource(r, name)
 		c := &otel{src: s, opt: opt}
-		return &reader{src: s, conv: c.convert}, nil
+		return &reader{src: s, conv: c.convert, plan: func() recordStream {
+			if st := planOTel(c); st != nil {
+				return st
+			}
+			return nil
+		}}, nil
 	case FormatVercelAI:
 		return &vercelReader{src: newSource(r, name), opt: opt}, nil
 	case FormatOpenAIBatch, FormatAnthropicBatch:
@@ -146,9 +151,26 @@ type reader struct {
 	queue []*ingest.Record
 	cur   *ingest.Record
 	err   error
+	// plan, when set, is tried first: a stream of the records of a file
+	// read in two passes (see docstream.go), or nil to read as usual.
+	plan   func() recordStream
+	stream recordStream
+}
+
+// recordStream yields records one at a time: nil at the end, with the
+// error that ended the input early, if any.
+type recordStream interface {
+	next() (*ingest.Record, error)
 }
 
 func (r *reader) Scan() bool {
+	if r.plan != nil {
+		r.stream, r.plan = r.plan(), nil
+	}
+	if r.stream != nil {
+		r.cur, r.err = r.stream.next()
+		return r.cur != nil
+	}
 	for len(r.queue) == 0 {
 		u, ok := r.src.next()
 		if !ok {
