@@ -86,6 +86,14 @@ func otelStreamCases() []streamCase {
 		otlpSpan("z", "r", "bad start", "zz", []string{sa("gen_ai.request.model", "m")}, ""),
 		otlpSpan("k", "r", "llm", "05", []string{oiKind("LLM"), sa("input.value", `{"messages":[{"role":"user","content":"q"}],"api_key":"sk-no"}`),
 			sa("llm.invocation_parameters", `{"api_key":"sk-nope","temperature":1}`)}, ""),
+		// A session as a nested attribute, beside a flat one it overrides
+		// (flattenAttrs writes "session" first, then "session.id").
+		otlpSpan("p", "", "chain", "06", []string{oiKind("CHAIN"),
+			`{"key":"session","value":{"kvlistValue":{"values":[{"key":"id","value":{"stringValue":"nested"}}]}}}`}, ""),
+		otlpSpan("p2", "", "chain", "06", []string{oiKind("CHAIN"), sa("session.id", "flat"),
+			`{"key":"session","value":{"kvlistValue":{"values":[{"key":"id","value":{"stringValue":"nested"}}]}}}`}, ""),
+		otlpSpan("q", "p", "llm", "07", []string{oiKind("LLM"), sa("input.value", "q")}, ""),
+		otlpSpan("q2", "p2", "llm", "07", []string{oiKind("LLM"), sa("input.value", "q")}, ""),
 	)
 	// The resource after its spans, two resources, the older scope key.
 	late := `{"resourceSpans":[

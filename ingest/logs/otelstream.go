@@ -3,6 +3,7 @@ package logs
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/killswitch/killswitch/ingest"
@@ -147,7 +148,7 @@ func planOTel(c *otel) *otelStream {
 									st.vals = append(st.vals, st.strs.add(str(s.attrs[k])))
 								}
 								if s.attrs[oiKindAttr] != nil {
-									t := oiSpan(ingest.Pos{}, s, 0) // the light view holds no position
+									t := oiLightSpan(s)
 									l.oi = int32(len(oiTree.spans))
 									oiTree.add(t)
 									starts = append(starts, t.start)
@@ -262,4 +263,25 @@ func (st *otelStream) next() (*ingest.Record, error) {
 		}
 		return st.strs.strs[inh[slices.Index(agentKeys[:], key)]]
 	}).rec, nil
+}
+
+// oiLightSpan is what the light view needs of oiSpan(pos, s, …): ids,
+// name, start, kind, and of the flattened attributes those the agent is
+// looked up by, flattened from the attributes that can write them (a name
+// itself, one of its dotted prefixes, or "", which adds no prefix) in the
+// order flattenAttrs writes them.
+func oiLightSpan(s *span) *tspan {
+	t := &tspan{name: str(s.o["name"]), traceID: str(s.o["traceId"]), spanID: str(s.o["spanId"]), parentID: s.parent, attrs: obj{}}
+	sub := obj{}
+	for k, v := range s.attrs {
+		for _, ak := range oiAgentKeys {
+			if k == "" || k == ak.attr || strings.HasPrefix(ak.attr, k+".") {
+				sub[k] = v
+			}
+		}
+	}
+	flattenAttrs(t.attrs, "", sub, 0)
+	t.start, t.startErr = unixNano(s.o["startTimeUnixNano"])
+	oiClassify(t, str(s.attrs[oiKindAttr]))
+	return t
 }
