@@ -194,7 +194,24 @@ func TestStreamedReadsAlike(t *testing.T) {
 	}
 }
 
+// FuzzStreamedReadsAlike: any input reads alike whole and as a file
+// (streamed when it can be), as Vercel AI SDK spans and as OTLP.
+func FuzzStreamedReadsAlike(f *testing.F) {
+	for _, c := range vercelStreamCases() {
+		f.Add(c.data)
+	}
+	for _, c := range otelStreamCases() {
+		f.Add(c.data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, format := range []Format{FormatVercelAI, FormatOTel} {
+			testStreamedReadsAlike(t, format, []streamCase{{name: "seed fuzz", data: data}})
+		}
+	})
+}
+
 func testStreamedReadsAlike(t *testing.T, format Format, cases []streamCase) {
+	t.Helper()
 	for _, c := range cases {
 		if len(c.data) == 0 && c.streamed {
 			t.Fatalf("%s: no data", c.name)
