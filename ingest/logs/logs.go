@@ -16,7 +16,9 @@
 // array whose elements are the items). The choice is made once per input:
 // when its first non-blank line is a complete JSON value, or longer than
 // 64 KiB, the input is JSONL and is streamed line by line; otherwise it is
-// read whole as documents. If the documents do not parse and the input's
+// read whole as documents (a trace export in a regular file, Vercel AI SDK
+// spans or an OTLP document, is read in two passes instead of held whole,
+// to the same records: see docstream.go). If the documents do not parse and the input's
 // first and last non-blank lines both begin with '{', it is a JSONL file
 // with a broken line, and it is read as JSONL so that the other lines
 // still count.

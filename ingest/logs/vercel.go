@@ -48,7 +48,9 @@ import (
 //     else the root span's name, else the trace id.
 //
 // The whole input is read before the first record (a span's parent may
-// come after it); records are in start-time order, then input order.
+// come after it); records are in start-time order, then input order. A
+// span array in a regular file is read in two passes instead of held (see
+// docstream.go): the records are the same.
 // Positions name the span: "file:[3]" in an array, "file:12" in JSONL.
 type vercelReader struct {
 	src   *source
