@@ -43,14 +43,17 @@ func logFormat(lf Format) ingest.Format {
 }
 
 // sizedReader is content whose size is known: a document input is read
-// whole into a buffer made at that size (see source.decide).
+// whole into a buffer made at that size (see source.decide), or, with ra,
+// streamed (see source.scanArray).
 type sizedReader struct {
 	io.Reader
 	size int64
+	ra   io.ReaderAt // the file itself, read at offsets; nil when not opened
 }
 
-// sized returns f's content with its size when it is a regular file read
-// as it is (not decompressed, not standard input); else the content.
+// sized returns f's content with its size and the file opened again for
+// ReadAt (closed with f) when it is a regular file read as it is (not
+// decompressed, not standard input); else the content.
 func sized(f *ingest.File) io.Reader {
 	if f.Path == "-" || f.Compression != ingest.CompressionNone {
 		return f.Content
@@ -59,7 +62,12 @@ func sized(f *ingest.File) io.Reader {
 	if err != nil || !st.Mode().IsRegular() {
 		return f.Content
 	}
-	return sizedReader{f.Content, st.Size()}
+	sr := sizedReader{Reader: f.Content, size: st.Size()}
+	if fh, err := os.Open(f.Path); err == nil {
+		f.OnClose(func() { fh.Close() })
+		sr.ra = fh
+	}
+	return sr
 }
 
 // detected returns a sniffer claiming the heads Detect assigns to lf.

@@ -483,7 +483,7 @@ func TestSizedSourceReadsAlike(t *testing.T) {
 	for _, seed := range fastSeeds() {
 		want := units(bytes.NewReader(seed.data))
 		for _, size := range []int64{int64(len(seed.data)), 1, int64(len(seed.data)) * 3} {
-			if got := units(sizedReader{bytes.NewReader(seed.data), size}); !reflect.DeepEqual(got, want) {
+			if got := units(sizedReader{Reader: bytes.NewReader(seed.data), size: size}); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%q read with size %d: units differ", clip(string(seed.data), 80), size)
 			}
 		}

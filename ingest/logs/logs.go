@@ -16,7 +16,9 @@
 // array whose elements are the items). The choice is made once per input:
 // when its first non-blank line is a complete JSON value, or longer than
 // 64 KiB, the input is JSONL and is streamed line by line; otherwise it is
-// read whole as documents. If the documents do not parse and the input's
+// read whole as documents (a trace export in a regular file, Vercel AI SDK
+// spans or an OTLP document, is read in two passes instead of held whole,
+// to the same records: see docstream.go). If the documents do not parse and the input's
 // first and last non-blank lines both begin with '{', it is a JSONL file
 // with a broken line, and it is read as JSONL so that the other lines
 // still count.
@@ -128,7 +130,12 @@ func NewReader(r io.Reader, name string, f Format, opt Options) (ingest.Reader, 
 	case FormatOTel, FormatOpenInference:
 		s := newSource(r, name)
 		c := &otel{src: s, opt: opt}
-		return &reader{src: s, conv: c.convert}, nil
+		return &reader{src: s, conv: c.convert, plan: func() recordStream {
+			if st := planOTel(c); st != nil {
+				return st
+			}
+			return nil
+		}}, nil
 	case FormatVercelAI:
 		return &vercelReader{src: newSource(r, name), opt: opt}, nil
 	case FormatOpenAIBatch, FormatAnthropicBatch:
@@ -146,9 +153,26 @@ type reader struct {
 	queue []*ingest.Record
 	cur   *ingest.Record
 	err   error
+	// plan, when set, is tried first: a stream of the records of a file
+	// read in two passes (see docstream.go), or nil to read as usual.
+	plan   func() recordStream
+	stream recordStream
+}
+
+// recordStream yields records one at a time: nil at the end, with the
+// error that ended the input early, if any.
+type recordStream interface {
+	next() (*ingest.Record, error)
 }
 
 func (r *reader) Scan() bool {
+	if r.plan != nil {
+		r.stream, r.plan = r.plan(), nil
+	}
+	if r.stream != nil {
+		r.cur, r.err = r.stream.next()
+		return r.cur != nil
+	}
 	for len(r.queue) == 0 {
 		u, ok := r.src.next()
 		if !ok {

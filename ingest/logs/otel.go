@@ -89,10 +89,11 @@ func (c *otel) convert(u unit) []*ingest.Record {
 	items := make([]item, 0, len(spans)+len(problems))
 	items = append(items, problems...)
 	oi := c.openInference(u, spans)
+	up := byIDLookup(byID)
 	for i, s := range spans {
 		it, ok := oi[s]
 		if !ok {
-			it = c.span(s, c.src.pos(u, s.path), byID)
+			it = c.span(s, c.src.pos(u, s.path), up)
 		}
 		it.i = len(problems) + i
 		items = append(items, it)
@@ -170,14 +171,7 @@ func (c *otel) openInference(u unit, spans []*span) map[*span]item {
 		if s.err != nil || s.attrs[oiKindAttr] == nil {
 			continue
 		}
-		t := &tspan{pos: c.src.pos(u, s.path), name: str(s.o["name"]), traceID: str(s.o["traceId"]),
-			spanID: str(s.o["spanId"]), parentID: s.parent, order: len(ts), attrs: obj{}}
-		flattenAttrs(t.attrs, "", s.attrs, 0)
-		t.start, t.startErr = unixNano(s.o["startTimeUnixNano"])
-		t.end, _ = unixNano(s.o["endTimeUnixNano"])
-		t.failed = oiStatusFailed(get(s.o, "status", "code"))
-		oiClassify(t, str(s.attrs[oiKindAttr]))
-		ts = append(ts, t)
+		ts = append(ts, oiSpan(c.src.pos(u, s.path), s, len(ts)))
 		from = append(from, s)
 	}
 	if len(ts) == 0 {
@@ -192,10 +186,24 @@ func (c *otel) openInference(u unit, spans []*span) map[*span]item {
 	return out
 }
 
+// oiSpan is the OpenInference view of OTLP span s (one with a span kind).
+func oiSpan(pos ingest.Pos, s *span, order int) *tspan {
+	t := &tspan{pos: pos, name: str(s.o["name"]), traceID: str(s.o["traceId"]),
+		spanID: str(s.o["spanId"]), parentID: s.parent, order: order, attrs: obj{}}
+	flattenAttrs(t.attrs, "", s.attrs, 0)
+	t.start, t.startErr = unixNano(s.o["startTimeUnixNano"])
+	t.end, _ = unixNano(s.o["endTimeUnixNano"])
+	t.failed = oiStatusFailed(get(s.o, "status", "code"))
+	oiClassify(t, str(s.attrs[oiKindAttr]))
+	return t
+}
+
 // callOps are the gen_ai.operation.name values of LLM calls.
 var callOps = map[string]bool{"chat": true, "text_completion": true, "generate_content": true, "completion": true}
 
-func (c *otel) span(s *span, pos ingest.Pos, byID map[string]*span) item {
+// span maps a span by the GenAI conventions; up looks an agent key up on
+// the span and its ancestors (see span.agent).
+func (c *otel) span(s *span, pos ingest.Pos, up func(s *span, key string) string) item {
 	if s.err != nil {
 		return item{rec: bad(pos, "%v", s.err)}
 	}
@@ -232,7 +240,7 @@ func (c *otel) span(s *span, pos ingest.Pos, byID map[string]*span) item {
 	rec.Status = s.status()
 	rec.Agent = c.opt.Agent
 	if rec.Agent == "" {
-		rec.Agent = s.agent(byID)
+		rec.Agent = s.agent(up)
 	}
 	return item{rec: rec, at: start}
 }
@@ -291,14 +299,12 @@ var agentKeys = [...]string{"gen_ai.agent.id", "gen_ai.agent.name", "gen_ai.conv
 // few levels deep; the bound also ends a cycle of parent ids).
 const maxAncestors = 64
 
-func (s *span) agent(byID map[string]*span) string {
+// agent derives the call's agent; up looks a key up on s and its
+// ancestors (see byIDLookup).
+func (s *span) agent(up func(s *span, key string) string) string {
 	for _, k := range agentKeys {
-		t := s
-		for depth := 0; t != nil && depth <= maxAncestors; depth++ {
-			if v := str(t.attrs[k]); v != "" {
-				return v
-			}
-			t = byID[t.parent]
+		if v := up(s, k); v != "" {
+			return v
 		}
 		if v := str(s.res[k]); v != "" {
 			return v
@@ -308,6 +314,20 @@ func (s *span) agent(byID map[string]*span) string {
 		return v
 	}
 	return "default"
+}
+
+// byIDLookup looks an agent key up on a span, then on its ancestors in
+// byID (at most maxAncestors levels up).
+func byIDLookup(byID map[string]*span) func(s *span, key string) string {
+	return func(s *span, k string) string {
+		for depth := 0; s != nil && depth <= maxAncestors; depth++ {
+			if v := str(s.attrs[k]); v != "" {
+				return v
+			}
+			s = byID[s.parent]
+		}
+		return ""
+	}
 }
 
 // event is a span event with its attributes decoded.

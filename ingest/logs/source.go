@@ -51,12 +51,15 @@ type source struct {
 	done   bool
 	err    error // the I/O error that ended the input
 	size   int64 // the input's size when known (a regular file), else 0
+	// ra reads the file at offsets when the input is a regular file read
+	// as it is (see scanArray); else nil.
+	ra io.ReaderAt
 }
 
 func newSource(r io.Reader, name string) *source {
 	s := &source{br: bufio.NewReaderSize(r, peekSize), name: name}
 	if sr, ok := r.(sizedReader); ok {
-		s.size = sr.size
+		s.size, s.ra = sr.size, sr.ra
 	}
 	return s
 }
@@ -76,34 +79,7 @@ func (s *source) readAll() ([]byte, error) {
 // decide chooses JSONL or documents. In documents mode it reads the whole
 // input and queues its units.
 func (s *source) decide() {
-	head, err := s.br.Peek(peekSize)
-	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		if len(head) == 0 {
-			s.err, s.done = err, true
-			return
-		}
-	}
-	full := len(head) < peekSize // head is the whole input
-	h := bytes.TrimPrefix(head, bom)
-	i := skipSpace(h, 0)
-	if i == len(h) {
-		if full {
-			s.done = true // empty or blank input
-		}
-		s.mode = modeLines
-		return
-	}
-	nl := bytes.IndexByte(h[i:], '\n')
-	if nl < 0 && !full {
-		s.mode = modeLines // a first line longer than the window
-		return
-	}
-	first := h[i:]
-	if nl >= 0 {
-		first = h[i : i+nl]
-	}
-	if json.Valid(bytes.TrimSpace(first)) {
-		s.mode = modeLines
+	if !s.wholeDocs() {
 		return
 	}
 	all, err := s.readAll()
@@ -126,6 +102,43 @@ func (s *source) decide() {
 	s.pend = units
 	s.multi = ndocs > 1
 	s.done = true
+}
+
+// wholeDocs looks at the head of the input and reports whether it is to
+// be read whole as documents; when not, it sets the mode (JSONL) or ends
+// the input (blank, or an I/O error). Nothing is consumed.
+func (s *source) wholeDocs() bool {
+	head, err := s.br.Peek(peekSize)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		if len(head) == 0 {
+			s.err, s.done = err, true
+			return false
+		}
+	}
+	full := len(head) < peekSize // head is the whole input
+	h := bytes.TrimPrefix(head, bom)
+	i := skipSpace(h, 0)
+	if i == len(h) {
+		if full {
+			s.done = true // empty or blank input
+		}
+		s.mode = modeLines
+		return false
+	}
+	nl := bytes.IndexByte(h[i:], '\n')
+	if nl < 0 && !full {
+		s.mode = modeLines // a first line longer than the window
+		return false
+	}
+	first := h[i:]
+	if nl >= 0 {
+		first = h[i : i+nl]
+	}
+	if json.Valid(bytes.TrimSpace(first)) {
+		s.mode = modeLines
+		return false
+	}
+	return true
 }
 
 var bom = []byte("\xef\xbb\xbf")

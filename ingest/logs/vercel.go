@@ -48,7 +48,9 @@ import (
 //     else the root span's name, else the trace id.
 //
 // The whole input is read before the first record (a span's parent may
-// come after it); records are in start-time order, then input order.
+// come after it); records are in start-time order, then input order. A
+// span array in a regular file is read in two passes instead of held (see
+// docstream.go): the records are the same.
 // Positions name the span: "file:[3]" in an array, "file:12" in JSONL.
 type vercelReader struct {
 	src   *source
@@ -57,12 +59,21 @@ type vercelReader struct {
 	cur   *ingest.Record
 	err   error
 	read  bool
+	// stream is set when the input is a file whose span array is read
+	// twice instead of held (see docstream.go).
+	stream *spanStream
 }
 
 func (r *vercelReader) Scan() bool {
 	if !r.read {
 		r.read = true
-		r.queue = r.readAll()
+		if r.stream = r.planStream(); r.stream == nil {
+			r.queue = r.readAll()
+		}
+	}
+	if r.stream != nil {
+		r.cur, r.err = r.stream.next()
+		return r.cur != nil
 	}
 	if len(r.queue) == 0 {
 		r.cur = nil
@@ -94,11 +105,32 @@ func (r *vercelReader) readAll() []*ingest.Record {
 		spans = append(spans, s)
 	}
 	tree := newSpanTree(spans)
-	tree.markWrappers(spans, func(*tspan) string {
-		return "Vercel AI SDK function span wrapping its provider calls (each counts once, at its doGenerate/doStream span)"
-	})
+	tree.markWrappers(spans, vercelWrapper)
 	items := append(problems, spanRecords(spans, tree, r.opt, vercelBuild)...)
 	return sortItems(items)
+}
+
+// vercelWrapper is the skip reason of a function span wrapping calls.
+func vercelWrapper(*tspan) string {
+	return "Vercel AI SDK function span wrapping its provider calls (each counts once, at its doGenerate/doStream span)"
+}
+
+// planStream reads the first pass of a span array in a file; nil when
+// the input is to be read whole.
+func (r *vercelReader) planStream() *spanStream {
+	keys := make([]string, len(vercelAgentKeys))
+	for i, k := range vercelAgentKeys {
+		keys[i] = k.attr
+	}
+	t := newLightTree(keys)
+	refs, line, ok := r.src.scanArray(func(_ int, raw []byte) {
+		t.add(vercelSpan(ingest.Pos{}, raw)) // the light view holds no position
+	})
+	if !ok {
+		return nil
+	}
+	return &spanStream{src: r.src, refs: refs, line: line, plan: t.plan(), opt: r.opt,
+		decode: vercelSpan, build: vercelBuild, wrapper: vercelWrapper}
 }
 
 // vercelSpan decodes one ReadableSpan.

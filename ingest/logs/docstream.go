@@ -1,0 +1,273 @@
+package logs
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// A document input that is a regular file need not be held whole: the
+// trace readers (Vercel AI SDK span arrays) scan its top-level array with
+// the strict scanner through a bounded window, keep per element its
+// offset and length and the little the span tree needs, then re-read each
+// element with ReadAt to build its record. Only input the whole-document
+// path would read without a single problem is taken (one top-level array
+// of objects, valid UTF-8, accepted by the strict scanner): anything else
+// is left to that path, which reports every problem at its position, so
+// records and messages are the same either way.
+
+// elemRef locates one element of a top-level array in the file.
+type elemRef struct {
+	off int64
+	n   int
+}
+
+// streamWindow is the scan window's starting size (tests shrink it); it grows to hold the
+// largest element.
+var streamWindow = 1 << 20
+
+// window reads a file forward through a buffer: buf holds the file's
+// bytes [base, base+len(buf)), and i is the scan position in buf.
+type window struct {
+	ra    io.ReaderAt
+	size  int64
+	buf   []byte
+	base  int64
+	i     int
+	lines int64 // newlines skip has passed
+}
+
+// more reads on, keeping buf[i:] (the window grows when it is full);
+// false at the end of the file or on a read error.
+func (w *window) more() bool {
+	end := w.base + int64(len(w.buf))
+	if end >= w.size {
+		return false
+	}
+	n := copy(w.buf, w.buf[w.i:])
+	w.base += int64(w.i)
+	w.buf, w.i = w.buf[:n], 0
+	if len(w.buf) == cap(w.buf) {
+		w.buf = append(make([]byte, 0, max(2*cap(w.buf), streamWindow)), w.buf...)
+	}
+	m := int(min(int64(cap(w.buf)-len(w.buf)), w.size-end))
+	got, _ := w.ra.ReadAt(w.buf[len(w.buf):len(w.buf)+m], end)
+	w.buf = w.buf[:len(w.buf)+got]
+	return got > 0 // short: the file shrank (scanArray then sees its end early)
+}
+
+// skip moves past white space, counting its newlines; it returns the
+// byte there, or 0 at the end.
+func (w *window) skip() byte {
+	for {
+		i := w.i
+		w.i = skipSpace(w.buf, w.i)
+		w.lines += int64(bytes.Count(w.buf[i:w.i], []byte{'\n'}))
+		if w.i < len(w.buf) {
+			return w.buf[w.i]
+		}
+		if !w.more() {
+			return 0
+		}
+	}
+}
+
+// value returns the end (in buf) of the valid JSON value at w.i, at
+// nesting depth depth, reading on as far as it needs (a number is not
+// taken to end where the window does); -1 when there is none.
+func (w *window) value(depth int) int {
+	for {
+		if end := strictValue(w.buf, w.i, depth); end >= 0 && (end < len(w.buf) || w.base+int64(end) >= w.size) {
+			return end
+		}
+		if !w.more() {
+			return -1
+		}
+	}
+}
+
+// take returns the valid JSON value at w.i (valid UTF-8: the bytes are
+// the window's) and moves past it; false when there is none.
+func (w *window) take(depth int) ([]byte, bool) {
+	end := w.value(depth)
+	if end < 0 || !utf8.Valid(w.buf[w.i:end]) {
+		return nil, false
+	}
+	b := w.buf[w.i:end]
+	w.i = end
+	return b, true
+}
+
+// members walks the object at w.i ('{') at depth: fn gets each key with
+// w.i at its value, and moves past the value. false when the object is
+// not valid JSON or fn says so.
+func (w *window) members(depth int, fn func(key string) bool) bool {
+	w.i++
+	c := w.skip()
+	if c == '}' {
+		w.i++
+		return true
+	}
+	for {
+		if c != '"' {
+			return false
+		}
+		k, ok := w.take(depth + 1)
+		if !ok {
+			return false
+		}
+		key := validString(k) // before skip reads on over k's bytes
+		if w.skip() != ':' {
+			return false
+		}
+		w.i++
+		if w.skip() == 0 || !fn(key) {
+			return false
+		}
+		switch w.skip() {
+		case ',':
+			w.i++
+			c = w.skip()
+		case '}':
+			w.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// elems walks the array at w.i ('[') at depth as members walks objects.
+func (w *window) elems(depth int, fn func(n int) bool) bool {
+	w.i++
+	if w.skip() == ']' {
+		w.i++
+		return true
+	}
+	for n := 0; ; n++ {
+		if w.skip() == 0 || !fn(n) {
+			return false
+		}
+		switch w.skip() {
+		case ',':
+			w.i++
+		case ']':
+			w.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// open starts a scan of the input when it is a regular file to be read
+// whole as documents, past a byte order mark; the line where its first
+// value starts. nil when the input is anything else.
+func (s *source) open() (*window, int64) {
+	if s.ra == nil || s.size <= 0 || !fastJSON || !s.wholeDocs() {
+		return nil, 0
+	}
+	w := &window{ra: s.ra, size: s.size}
+	for len(w.buf) < len(bom) && w.more() {
+	}
+	if bytes.HasPrefix(w.buf, bom) {
+		w.i = len(bom)
+	}
+	w.skip()
+	return w, w.lines + 1
+}
+
+// atEnd moves past the white space after the document and reports
+// whether the file ends there, as long as it was when opened.
+func (w *window) atEnd() bool {
+	return w.skip() == 0 && w.base+int64(w.i) == w.size
+}
+
+// scanArray reads the input, when it is a regular file holding exactly
+// one top-level array of JSON objects that the whole-document path reads
+// without a problem, and calls fn with each element (the bytes are the
+// window's: copy what is kept). It returns the elements' places and the
+// line where the array starts; false when the input is anything else, or
+// not a file (nothing is consumed: the source reads it as before).
+func (s *source) scanArray(fn func(i int, raw []byte)) (refs []elemRef, line int64, ok bool) {
+	w, line := s.open()
+	if w == nil || w.skip() != '[' {
+		return nil, 0, false
+	}
+	ok = w.elems(0, func(n int) bool {
+		at := w.base + int64(w.i)
+		if w.buf[w.i] != '{' {
+			return false
+		}
+		raw, ok := w.take(1)
+		if ok {
+			fn(n, raw)
+			refs = append(refs, elemRef{off: at, n: len(raw)})
+		}
+		return ok
+	})
+	if !ok || !w.atEnd() {
+		return nil, 0, false // more after the array, or the file changed
+	}
+	return refs, line, true
+}
+
+// readElem reads the bytes of element ref again.
+func (s *source) readElem(ref elemRef) ([]byte, error) {
+	b := make([]byte, ref.n)
+	if n, err := s.ra.ReadAt(b, ref.off); n < len(b) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
+// spanStream is the second pass over a streamed span array: it builds
+// the records span by span, in the plan's order, re-reading each span
+// that needs more than its plan says.
+type spanStream struct {
+	src     *source
+	refs    []elemRef
+	line    int64 // where the array starts (every span's position line)
+	plan    spanPlan
+	opt     Options
+	decode  func(pos ingest.Pos, raw []byte) *tspan
+	build   func(s *tspan, rec *ingest.Record)
+	wrapper func(outer *tspan) string
+	n       int // records yielded
+}
+
+// next returns the next record; nil at the end, with the read error that
+// ended the input early, if any.
+func (st *spanStream) next() (*ingest.Record, error) {
+	if st.n >= len(st.plan.order) {
+		return nil, nil
+	}
+	i := int(st.plan.order[st.n])
+	st.n++
+	pos := st.src.pos(unit{line: st.line, index: i}, "")
+	flags := st.plan.flags[i]
+	switch {
+	case flags&lightErr == 0 && flags&lightCall == 0:
+		return skip(pos, st.plan.strs[st.plan.skip[i]]), nil
+	case flags&(lightErr|lightWrapped) == lightWrapped:
+		return skip(pos, st.wrapper(nil)), nil
+	}
+	raw, err := st.src.readElem(st.refs[i])
+	if err != nil {
+		st.n = len(st.plan.order)
+		return nil, fmt.Errorf("%s: %w", st.src.name, err)
+	}
+	s := st.decode(pos, raw)
+	s.order = i
+	if (s.err != nil) != (flags&lightErr != 0) || s.err == nil && !s.call {
+		st.n = len(st.plan.order)
+		return nil, fmt.Errorf("%s: the file changed between its two readings (%s)", st.src.name, pos)
+	}
+	return spanRecords([]*tspan{s}, st.plan.ancestors(i), st.opt, st.build)[0].rec, nil
+}

@@ -1,0 +1,172 @@
+package logs
+
+import (
+	"slices"
+	"time"
+)
+
+// The first pass over a streamed span array (see docstream.go) keeps the
+// light view of every span in a lightTree: its ids, whether it is a call,
+// its skip reason, its name and the values of the attributes the agent is
+// looked up by (the span's agentKeys), as indexes into one table of
+// distinct strings. plan then resolves what the second pass needs, as
+// oiLightTree.plan does for Parquet rows but for any list of agent keys:
+// which calls wrap others, and for each call the values its nearest
+// ancestors give each key and the name its trace's root gives.
+
+// lightTree flags (spanPlan rows keep them).
+const (
+	lightErr     uint8 = 1 << iota // the span is malformed
+	lightCall                      // the span is a call, if no call below it
+	lightWrapped                   // a call below it is the call
+)
+
+type lightSpan struct {
+	spanID, parentID string
+	name, skip       int32 // indexes into lightTree.strs
+	flags            uint8
+}
+
+// lightTree is the light view of a span array. keys are the attributes
+// the agent is looked up by (every span's agentKeys, and session.id).
+type lightTree struct {
+	keys   []string
+	spans  []lightSpan
+	vals   []int32 // len(keys) per span: the span's own value of each key
+	starts []time.Time
+	byID   map[string]int32 // the first span with each id
+	strs   interner
+}
+
+func newLightTree(keys []string) *lightTree {
+	t := &lightTree{keys: keys, byID: map[string]int32{}}
+	t.strs.add("")
+	return t
+}
+
+// add appends the light view of decoded span s.
+func (t *lightTree) add(s *tspan) {
+	var l lightSpan
+	vals := make([]int32, len(t.keys))
+	if s.err != nil {
+		l.flags = lightErr
+	} else {
+		l.spanID, l.parentID = s.spanID, s.parentID
+		l.name, l.skip = t.strs.add(s.name), t.strs.add(s.skip)
+		for k, key := range t.keys {
+			vals[k] = t.strs.add(str(s.attrs[key]))
+		}
+		if s.call {
+			l.flags |= lightCall
+		}
+		if _, dup := t.byID[s.spanID]; s.spanID != "" && !dup {
+			t.byID[s.spanID] = int32(len(t.spans))
+		}
+	}
+	t.spans = append(t.spans, l)
+	t.vals = append(t.vals, vals...)
+	t.starts = append(t.starts, s.start)
+}
+
+// parent returns the index of span i's parent; -1 when it has none in
+// the array (as spanTree.parent).
+func (t *lightTree) parent(i int32) int32 {
+	s := &t.spans[i]
+	if s.parentID == "" || s.parentID == s.spanID {
+		return -1
+	}
+	if p, ok := t.byID[s.parentID]; ok {
+		return p
+	}
+	return -1
+}
+
+// spanPlan is what the second pass needs of the first: per span its
+// flags, skip reason, the values its nearest ancestors give each key
+// (len(keys) per span; 0 for none, and for spans that are no call), the
+// name its trace's root gives ("" when that root has a parent id), and
+// the order the records go in.
+type spanPlan struct {
+	keys  []string
+	flags []uint8
+	skip  []int32
+	inh   []int32
+	root  []int32
+	strs  []string
+	order []int32 // span indexes by start time, then input order
+}
+
+// plan marks the wrappers (as spanTree.markWrappers), resolves each call
+// span's ancestors, and orders the spans as sortItems orders records.
+func (t *lightTree) plan() spanPlan {
+	for i := range t.spans {
+		if t.spans[i].flags&(lightErr|lightCall) != lightCall {
+			continue
+		}
+		p := t.parent(int32(i))
+		for depth := 0; p >= 0 && depth < maxDepth; depth++ {
+			if t.spans[p].flags&(lightCall|lightWrapped) == lightCall && p != int32(i) {
+				t.spans[p].flags |= lightWrapped
+			}
+			p = t.parent(p)
+		}
+	}
+	n, k := len(t.spans), len(t.keys)
+	pl := spanPlan{keys: t.keys, flags: make([]uint8, n), skip: make([]int32, n), inh: make([]int32, n*k),
+		root: make([]int32, n), order: make([]int32, n)}
+	for i := range t.spans {
+		s := &t.spans[i]
+		pl.flags[i], pl.skip[i] = s.flags, s.skip
+		pl.order[i] = int32(i)
+		if s.flags&(lightErr|lightCall|lightWrapped) != lightCall {
+			continue
+		}
+		inh := pl.inh[i*k : (i+1)*k]
+		root := int32(i)
+		p := t.parent(root)
+		for depth := 1; p >= 0 && depth <= maxDepth; depth++ {
+			for j, v := range t.vals[int(p)*k : (int(p)+1)*k] {
+				if inh[j] == 0 {
+					inh[j] = v
+				}
+			}
+			root, p = p, t.parent(p)
+		}
+		if t.spans[root].parentID == "" {
+			pl.root[i] = t.spans[root].name
+		}
+	}
+	slices.SortStableFunc(pl.order, func(a, b int32) int {
+		if c := t.starts[a].Compare(t.starts[b]); c != 0 {
+			return c
+		}
+		return int(a - b)
+	})
+	pl.strs = t.strs.strs
+	return pl
+}
+
+// ancestors answers span i's lookups up its tree (see ancestry): the
+// span's own attributes first, then the values the plan holds.
+func (pl *spanPlan) ancestors(i int) planAncestors {
+	return planAncestors{pl: pl, i: i}
+}
+
+type planAncestors struct {
+	pl *spanPlan
+	i  int
+}
+
+func (a planAncestors) inherited(s *tspan, attr string) string {
+	if v := str(s.attrs[attr]); v != "" {
+		return v
+	}
+	if j := slices.Index(a.pl.keys, attr); j >= 0 {
+		return a.pl.strs[a.pl.inh[a.i*len(a.pl.keys)+j]]
+	}
+	return ""
+}
+
+func (a planAncestors) agent(s *tspan) (agent, from string) {
+	return pickAgent(a, s, a.pl.strs[a.pl.root[a.i]])
+}
