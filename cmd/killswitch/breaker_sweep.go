@@ -10,6 +10,7 @@ import (
 
 	"github.com/killswitch/killswitch/analyze/breaker"
 	"github.com/killswitch/killswitch/analyze/sweep"
+	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/report"
 )
 
@@ -78,33 +79,16 @@ func runBreakerSweep(e *env, f *sweepFlags, bf *breakerSweepFlags, paths []strin
 	default:
 		return errorf(e, "sweep", "--policy breaker: -f %s is not available (want table, markdown, json, csv or html)", f.format)
 	}
-	set, err := openAll(e, paths, f.input)
-	if err != nil {
-		return errorf(e, "sweep", "%v", err)
-	}
-	defer set.close()
-	problem := reportProblem(e, f.strict, f.verbose)
 	sw, err := breaker.NewSweeper(base, rates, ms, windows, ttls, f.maxFP)
 	if err != nil {
 		return errorf(e, "sweep", "--policy breaker: %v", err)
 	}
-	malformed := 0
-	for set.src.Scan() {
-		rec := set.src.Record()
-		if rec.Err != nil || rec.Skip != "" {
-			if rec.Err != nil {
-				malformed++
-			}
-			if err := problem(rec, ""); err != nil {
-				return errorf(e, "sweep", "%v", err)
-			}
-			continue
-		}
-		if rec.Control == nil {
+	malformed, err := f.eachRecord(e, paths, func(rec *ingest.Record) {
+		if rec.Control == nil { // operators' controls are not swept
 			sw.Step(rec)
 		}
-	}
-	if err := set.src.Err(); err != nil {
+	})
+	if err != nil {
 		return errorf(e, "sweep", "%v", err)
 	}
 	res := sw.Finish()

@@ -86,27 +86,8 @@ func runGatewaySweep(e *env, f *sweepFlags, gf *gatewaySweepFlags, profileGiven 
 	if err != nil {
 		return errorf(e, "sweep", "--policy gateway: %v", err)
 	}
-	set, err := openAll(e, paths, f.input)
+	malformed, err := f.eachRecord(e, paths, sw.Step)
 	if err != nil {
-		return errorf(e, "sweep", "%v", err)
-	}
-	defer set.close()
-	problem := reportProblem(e, f.strict, f.verbose)
-	malformed := 0
-	for set.src.Scan() {
-		rec := set.src.Record()
-		if rec.Err != nil || rec.Skip != "" {
-			if rec.Err != nil {
-				malformed++
-			}
-			if err := problem(rec, ""); err != nil {
-				return errorf(e, "sweep", "%v", err)
-			}
-			continue
-		}
-		sw.Step(rec)
-	}
-	if err := set.src.Err(); err != nil {
 		return errorf(e, "sweep", "%v", err)
 	}
 	res := sw.Finish()

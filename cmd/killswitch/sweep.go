@@ -301,3 +301,30 @@ func (f *sweepFlags) collect(e *env, paths []string, p *analyze.Profile, quiet b
 	}
 	return sweep.Collect(countingRecords{set.src, &set.records}, p, f.workers, problem, spill)
 }
+
+// eachRecord reads paths and hands step every record that is neither
+// malformed nor skipped, in replay order; the others are reported (and
+// end the read under --strict). It returns how many were malformed.
+// The policy sweeps step their settings as records come, keeping none.
+func (f *sweepFlags) eachRecord(e *env, paths []string, step func(*ingest.Record)) (malformed int, err error) {
+	set, err := openAll(e, paths, f.input)
+	if err != nil {
+		return 0, err
+	}
+	defer set.close()
+	problem := reportProblem(e, f.strict, f.verbose)
+	for set.src.Scan() {
+		rec := set.src.Record()
+		if rec.Err != nil || rec.Skip != "" {
+			if rec.Err != nil {
+				malformed++
+			}
+			if err := problem(rec, ""); err != nil {
+				return malformed, err
+			}
+			continue
+		}
+		step(rec)
+	}
+	return malformed, set.src.Err()
+}
