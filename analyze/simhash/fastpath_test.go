@@ -16,14 +16,10 @@ import (
 // streamHash is the hash of src computed without the plain-word path: the
 // whole text through the scanner and a buffer of size bytes.
 func streamHash(src []byte, size int) (uint64, bool) {
-	var (
-		h     hasher
-		table []uint64
-	)
-	h.reset()
-	h.set.start(&table, len(src))
+	var h hasher
+	h.reset(newSpace(maxBuffered), len(src))
 	h.normalized(src, 0, len(src), make([]byte, size))
-	return h.acc.sum()
+	return h.finish()
 }
 
 // checkFastPath fails t when Hash(src) differs from streamHash(src).

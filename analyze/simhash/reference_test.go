@@ -144,13 +144,12 @@ func refHash(src []byte) (uint64, bool) {
 }
 
 // hashWithBuf runs the streaming hasher with a normalization buffer of the
-// given size, to exercise words and tokens that straddle buffer boundaries.
+// given size, to exercise words and tokens that straddle buffer boundaries,
+// and room for as many word hashes, so that texts of more words are counted
+// through the exact table from a word on (see count.go).
 func hashWithBuf(src []byte, size int) (uint64, bool) {
-	var (
-		h     hasher
-		table []uint64
-	)
-	return h.hash(src, make([]byte, size), &table)
+	var h hasher
+	return h.hash(src, make([]byte, size), newSpace(size))
 }
 
 // fuzzSeeds are named regression seeds for FuzzHash and FuzzNormalize.

@@ -91,10 +91,13 @@
 // prose (up to 15 bytes, no digits, followed by white space) are hashed
 // straight from src, as normalization only lowercases them; the rest is
 // normalized through a 4 KB buffer, in stretches cut where no rule reaches
-// across. The feature table is borrowed from a pool; Normalize copies runs
-// of plain ASCII text eight bytes at a time (SWAR), and the bit counts are
-// kept bit-sliced by a carry-save adder tree. See
-// benchmarks/simhash_bench_test.go.
+// across. The capped count needs no lookup for most features: the word
+// hashes are kept and, at the end, features are counted per bucket, and
+// only those of buckets holding more than four features go through a table
+// (see count.go). The bit counts are kept bit-sliced by a carry-save adder
+// tree; the working memory is borrowed from a pool. Normalize copies runs of
+// plain ASCII text eight bytes at a time (SWAR). See
+// benchmarks/simhash_bench_test.go and benchmarks/short_test.go.
 package simhash
 
 import (
@@ -119,15 +122,16 @@ const tieBits uint64 = 0x9e3779b97f4a7c15
 // text has NO hash and never counts as similar (SPEC §4.1).
 //
 // Hash reads plain words from src and streams the rest of the normalized
-// text through a 4 KB buffer; the buffer and the feature table come from a
-// pool of scratch space, so Hash allocates only when the pool is empty
-// (after a garbage collection) or when a text has more than 2048 distinct
-// features (about 8 KB of prose) and the table grows. Hash(src) always
-// equals the hash of the features of Normalize(nil, src). It is safe for
-// concurrent use.
+// text through a 4 KB buffer; the buffer and the space features are counted
+// in come from a pool of scratch space, so Hash allocates only when the pool
+// is empty (after a garbage collection) or when a text has more than 2048
+// distinct features that must be counted through the exact table (a text of
+// more than 2048 words, about 12 KB of prose, or with many repeated words)
+// and the table grows. Hash(src) always equals the hash of the features of
+// Normalize(nil, src). It is safe for concurrent use.
 func Hash(src []byte) (h uint64, ok bool) {
 	s := scratchPool.Get().(*scratch)
-	h, ok = s.hasher.hash(src, s.buf[:], &s.table)
+	h, ok = s.hasher.hash(src, s.buf[:], &s.space)
 	scratchPool.Put(s)
 	return h, ok
 }
@@ -140,29 +144,34 @@ func Distance(a, b uint64) int { return bits.OnesCount64(a ^ b) }
 const hashBuf = 4096
 
 // scratch is the working memory of one Hash call. Pooling it spares the
-// zeroing of some 40 KB per call, which costs as much as hashing 100 bytes.
+// zeroing of some 120 KB per call, which costs more than hashing a short
+// prompt.
 type scratch struct {
 	hasher
 	buf   [hashBuf]byte
-	table []uint64 // backing array of the feature table, at least minTable long
+	space space
 }
 
-var scratchPool = sync.Pool{New: func() any { return &scratch{table: make([]uint64, minTable)} }}
+var scratchPool = sync.Pool{New: func() any { return &scratch{space: *newSpace(maxBuffered)} }}
 
 // hasher turns normalized text, fed in pieces, into counted features.
 type hasher struct {
-	acc   accumulator
-	set   featureSet
-	prev  uint64 // unigram feature of the previous word
-	words int    // words counted so far
-	wh    uint64 // hash state of the current word, over its whole 8-byte blocks
-	wn    int    // bytes of the current word absorbed into wh (a multiple of 8)
+	acc    accumulator
+	excess accumulator // occurrences counted in acc beyond the cap (see count.go)
+	set    featureSet  // the exact table
+	sp     *space
+	ws     []uint64 // sp.words
+	n      int      // word hashes kept in ws
+	size   int      // bytes of the text
+	prev   uint64   // unigram feature of the last word counted through set
+	words  int      // words counted through set
+	wh     uint64   // hash state of the current word, over its whole 8-byte blocks
+	wn     int      // bytes of the current word absorbed into wh (a multiple of 8)
 }
 
 // hash computes the SimHash of src using buf (at least 16 bytes) as the
-// normalization buffer and *table as the backing array of the feature table
-// (any content; hash may replace it by a larger one). Neither size changes
-// the result.
+// normalization buffer and sp to count the features in (any content; hash
+// may replace its table by a larger one). Neither size changes the result.
 //
 // Most words of prose are hashed straight from src, without normalizing
 // them first: a word of 1 to 15 bytes of ASCII without digits or white
@@ -171,9 +180,8 @@ type hasher struct {
 // and a timestamp spans white space only between digits). Every other
 // stretch of text goes through the scanner, cut at white space where no
 // rule can reach across (see region).
-func (h *hasher) hash(src, buf []byte, table *[]uint64) (uint64, bool) {
-	h.reset()
-	h.set.start(table, len(src))
+func (h *hasher) hash(src, buf []byte, sp *space) (uint64, bool) {
+	h.reset(sp, len(src))
 	p := skipASCIISpace(src, 0)
 	for p+16 <= len(src) {
 		w := src[p : p+16]
@@ -206,7 +214,7 @@ func (h *hasher) hash(src, buf []byte, table *[]uint64) (uint64, bool) {
 	if p < len(src) {
 		h.normalized(src, p, len(src), buf)
 	}
-	return h.acc.sum()
+	return h.finish()
 }
 
 // notWord returns the top bit of every byte of x that cannot be in a word
@@ -265,10 +273,12 @@ func (h *hasher) normalized(src []byte, p, end int, buf []byte) {
 	}
 }
 
-// reset prepares a used hasher for a new text.
-func (h *hasher) reset() {
+// reset prepares a used hasher for a new text of size bytes, counted in sp.
+func (h *hasher) reset(sp *space, size int) {
 	h.acc.reset()
+	h.excess.reset()
 	h.set = featureSet{}
+	h.sp, h.ws, h.n, h.size = sp, sp.words, 0, size
 	h.prev, h.words, h.wh, h.wn = 0, 0, wordSeed, 0
 }
 
@@ -320,62 +330,11 @@ func loadTail(b []byte) uint64 {
 }
 
 // endWord finishes the current word, whose last k bytes (fewer than 8) are
-// tail, and counts its features: the word's hash, and the hash of the pair
-// of words it ends. A feature counts only while the set has seen it at most
-// tfCap times. This is the hot path of Hash: it has no data-dependent branch
-// but for probe collisions, as whether a feature is new is unpredictable.
+// tail, and counts its features (see count).
 func (h *hasher) endWord(tail uint64, k int) {
 	u := wordFinal(h.wh, tail, h.wn+k)
 	h.wh, h.wn = wordSeed, 0
 	h.count(u)
-}
-
-// count counts the features of the word whose hash is u.
-func (h *hasher) count(u uint64) {
-	set, acc := &h.set, &h.acc
-	slots, shift := set.slots, set.shift&63
-	mask := uint64(len(slots) - 1)
-	nb, used := acc.nb, set.used
-
-	i, e := probe(slots, mask, shift, u)
-	c := e & countMask
-	slots[i] = u&^countMask | (c + (c-(tfCap+1))>>63) // count+1, at most tfCap+1
-	used += int(1 - nonzero(e))                       // one more if new
-	acc.batch[nb%uint(len(acc.batch))] = u
-	nb += uint((c - tfCap) >> 63) // kept while c < tfCap
-
-	if h.words > 0 {
-		g := bigram(h.prev, u)
-		i, e := probe(slots, mask, shift, g)
-		c := e & countMask
-		slots[i] = g&^countMask | (c + (c-(tfCap+1))>>63)
-		used += int(1 - nonzero(e))
-		acc.batch[nb%uint(len(acc.batch))] = g
-		nb += uint((c - tfCap) >> 63)
-	}
-	h.prev = u
-	h.words++
-	acc.nb, set.used = nb, used
-	if nb >= uint(len(acc.batch))-2 {
-		acc.flush()
-	}
-	if 2*used > len(slots) {
-		set.grow()
-	}
-}
-
-// probe returns the slot of f in slots: the one holding it, or the empty
-// slot where it goes, and the slot's content.
-func probe(slots []uint64, mask uint64, shift uint, f uint64) (uint64, uint64) {
-	i := f >> shift & mask
-	e := slots[i]
-	// Probe on while the slot holds another feature (the slot is not empty
-	// and its feature differs): one predictable branch.
-	for min((e^f)&^countMask, e) != 0 {
-		i = (i + 1) & mask
-		e = slots[i]
-	}
-	return i, e
 }
 
 // The word hash: the word's bytes in little-endian 8-byte blocks, each
@@ -443,9 +402,53 @@ func (a *accumulator) flush() {
 		a.batch[a.nb] = 0
 		a.nb++
 	}
+	a.groups(a.batch[:a.nb])
+	a.nb = 0
+}
+
+// push counts f when keep is 1 (and not when it is 0).
+func (a *accumulator) push(f uint64, keep uint) {
+	a.batch[a.nb%uint(len(a.batch))] = f
+	a.nb += keep
+	if a.nb == uint(len(a.batch)) {
+		a.flush()
+	}
+}
+
+// subtract takes the counts of m, flushed, off those of a, flushed; each of
+// m's counts must be at most a's. The planes are subtracted as binary
+// numbers, 64 at once.
+func (a *accumulator) subtract(m *accumulator) {
+	a.n -= m.n
+	var borrow uint64
+	for j := range max(a.top, m.top) {
+		p, q := a.planes[j], m.planes[j]
+		a.planes[j] = p ^ q ^ borrow
+		borrow = ^p&q | ^(p^q)&borrow
+	}
+}
+
+// addAll counts the features fs: whole groups of 16 straight from fs, the
+// rest through the batch.
+func (a *accumulator) addAll(fs []uint64) {
+	whole := len(fs) &^ 15
+	a.n += whole
+	a.groups(fs[:whole])
+	for _, f := range fs[whole:] {
+		a.batch[a.nb] = f
+		a.nb++
+		if a.nb == uint(len(a.batch)) {
+			a.flush()
+		}
+	}
+}
+
+// groups adds the features of fs, a multiple of 16 of them, to the planes;
+// it does not count them in a.n.
+func (a *accumulator) groups(fs []uint64) {
 	ones, twos, fours, eights := a.planes[0], a.planes[1], a.planes[2], a.planes[3]
-	for g := uint(0); g < a.nb; g += 16 {
-		d := (*[16]uint64)(a.batch[g : g+16])
+	for g := 0; g+16 <= len(fs); g += 16 {
+		d := (*[16]uint64)(fs[g : g+16])
 		var twosA, twosB, foursA, foursB, eightsA, eightsB, sixteens uint64
 		twosA, ones = csa(ones, d[0], d[1])
 		twosB, ones = csa(ones, d[2], d[3])
@@ -471,7 +474,6 @@ func (a *accumulator) flush() {
 		}
 	}
 	a.planes[0], a.planes[1], a.planes[2], a.planes[3] = ones, twos, fours, eights
-	a.nb = 0
 }
 
 // sum returns the SimHash: bit i is set when more than half of the features
@@ -499,74 +501,4 @@ func (a *accumulator) sum() (uint64, bool) {
 		gt |= eq & tieBits
 	}
 	return gt, true
-}
-
-// featureSet counts the occurrences of distinct features, saturating above
-// tfCap: an open-addressing table with linear probing, indexed by the top
-// bits of the feature, that grows as soon as more than half its slots are
-// used. A slot holds the feature with its low 3 bits replaced by its count
-// (0: empty slot), so features are told apart by their top 61 bits.
-type featureSet struct {
-	slots   []uint64
-	shift   uint // the home slot of f is f >> shift
-	used    int  // distinct features in the table
-	backing *[]uint64
-}
-
-// minTable is the smallest backing array of a featureSet table, and
-// maxStartSlots the largest table a text starts with.
-const (
-	minTable      = 4096
-	maxStartSlots = 4096
-)
-
-// start prepares an empty table in *backing, sized for a text of n bytes:
-// the next power of two at or above 2n, from 64 to maxStartSlots slots (so
-// most texts fill an eighth of it: each collision costs a mispredicted
-// branch, which costs more than clearing the larger table). A
-// text of n bytes has at most n+2 features, usually a third of that.
-func (s *featureSet) start(backing *[]uint64, n int) {
-	size := 64
-	for size < 2*n && size < maxStartSlots {
-		size *= 2
-	}
-	s.backing = backing
-	s.use(size)
-}
-
-// use makes the set an empty table of size slots in the backing array,
-// growing the array when it is too small.
-func (s *featureSet) use(size int) {
-	if len(*s.backing) < size {
-		*s.backing = make([]uint64, size)
-	}
-	s.slots = (*s.backing)[:size]
-	clear(s.slots)
-	s.shift = uint(64 - bits.TrailingZeros(uint(size)))
-	s.used = 0
-}
-
-// countMask selects the count bits of a slot.
-const countMask = 7
-
-// nonzero returns 1 when x != 0, else 0, without a branch.
-func nonzero(x uint64) uint64 { return (x | -x) >> 63 }
-
-// grow moves the set into a new table four times as large, which becomes the
-// backing array for later texts.
-func (s *featureSet) grow() {
-	old := s.slots
-	*s.backing = make([]uint64, 4*len(old))
-	s.use(len(*s.backing))
-	mask := uint64(len(s.slots) - 1)
-	for _, e := range old {
-		if e != 0 {
-			i := e >> s.shift & mask
-			for s.slots[i] != 0 {
-				i = (i + 1) & mask
-			}
-			s.slots[i] = e
-			s.used++
-		}
-	}
 }

@@ -164,3 +164,41 @@ func TestHashAllocs(t *testing.T) {
 		t.Errorf("Normalize into a large enough dst allocates %v times per call, want 0", n)
 	}
 }
+
+// TestCountBucketsMatchesReference checks the bucketed capped count
+// (count.go) where it differs from a table lookup per feature: words
+// repeated far beyond the cap (the excess taken off, borrows rippling
+// through many planes), texts around the number of words kept, and
+// distinct features forced into shared buckets by a space with few of them.
+func TestCountBucketsMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	repeat := func(word string, n int) []byte { return []byte(strings.Repeat(word+" ", n)) }
+	texts := map[string][]byte{
+		"one word 5 times":      repeat("again", 5),
+		"one word 2000 times":   repeat("the", 2000),
+		"two words alternating": []byte(strings.Repeat("ping pong ", 1000)),
+		"repeats amid prose":    append(repeat("the", 300), proseText(rng, 500)...),
+	}
+	for _, n := range []int{maxBuffered - 1, maxBuffered, maxBuffered + 1, 2*maxBuffered + 3} {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "w%c%c%c ", 'a'+i%26, 'a'+i/26%26, 'a'+i/676%26)
+		}
+		texts[fmt.Sprintf("%d distinct words", n)] = []byte(b.String())
+		texts[fmt.Sprintf("%d words of prose", n)] = proseText(rng, n)
+	}
+	for name, src := range texts {
+		want, wantOK := refHash(src)
+		if got, ok := Hash(src); got != want || ok != wantOK {
+			t.Errorf("%s: Hash = %016x, %v; reference %016x, %v", name, got, ok, want, wantOK)
+		}
+		// A space of 64 buckets: most features share a full bucket with
+		// others and are counted exactly, among them features seen once.
+		sp := newSpace(maxBuffered)
+		sp.cnt = sp.cnt[:64]
+		var h hasher
+		if got, ok := h.hash(src, make([]byte, hashBuf), sp); got != want || ok != wantOK {
+			t.Errorf("%s, 64 buckets: hash = %016x, %v; reference %016x, %v", name, got, ok, want, wantOK)
+		}
+	}
+}
