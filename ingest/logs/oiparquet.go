@@ -25,8 +25,8 @@ import (
 // and by every column a record needs (the full view). The file is read a
 // pass per view. The first pass reads the light columns of every row into
 // a compact span tree, then boils it down to a plan of a few bytes per row
-// (oiPlan: whether the row is a call, wraps one, and the agent names its
-// ancestors and root give) and drops the tree. The second pass reads the
+// (a spanPlan: whether the row is a call, wraps one, and the agent names
+// its ancestors and root give) and drops the tree. The second pass reads the
 // full columns row by row and builds each record from its row and its
 // plan: a row whose record is a skip decided by the light view (a span
 // kind that is no call, a wrapper) is not decoded. A record per row at
@@ -92,7 +92,7 @@ type OIParquetReader struct {
 	name string
 	opt  Options
 	rows *pq.Rows // the full view's rows
-	plan oiPlan
+	plan spanPlan
 	rec  *ingest.Record
 	err  error
 	// sorted is whether the rows are in start-time order; when not, queue
@@ -116,8 +116,8 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 			name, pq.ColumnList(light.AllColumns(), 30))
 	}
 	pr := &OIParquetReader{name: name, opt: opt, sorted: true}
-	var t oiLightTree
-	t.strs.add("")
+	t := newLightTree(keyAttrs(oiAgentKeys))
+	t.undecided = true
 	var last time.Time
 	for light.Next() {
 		s := rowSpan(light, name)
@@ -186,16 +186,18 @@ func (pr *OIParquetReader) FormatName() string { return "openinference (parquet)
 func (pr *OIParquetReader) Scan() bool {
 	if !pr.sorted {
 		if pr.queue == nil && pr.rows != nil {
-			var items []item
+			var recs []*ingest.Record
 			for pr.scanRow() {
 				// Each row is one record: the i-th record is the i-th span.
-				i := len(items)
-				items = append(items, item{rec: pr.rec, at: pr.plan.starts[i], i: i})
+				recs = append(recs, pr.rec)
 			}
 			if pr.err != nil {
 				return false
 			}
-			pr.queue = sortItems(items)
+			pr.queue = make([]*ingest.Record, len(recs))
+			for k, i := range pr.plan.order {
+				pr.queue[k] = recs[i]
+			}
 		}
 		if len(pr.queue) == 0 {
 			pr.rec = nil
@@ -219,36 +221,35 @@ func (pr *OIParquetReader) scanRow() bool {
 	}
 	n := pr.rows.N()
 	i := int(n - 1)
-	if i >= len(pr.plan.rows) {
+	if i >= len(pr.plan.flags) {
 		pr.err = fmt.Errorf("%s: the file changed between its two readings (more rows)", pr.name)
 		return false
 	}
-	row := pr.plan.rows[i]
+	flags := pr.plan.flags[i]
 	pos := ingest.Pos{File: pr.name, Kind: ingest.PosRow, N: n}
 	if err := pr.rows.RowErr(); err != nil {
 		pr.rec = bad(pos, "%v", err)
 		return true
 	}
-	if row.flags&oiKindSet != 0 && row.flags&oiCall == 0 {
+	if flags&lightKindSet != 0 && flags&lightCall == 0 {
 		// The span_kind column decides the kind in both views (no
 		// other column flattens to "span_kind"): a span that is no call
 		// is a skip at its row, and nothing else is read.
-		pr.rec = skip(pos, pr.plan.strs[row.skip])
+		pr.rec = skip(pos, pr.plan.strs[pr.plan.skip[i]])
 		return true
 	}
-	if row.flags&(oiKindSet|oiWrapped) == oiKindSet|oiWrapped {
+	if flags&(lightKindSet|lightWrapped) == lightKindSet|lightWrapped {
 		pr.rec = skip(pos, oiWrapper(nil))
 		return true
 	}
 	full := rowSpan(pr.rows, pr.name)
-	if row.flags&oiWrapped != 0 {
+	if flags&lightWrapped != 0 {
 		full.wrapped = oiWrapper(full)
 	}
 	if full.err == nil && full.startErr == nil && full.start.IsZero() {
 		full.startErr = fmt.Errorf(`no "start_time"`)
 	}
-	anc := oiAncestors{session: pr.plan.strs[row.session], user: pr.plan.strs[row.user], root: pr.plan.strs[row.root]}
-	if row.flags&oiLightErr != 0 && full.err == nil {
+	if flags&lightErr != 0 && full.err == nil {
 		// The light view of the row failed where its full view, a
 		// superset of the same columns, does not.
 		pr.err = fmt.Errorf("%s: the file changed between its two readings (row %d)", pr.name, n)
@@ -257,7 +258,7 @@ func (pr *OIParquetReader) scanRow() bool {
 	// The record is built from the full row; its place in the tree comes
 	// from the first pass (the same ids, so the same parents), whose plan
 	// keeps only the names agents are looked up by.
-	pr.rec = spanRecords([]*tspan{full}, anc, pr.opt, oiBuild)[0].rec
+	pr.rec = spanRecords([]*tspan{full}, pr.plan.ancestors(i), pr.opt, oiBuild)[0].rec
 	return true
 }
 

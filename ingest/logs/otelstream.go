@@ -60,11 +60,7 @@ func planOTel(c *otel) *otelStream {
 	}
 	st := &otelStream{c: c, line: line, byID: map[string]int32{}}
 	st.strs.add("")
-	oiKeys := make([]string, len(oiAgentKeys))
-	for i, k := range oiAgentKeys {
-		oiKeys[i] = k.attr
-	}
-	oiTree := newLightTree(oiKeys)
+	oiTree := newLightTree(keyAttrs(oiAgentKeys))
 	var starts []time.Time
 	seen := map[string]bool{}
 	ok := w.members(0, func(key string) bool {
@@ -171,7 +167,7 @@ func planOTel(c *otel) *otelStream {
 	if !ok || !w.atEnd() || len(st.spans) == 0 {
 		return nil // an empty document is a record of its own: read it whole
 	}
-	st.oi = oiTree.plan()
+	st.oi = oiTree.plan(false)
 	st.resolve()
 	st.order = make([]int32, len(st.spans))
 	for i := range st.order {

@@ -5,20 +5,23 @@ import (
 	"time"
 )
 
-// The first pass over a streamed span array (see docstream.go) keeps the
-// light view of every span in a lightTree: its ids, whether it is a call,
-// its skip reason, its name and the values of the attributes the agent is
-// looked up by (the span's agentKeys), as indexes into one table of
-// distinct strings. plan then resolves what the second pass needs, as
-// oiLightTree.plan does for Parquet rows but for any list of agent keys:
-// which calls wrap others, and for each call the values its nearest
-// ancestors give each key and the name its trace's root gives.
+// The first pass over a streamed span array (see docstream.go), over the
+// OpenInference spans of an OTLP document (otelstream.go) or over the rows
+// of an OpenInference span table (OIParquetReader) keeps the light view of
+// every span in a lightTree: its ids, whether it is a call, its skip
+// reason, its name and the values of the attributes the agent is looked up
+// by (the span's agentKeys), as indexes into one table of distinct strings.
+// Once the last span is read, plan resolves what the second pass needs
+// into a spanPlan of a few bytes per span: which calls wrap others, and for
+// each span that may be a call the values its nearest ancestors give each
+// key and the name its trace's root gives; the tree is then dropped.
 
 // lightTree flags (spanPlan rows keep them).
 const (
 	lightErr     uint8 = 1 << iota // the span is malformed
 	lightCall                      // the span is a call, if no call below it
 	lightWrapped                   // a call below it is the call
+	lightKindSet                   // a span table's span_kind column decided the kind
 )
 
 type lightSpan struct {
@@ -36,6 +39,19 @@ type lightTree struct {
 	starts []time.Time
 	byID   map[string]int32 // the first span with each id
 	strs   interner
+	// undecided: the light view may not tell a call (a span table's light
+	// columns), so a span whose kind span_kind did not decide is resolved
+	// as if it were one.
+	undecided bool
+}
+
+// keyAttrs returns the attributes of keys, for newLightTree.
+func keyAttrs(keys []agentKey) []string {
+	attrs := make([]string, len(keys))
+	for i, k := range keys {
+		attrs[i] = k.attr
+	}
+	return attrs
 }
 
 func newLightTree(keys []string) *lightTree {
@@ -47,24 +63,28 @@ func newLightTree(keys []string) *lightTree {
 // add appends the light view of decoded span s.
 func (t *lightTree) add(s *tspan) {
 	var l lightSpan
-	vals := make([]int32, len(t.keys))
 	if s.err != nil {
 		l.flags = lightErr
+		for range t.keys {
+			t.vals = append(t.vals, 0)
+		}
 	} else {
 		l.spanID, l.parentID = s.spanID, s.parentID
 		l.name, l.skip = t.strs.add(s.name), t.strs.add(s.skip)
-		for k, key := range t.keys {
-			vals[k] = t.strs.add(str(s.attrs[key]))
+		for _, key := range t.keys {
+			t.vals = append(t.vals, t.strs.add(str(s.attrs[key])))
 		}
 		if s.call {
 			l.flags |= lightCall
+		}
+		if s.kindSet {
+			l.flags |= lightKindSet
 		}
 		if _, dup := t.byID[s.spanID]; s.spanID != "" && !dup {
 			t.byID[s.spanID] = int32(len(t.spans))
 		}
 	}
 	t.spans = append(t.spans, l)
-	t.vals = append(t.vals, vals...)
 	t.starts = append(t.starts, s.start)
 }
 
@@ -84,8 +104,8 @@ func (t *lightTree) parent(i int32) int32 {
 // spanPlan is what the second pass needs of the first: per span its
 // flags, skip reason, the values its nearest ancestors give each key
 // (len(keys) per span; 0 for none, and for spans that are no call), the
-// name its trace's root gives ("" when that root has a parent id), and
-// the order the records go in.
+// name its trace's root gives ("" when that root has a parent id), and,
+// when asked for, the order the records go in.
 type spanPlan struct {
 	keys  []string
 	flags []uint8
@@ -93,12 +113,13 @@ type spanPlan struct {
 	inh   []int32
 	root  []int32
 	strs  []string
-	order []int32 // span indexes by start time, then input order
+	order []int32 // span indexes by start time, then input order; nil if not asked for
 }
 
-// plan marks the wrappers (as spanTree.markWrappers), resolves each call
-// span's ancestors, and orders the spans as sortItems orders records.
-func (t *lightTree) plan() spanPlan {
+// plan marks the wrappers (as spanTree.markWrappers), resolves the
+// ancestors of each span that may be a call, and, when order is set,
+// orders the spans as sortItems orders records.
+func (t *lightTree) plan(order bool) spanPlan {
 	for i := range t.spans {
 		if t.spans[i].flags&(lightErr|lightCall) != lightCall {
 			continue
@@ -113,13 +134,13 @@ func (t *lightTree) plan() spanPlan {
 	}
 	n, k := len(t.spans), len(t.keys)
 	pl := spanPlan{keys: t.keys, flags: make([]uint8, n), skip: make([]int32, n), inh: make([]int32, n*k),
-		root: make([]int32, n), order: make([]int32, n)}
+		root: make([]int32, n)}
 	for i := range t.spans {
 		s := &t.spans[i]
 		pl.flags[i], pl.skip[i] = s.flags, s.skip
-		pl.order[i] = int32(i)
-		if s.flags&(lightErr|lightCall|lightWrapped) != lightCall {
-			continue
+		call := s.flags&(lightErr|lightCall|lightWrapped) == lightCall
+		if !call && (!t.undecided || s.flags&(lightErr|lightKindSet) != 0) {
+			continue // no call in the full view either: nothing to look up
 		}
 		inh := pl.inh[i*k : (i+1)*k]
 		root := int32(i)
@@ -136,13 +157,19 @@ func (t *lightTree) plan() spanPlan {
 			pl.root[i] = t.spans[root].name
 		}
 	}
-	slices.SortStableFunc(pl.order, func(a, b int32) int {
-		if c := t.starts[a].Compare(t.starts[b]); c != 0 {
-			return c
-		}
-		return int(a - b)
-	})
 	pl.strs = t.strs.strs
+	if order {
+		pl.order = make([]int32, n)
+		for i := range pl.order {
+			pl.order[i] = int32(i)
+		}
+		slices.SortStableFunc(pl.order, func(a, b int32) int {
+			if c := t.starts[a].Compare(t.starts[b]); c != 0 {
+				return c
+			}
+			return int(a - b)
+		})
+	}
 	return pl
 }
 
@@ -169,4 +196,23 @@ func (a planAncestors) inherited(s *tspan, attr string) string {
 
 func (a planAncestors) agent(s *tspan) (agent, from string) {
 	return pickAgent(a, s, a.pl.strs[a.pl.root[a.i]])
+}
+
+// interner numbers distinct strings; index 0 is the first added.
+type interner struct {
+	idx  map[string]int32
+	strs []string
+}
+
+func (in *interner) add(s string) int32 {
+	if i, ok := in.idx[s]; ok {
+		return i
+	}
+	if in.idx == nil {
+		in.idx = map[string]int32{}
+	}
+	i := int32(len(in.strs))
+	in.idx[s] = i
+	in.strs = append(in.strs, s)
+	return i
 }

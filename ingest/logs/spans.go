@@ -99,7 +99,7 @@ func (t *spanTree) markWrappers(spans []*tspan, why func(outer *tspan) string) {
 }
 
 // ancestry answers a call span's lookups up its trace: a spanTree, or a
-// plan row of a span table (oiAncestors).
+// span's row in a first pass's plan (planAncestors).
 type ancestry interface {
 	// agent derives the call's agent and where it came from.
 	agent(s *tspan) (agent, from string)

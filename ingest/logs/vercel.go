@@ -118,18 +118,14 @@ func vercelWrapper(*tspan) string {
 // planStream reads the first pass of a span array in a file; nil when
 // the input is to be read whole.
 func (r *vercelReader) planStream() *spanStream {
-	keys := make([]string, len(vercelAgentKeys))
-	for i, k := range vercelAgentKeys {
-		keys[i] = k.attr
-	}
-	t := newLightTree(keys)
+	t := newLightTree(keyAttrs(vercelAgentKeys))
 	refs, line, ok := r.src.scanArray(func(_ int, raw []byte) {
 		t.add(vercelSpan(ingest.Pos{}, raw)) // the light view holds no position
 	})
 	if !ok {
 		return nil
 	}
-	return &spanStream{src: r.src, refs: refs, line: line, plan: t.plan(), opt: r.opt,
+	return &spanStream{src: r.src, refs: refs, line: line, plan: t.plan(true), opt: r.opt,
 		decode: vercelSpan, build: vercelBuild, wrapper: vercelWrapper}
 }
 
