@@ -9,14 +9,14 @@ import "math/bits"
 // it comes, every feature costs a probe, which was half the time of Hash on
 // prose. But most features of a text occur once. So the hasher keeps the
 // text's word hashes and, at its end, counts how many features fall into
-// each bucket (by the top bits of the feature; two to four buckets a
-// feature): a feature whose bucket holds at most tfCap features occurs at
-// most tfCap times and counts every time, with no lookup. Every feature is
-// added to the bit counts straight from the kept hashes; only the features
-// of fuller buckets (repeated words and pairs, and the rare unrelated
-// features that share a bucket) are counted through the exact table, and
-// each of their occurrences past the tfCap-th is added to a second set of
-// bit counts (excess) that is subtracted at the end. The result is the same
+// each bucket (by the bits of the feature above its low countBits; two to
+// four buckets a feature): a feature whose bucket holds at most tfCap
+// features occurs at most tfCap times and counts every time, with no
+// lookup. Every feature is added to the bit counts straight from the kept
+// hashes; only the features of fuller buckets (repeated words and pairs,
+// and the rare unrelated features that share a bucket) are counted through
+// the exact table, and each of their occurrences past the tfCap-th is added
+// to a second set of bit counts (excess) that is subtracted at the end. The result is the same
 // as counting every feature through the table. A text of more words than the
 // space keeps (maxBuffered, about 12 KB of prose) is counted through the
 // table from then on, as it was before, as larger bucket arrays would cost
@@ -99,7 +99,8 @@ func (h *hasher) finish() (uint64, bool) {
 }
 
 // countBuckets counts the features of the n kept words, the whole text
-// (see the top of this file).
+// (see the top of this file). A feature's bucket is given by its bits from
+// countBits up.
 func (h *hasher) countBuckets() {
 	sp, n := h.sp, h.n
 	w, g := sp.words[:n], sp.grams[:n]
@@ -109,14 +110,13 @@ func (h *hasher) countBuckets() {
 	}
 	cnt := sp.cnt[:size]
 	clear(cnt)
-	shift := uint(64-bits.TrailingZeros(uint(size))) & 63
 	mask := uint64(size - 1)
-	cnt[w[0]>>shift&mask]++
+	cnt[w[0]>>countBits&mask]++
 	for i := 1; i < n; i++ {
 		b := bigram(w[i-1], w[i])
 		g[i] = b
-		cnt[w[i]>>shift&mask]++
-		cnt[b>>shift&mask]++
+		cnt[w[i]>>countBits&mask]++
+		cnt[b>>countBits&mask]++
 	}
 	// Count every feature, and list those of full buckets (hot) without a
 	// branch: each is written to the list, which grows only by hot ones.
@@ -125,11 +125,11 @@ func (h *hasher) countBuckets() {
 	hot, nh := sp.hot, 0
 	for _, f := range w {
 		hot[nh&(len(hot)-1)] = f
-		nh += int(uint(tfCap-int(cnt[f>>shift&mask])) >> 63)
+		nh += int(uint(tfCap-int(cnt[f>>countBits&mask])) >> 63)
 	}
 	for _, f := range g[1:] {
 		hot[nh&(len(hot)-1)] = f
-		nh += int(uint(tfCap-int(cnt[f>>shift&mask])) >> 63)
+		nh += int(uint(tfCap-int(cnt[f>>countBits&mask])) >> 63)
 	}
 	if nh == 0 {
 		return
@@ -230,8 +230,13 @@ func (s *featureSet) use(size int) {
 	s.used = 0
 }
 
-// countMask selects the count bits of a slot.
-const countMask = 7
+// countMask selects the count bits of a slot, and countBits is their
+// number: a feature's bucket is taken from the bits above them, so that
+// features the table cannot tell apart share a bucket.
+const (
+	countMask = 7
+	countBits = 3
+)
 
 // nonzero returns 1 when x != 0, else 0, without a branch.
 func nonzero(x uint64) uint64 { return (x | -x) >> 63 }

@@ -184,37 +184,55 @@ func (h *hasher) hash(src, buf []byte, sp *space) (uint64, bool) {
 	h.reset(sp, len(src))
 	p := skipASCIISpace(src, 0)
 	for p+16 <= len(src) {
-		w := src[p : p+16]
-		x0 := binary.LittleEndian.Uint64(w)
-		x1 := binary.LittleEndian.Uint64(w[8:])
-		// n is the length of the word at p: the bytes before the first
-		// white space, control, non-ASCII byte or digit, which must be
-		// white space.
-		l0 := uint(bits.TrailingZeros64(notWord(x0))) >> 3
-		l1 := uint(bits.TrailingZeros64(notWord(x1))) >> 3
-		n := l0 + l1&-(l0>>3)
-		long := -uint64(n >> 3) // all ones for a word of 8 bytes or more
-		last := x0 ^ (x0^x1)&long
-		if n >= 16 || class[byte(last>>(8*(n&7)))]&cSpace == 0 {
+		p, h.n = plainWords(src, p, h.ws, h.n)
+		switch {
+		case h.n == len(h.ws):
+			h.countExact()
+		case p+16 <= len(src):
 			p = h.region(src, p, buf)
-			continue
-		}
-		// Lowercase (the bytes of the word are ASCII, so no carry reaches
-		// them), then hash as wordBlock and wordFinal do.
-		y0 := x0 | inRange(x0, 'A', 'Z')>>2
-		wh := wordSeed ^ (wordBlock(wordSeed, y0)^wordSeed)&long
-		tail := last & (1<<(8*(n&7)) - 1)
-		tail |= inRange(tail, 'A', 'Z') >> 2
-		h.count(wordFinal(wh, tail, int(n)))
-		p += int(n) + 1
-		if p < len(src) && class[src[p]]&cSpace != 0 {
-			p = skipASCIISpace(src, p+1)
 		}
 	}
 	if p < len(src) {
 		h.normalized(src, p, len(src), buf)
 	}
 	return h.finish()
+}
+
+// plainWords hashes the plain words of src from p, the start of a word,
+// into ws[n:], and returns where it stopped and the new n: at the first
+// word that is not plain, when fewer than 16 bytes are left from p, or
+// when ws is full. It calls nothing, so that its loop keeps its values
+// in registers.
+func plainWords(src []byte, p int, ws []uint64, n int) (int, int) {
+	for p+16 <= len(src) && n < len(ws) {
+		w := src[p : p+16]
+		x0 := binary.LittleEndian.Uint64(w)
+		x1 := binary.LittleEndian.Uint64(w[8:])
+		// k is the length of the word at p: the bytes before the first
+		// white space, control, non-ASCII byte or digit, which must be
+		// white space.
+		l0 := uint(bits.TrailingZeros64(notWord(x0))) >> 3
+		l1 := uint(bits.TrailingZeros64(notWord(x1))) >> 3
+		k := l0 + l1&-(l0>>3)
+		long := -uint64(k >> 3) // all ones for a word of 8 bytes or more
+		last := x0 ^ (x0^x1)&long
+		if k >= 16 || class[byte(last>>(8*(k&7)))]&cSpace == 0 {
+			break
+		}
+		// Lowercase (the bytes of the word are ASCII, so no carry reaches
+		// them), then hash as wordBlock and wordFinal do.
+		y0 := x0 | inRange(x0, 'A', 'Z')>>2
+		wh := wordSeed ^ (wordBlock(wordSeed, y0)^wordSeed)&long
+		tail := last & (1<<(8*(k&7)) - 1)
+		tail |= inRange(tail, 'A', 'Z') >> 2
+		ws[n] = wordFinal(wh, tail, int(k))
+		n++
+		p += int(k) + 1
+		if p < len(src) && class[src[p]]&cSpace != 0 {
+			p = skipASCIISpace(src, p+1)
+		}
+	}
+	return p, n
 }
 
 // notWord returns the top bit of every byte of x that cannot be in a word
@@ -376,7 +394,7 @@ func bigram(a, b uint64) uint64 {
 type accumulator struct {
 	n      int  // features counted by flush
 	nb     uint // features in batch
-	top    int  // planes in use, at least 4
+	top    int  // planes that may be nonzero, at least 4
 	batch  [256]uint64
 	planes [64]uint64
 }
@@ -470,10 +488,11 @@ func (a *accumulator) groups(fs []uint64) {
 			p := a.planes[j]
 			a.planes[j] = p ^ sixteens
 			sixteens &= p
-			a.top = max(a.top, j+1)
 		}
 	}
 	a.planes[0], a.planes[1], a.planes[2], a.planes[3] = ones, twos, fours, eights
+	// No count exceeds a.n, which callers have already raised.
+	a.top = max(a.top, bits.Len(uint(a.n)))
 }
 
 // sum returns the SimHash: bit i is set when more than half of the features
