@@ -187,7 +187,8 @@ func (t *posTable) ref(p ingest.Pos) posRef {
 			if t.all == nil {
 				t.all = map[ingest.Pos]*ingest.Pos{}
 			}
-			at = &p
+			at = new(ingest.Pos) // not &p: p would then move to the heap on every call
+			*at = p
 			t.all[p] = at
 		}
 		t.last = at
@@ -243,16 +244,27 @@ func (e *Engine) book(name string) *agentBook {
 // control records change state; requests yield a Decision (ok true). The
 // returned transitions are valid until the next call.
 func (e *Engine) Step(rec *ingest.Record, f *Features) (d Decision, ok bool, trans []Transition) {
+	dp, trans := e.step(rec, f)
+	if dp == nil {
+		return d, false, trans
+	}
+	return *dp, true, trans
+}
+
+// step is Step giving the request's Decision as a pointer into the engine
+// (nil for other records), valid until the next call: Replay hands it to
+// its hook without copying it, or moving a copy to the heap, per request.
+func (e *Engine) step(rec *ingest.Record, f *Features) (*Decision, []Transition) {
 	e.fx.Transitions = e.fx.Transitions[:0]
 	e.fx.Warnings = e.fx.Warnings[:0]
 	e.reported = e.reported[:0]
 	switch {
 	case rec.Err != nil:
 		e.sum.Malformed++
-		return d, false, nil
+		return nil, nil
 	case rec.Skip != "":
 		e.sum.addSkip(rec.Skip)
-		return d, false, nil
+		return nil, nil
 	}
 	if f.Warn != "" && rec.Control == nil {
 		e.warn(rec.Pos, WarnResponse, f.Warn)
@@ -279,7 +291,7 @@ func (e *Engine) Step(rec *ingest.Record, f *Features) (d Decision, ok bool, tra
 		}
 		e.sum.Controls++
 		e.effects(rec.Pos, b)
-		return d, false, e.fx.Transitions
+		return nil, e.fx.Transitions
 	}
 	e.seq++
 	dp := &e.cur
@@ -297,7 +309,7 @@ func (e *Engine) Step(rec *ingest.Record, f *Features) (d Decision, ok bool, tra
 	}
 	e.effects(rec.Pos, b)
 	e.sum.add(&b.sum, dp)
-	return *dp, true, e.fx.Transitions
+	return dp, e.fx.Transitions
 }
 
 // MaxTokens and MaxCostUSD bound what one request can plausibly use;

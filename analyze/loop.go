@@ -128,10 +128,7 @@ func (p *LoopPolicy) Decide(rec *ingest.Record, f *Features, d *Decision, fx *Ef
 	case a.off != nil:
 		d.Action = ActionBlocked
 		d.Status = 403
-		d.Reason = "agent inactive: deactivated by " + a.off.by
-		if a.off.by == "kill_switch" && a.off.seq > 0 {
-			d.Reason += " at seq " + strconv.FormatInt(a.off.seq, 10)
-		}
+		d.Reason = a.off.blockedReason()
 	case f.Err != nil:
 		d.Action = ActionSkip
 		d.Reason = f.Err.Error()
@@ -212,9 +209,22 @@ type LoopAgent struct {
 
 // deactivation is what an inactive agent remembers of its deactivation.
 type deactivation struct {
-	by  string
-	at  time.Time // the kill's time
-	seq int64     // the killing request, for kills
+	by     string
+	at     time.Time // the kill's time
+	seq    int64     // the killing request, for kills
+	reason string    // the blocked requests' Decision.Reason, made for the first
+}
+
+// blockedReason returns the reason of the requests blocked while the
+// deactivation lasts, made once rather than for each of them.
+func (o *deactivation) blockedReason() string {
+	if o.reason == "" {
+		o.reason = "agent inactive: deactivated by " + o.by
+		if o.by == "kill_switch" && o.seq > 0 {
+			o.reason += " at seq " + strconv.FormatInt(o.seq, 10)
+		}
+	}
+	return o.reason
 }
 
 // resize and clear change the detector's window.

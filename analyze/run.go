@@ -8,7 +8,9 @@ import (
 )
 
 // Hooks receive a replay's output as it happens. Any may be nil. An error
-// returned by a hook stops the replay and is returned by Replay.
+// returned by a hook stops the replay and is returned by Replay. The
+// Decision and Transition a hook is given are valid only during the call
+// (the engine reuses their memory; a hook that keeps one copies it).
 type Hooks struct {
 	Decision   func(*Decision) error
 	Transition func(*Transition) error
@@ -34,7 +36,7 @@ func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, erro
 				return err
 			}
 		}
-		d, ok, trans := eng.Step(rec, f)
+		d, trans := eng.step(rec, f)
 		// The warnings, the extractor's and the engine's, are reported
 		// when they happen, in replay order (the first KeptWarnings of
 		// each kind; the rest are counted in the summary).
@@ -52,8 +54,8 @@ func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, erro
 				}
 			}
 		}
-		if ok && h.Decision != nil {
-			return h.Decision(&d)
+		if d != nil && h.Decision != nil {
+			return h.Decision(d)
 		}
 		return nil
 	}

@@ -428,6 +428,11 @@ func (r *JSONLReader) agentValue(raw []byte) (string, error) {
 // timeValue reads a ts member: an RFC 3339 string or Unix seconds/ms.
 func timeValue(raw []byte) (t time.Time, err error) {
 	if len(raw) > 0 && raw[0] == '"' {
+		if len(raw) >= 2 && bytes.IndexByte(raw[1:len(raw)-1], '\\') < 0 {
+			// unquote's result without its copy: ParseTimeString keeps
+			// nothing of s, so a short string(…) stays on the stack.
+			return ParseTimeString(string(raw[1 : len(raw)-1]))
+		}
 		s, err := unquote(raw)
 		if err != nil {
 			return t, err
