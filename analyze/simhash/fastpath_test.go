@@ -128,6 +128,12 @@ func TestFastPathEdges(t *testing.T) {
 		"   leading and trailing white space around a text of plain words here   \n",
 		"a b c d e f g h i j k l m n o p q r s t u v w x y z 0 1 2 3 4 5 6 7 8 9",
 		"control\x00bytes\x01in words\x1f and \x7fdel in the middle of the plain words",
+		// Words with one number (numberWord) and near misses that are not.
+		"order #12345 of 42 items, v2.5 at 10% (3), 1st and 3. then 3.x or .5 and -7 done",
+		"ID=17 X9Y 12345678901234 123456789012345 1234567890123456 abcdefghijklm12 ok",
+		"v1.2.3 2024-01-15 1-2 0x1f 1e5 a1b2 deadbeef1 deadbeef-1 1.5.7 3.14159265358979",
+		"naïve2 2é 12\u00a0 7\x00 8\x7f \x7f9 #1\t#2\n#3\r\n#4\v#5\f#6 end of the text here",
+		"2024-01-15 10 and 2024-01-15 10:30 and 10:30 2024-01-15 and 12 34 56 end of it",
 	} {
 		for i := 0; i <= len(s); i++ {
 			checkFastPath(t, []byte(s[:i]))

@@ -89,7 +89,9 @@
 //
 // Hash normalizes and hashes in one pass over src. Words of plain ASCII
 // prose (up to 15 bytes, no digits, followed by white space) are hashed
-// straight from src, as normalization only lowercases them; the rest is
+// straight from src, as normalization only lowercases them, and so are
+// short ASCII words with one number ("42", "#1234", "10%,"), whose number
+// becomes <NUM> and nothing else changes but case; the rest is
 // normalized through a 4 KB buffer, in stretches cut where no rule reaches
 // across. The capped count needs no lookup for most features: the word
 // hashes are kept and, at the end, features are counted per bucket, and
@@ -177,7 +179,8 @@ type hasher struct {
 // them first: a word of 1 to 15 bytes of ASCII without digits or white
 // space, followed by white space, normalizes to itself lowercased (no rule
 // can match in it: NUM and hex IDs need a digit, a UUID is 36 bytes long,
-// and a timestamp spans white space only between digits). Every other
+// and a timestamp spans white space only between digits); so are words of
+// up to 15 bytes with one number in them (see numberWord). Every other
 // stretch of text goes through the scanner, cut at white space where no
 // rule can reach across (see region).
 func (h *hasher) hash(src, buf []byte, sp *space) (uint64, bool) {
@@ -189,6 +192,11 @@ func (h *hasher) hash(src, buf []byte, sp *space) (uint64, bool) {
 		case h.n == len(h.ws):
 			h.countExact()
 		case p+16 <= len(src):
+			if q, u, ok := numberWord(src, p); ok {
+				h.count(u)
+				p = skipASCIISpace(src, q)
+				continue
+			}
 			p = h.region(src, p, buf)
 		}
 	}
@@ -233,6 +241,56 @@ func plainWords(src []byte, p int, ws []uint64, n int) (int, int) {
 		}
 	}
 	return p, n
+}
+
+// numberWord hashes, without the scanner, a word at p (with 16 bytes from
+// p in src) of 15 bytes at most, followed by ASCII white space, made of one
+// number between ASCII bytes that are no digits: a prefix, then digits with
+// maybe a fraction (a dot and digits), then a suffix ("42", "#1234",
+// "v2.5", "10%", "(3),", "1st"). It returns where the white space after it
+// is, the word's hash, and whether the word has that shape. Such a word
+// normalizes to its lowercased prefix, <NUM> and its lowercased suffix: no
+// other rule can match in it (a timestamp needs three numbers, a UUID 36
+// bytes, a hex ID 16 hex digits).
+func numberWord(src []byte, p int) (end int, u uint64, ok bool) {
+	src = src[p : p+16]
+	const other = cDigit | cSpace | cMulti
+	i := 0
+	for i < 15 && class[src[i]]&other == 0 {
+		i++
+	}
+	pre := i
+	for i < 15 && class[src[i]]&cDigit != 0 {
+		i++
+	}
+	if i == pre {
+		return 0, 0, false
+	}
+	if i < 14 && src[i] == '.' && class[src[i+1]]&cDigit != 0 {
+		for i += 2; i < 15 && class[src[i]]&cDigit != 0; i++ {
+		}
+	}
+	num := i
+	for i < 15 && class[src[i]]&other == 0 {
+		i++
+	}
+	if class[src[i]]&cSpace == 0 {
+		return 0, 0, false
+	}
+	var w [15 + len(phNum)]byte
+	for j, c := range src[:pre] {
+		w[j] = lower[c]
+	}
+	n := pre + copy(w[pre:], phNum)
+	for _, c := range src[num:i] {
+		w[n] = lower[c]
+		n++
+	}
+	wh, k := uint64(wordSeed), 0
+	for ; k+8 <= n; k += 8 {
+		wh = wordBlock(wh, binary.LittleEndian.Uint64(w[k:]))
+	}
+	return p + i, wordFinal(wh, loadTail(w[k:n]), n), true
 }
 
 // notWord returns the top bit of every byte of x that cannot be in a word
