@@ -16,11 +16,11 @@ import "math/bits"
 // hashes; only the features of fuller buckets (repeated words and pairs,
 // and the rare unrelated features that share a bucket) are counted through
 // the exact table, and each of their occurrences past the tfCap-th is added
-// to a second set of bit counts (excess) that is subtracted at the end. The result is the same
-// as counting every feature through the table. A text of more words than the
-// space keeps (maxBuffered, about 12 KB of prose) is counted through the
-// table from then on, as it was before, as larger bucket arrays would cost
-// more to clear and miss the cache.
+// to a second set of bit counts (excess) that is subtracted at the end. The
+// result is the same as counting every feature through the table. A text of
+// more words than the space keeps (maxBuffered, about 12 KB of prose) is
+// counted through the table from then on, as it was before, as larger
+// bucket arrays would cost more to clear and miss the cache.
 
 // maxBuffered is the most word hashes Hash's pooled space keeps.
 const maxBuffered = 2048
