@@ -208,8 +208,8 @@ func (h *hasher) hash(src, buf []byte, sp *space) (uint64, bool) {
 
 // plainWords hashes the plain words of src from p, the start of a word,
 // into ws[n:], and returns where it stopped and the new n: at the first
-// word that is not plain, when fewer than 16 bytes are left from p, or
-// when ws is full. It calls nothing, so that its loop keeps its values
+// word that is not plain, when fewer than 16 bytes are left from p (maybe
+// on white space), or when ws is full (likewise). It calls nothing, so that its loop keeps its values
 // in registers.
 func plainWords(src []byte, p int, ws []uint64, n int) (int, int) {
 	for p+16 <= len(src) && n < len(ws) {
@@ -224,7 +224,12 @@ func plainWords(src []byte, p int, ws []uint64, n int) (int, int) {
 		k := l0 + l1&-(l0>>3)
 		long := -uint64(k >> 3) // all ones for a word of 8 bytes or more
 		last := x0 ^ (x0^x1)&long
-		if k >= 16 || class[byte(last>>(8*(k&7)))]&cSpace == 0 {
+		if k-1 >= 15 || class[byte(last>>(8*(k&7)))]&cSpace == 0 {
+			if k == 0 && class[src[p]]&cSpace != 0 {
+				// More white space after a word: no word here.
+				p = skipASCIISpace(src, p+1)
+				continue
+			}
 			break
 		}
 		// Lowercase (the bytes of the word are ASCII, so no carry reaches
@@ -236,9 +241,6 @@ func plainWords(src []byte, p int, ws []uint64, n int) (int, int) {
 		ws[n] = wordFinal(wh, tail, int(k))
 		n++
 		p += int(k) + 1
-		if p < len(src) && class[src[p]]&cSpace != 0 {
-			p = skipASCIISpace(src, p+1)
-		}
 	}
 	return p, n
 }
