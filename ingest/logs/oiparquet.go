@@ -93,6 +93,7 @@ type OIParquetReader struct {
 	opt  Options
 	rows *pq.Rows // the full view's rows
 	plan spanPlan
+	read int // rows the second pass has read
 	rec  *ingest.Record
 	err  error
 	// sorted is whether the rows are in start-time order; when not, queue
@@ -216,11 +217,15 @@ func (pr *OIParquetReader) scanRow() bool {
 	}
 	if !pr.rows.Next() {
 		pr.err = pr.rows.Err()
+		if pr.err == nil && pr.read < len(pr.plan.flags) {
+			pr.err = fmt.Errorf("%s: the file changed between its two readings (fewer rows)", pr.name)
+		}
 		pr.rows, pr.rec = nil, nil
 		return false
 	}
 	n := pr.rows.N()
 	i := int(n - 1)
+	pr.read = i + 1
 	if i >= len(pr.plan.flags) {
 		pr.err = fmt.Errorf("%s: the file changed between its two readings (more rows)", pr.name)
 		return false

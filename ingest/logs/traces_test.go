@@ -347,3 +347,41 @@ func TestOIParquetBadRow(t *testing.T) {
 		t.Errorf("%d calls, want the one of sess-1", len(cs))
 	}
 }
+
+// TestOIParquetFewerRows: when the second reading of a span table finds
+// fewer rows than the first planned (the file changed in between), the
+// reader stops with an error saying so, whether it yields rows as it reads
+// them or sorts them first.
+func TestOIParquetFewerRows(t *testing.T) {
+	for _, sorted := range []bool{false, true} {
+		spans := traceSpans()
+		if sorted {
+			slices.SortStableFunc(spans, func(a, b tracegen.Span) int { return a.Start.Compare(b.Start) })
+		}
+		var b bytes.Buffer
+		if err := tracegen.OpenInferenceParquet(&b, spans); err != nil {
+			t.Fatal(err)
+		}
+		pr, err := NewOIParquetReader(bytes.NewReader(b.Bytes()), int64(b.Len()), "s.parquet", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pr.sorted != sorted {
+			t.Fatalf("sorted = %v, want %v", pr.sorted, sorted)
+		}
+		// The first reading as if it had seen one more row, last in time.
+		n := len(pr.plan.flags)
+		pr.plan.flags = append(pr.plan.flags, 0)
+		pr.plan.skip = append(pr.plan.skip, 0)
+		if pr.plan.order != nil {
+			pr.plan.order = append(pr.plan.order, int32(n))
+		}
+		for pr.Scan() {
+		}
+		want := "s.parquet: the file changed between its two readings (fewer rows)"
+		if err := pr.Err(); err == nil || err.Error() != want {
+			t.Errorf("sorted %v: Err() = %v, want %q", sorted, err, want)
+		}
+		pr.Close()
+	}
+}
