@@ -72,7 +72,7 @@ func (h *hasher) countExact() {
 	if h.words == 0 {
 		h.set.start(&h.sp.table, h.size)
 	}
-	for _, u := range h.sp.words[:h.n] {
+	for _, u := range h.ws[:h.n] {
 		if h.words > 0 {
 			h.exact(bigram(h.prev, u))
 		}
@@ -234,8 +234,8 @@ func (s *featureSet) use(size int) {
 // number: a feature's bucket is taken from the bits above them, so that
 // features the table cannot tell apart share a bucket.
 const (
-	countMask = 7
 	countBits = 3
+	countMask = 1<<countBits - 1
 )
 
 // nonzero returns 1 when x != 0, else 0, without a branch.

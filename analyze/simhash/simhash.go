@@ -513,11 +513,7 @@ func (a *accumulator) addAll(fs []uint64) {
 	a.n += whole
 	a.groups(fs[:whole])
 	for _, f := range fs[whole:] {
-		a.batch[a.nb] = f
-		a.nb++
-		if a.nb == uint(len(a.batch)) {
-			a.flush()
-		}
+		a.push(f, 1)
 	}
 }
 
