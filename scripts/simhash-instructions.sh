@@ -26,7 +26,7 @@ GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind --callgrind-out
 # where it is inlined), per word. What simhash calls in the runtime (clearing
 # memory, say) is not counted: it cannot be told apart from the corpus
 # generator's.
-callgrind_annotate "$tmp/cg.out" 2>/dev/null | grep 'analyze/simhash/[a-z]*\.go:' | grep -v '=>' |
+callgrind_annotate "$tmp/cg.out" 2>/dev/null | grep -E 'analyze/simhash/[a-z0-9_]*\.(go|s):' | grep -v '=>' |
   awk -v words="$words" '{n = $1; gsub(",", "", n); total += n; match($0, /analyze\/simhash\.[^ ]+/); fn[substr($0, RSTART + 16, RLENGTH - 16)] += n}
     END {
       printf "simhash: %.1f instructions a word (%d words)\n", total / words, words

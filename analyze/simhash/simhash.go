@@ -187,7 +187,7 @@ func (h *hasher) hash(src, buf []byte, sp *space) (uint64, bool) {
 	h.reset(sp, len(src))
 	p := skipASCIISpace(src, 0)
 	for p+16 <= len(src) {
-		p, h.n = plainWords(src, p, h.ws, h.n)
+		p, h.n = plainWordsFast(src, p, h.ws, h.n)
 		switch {
 		case h.n == len(h.ws):
 			h.countExact()

@@ -1,0 +1,157 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// Constants of plainWordsFast: bytes repeated 16 times, then the hash's
+// multipliers and the masks of a word's last 0-7 bytes.
+#define BYTES16(name, b) \
+	DATA name<>+0(SB)/8, b; \
+	DATA name<>+8(SB)/8, b; \
+	GLOBL name<>(SB), RODATA|NOPTR, $16
+
+BYTES16(b20, $0x2020202020202020)
+BYTES16(b50, $0x5050505050505050)
+BYTES16(b8a, $0x8a8a8a8a8a8a8a8a)
+BYTES16(b3f, $0x3f3f3f3f3f3f3f3f)
+BYTES16(b9a, $0x9a9a9a9a9a9a9a9a)
+
+DATA mul<>+0(SB)/8, $0x9e3779b97f4a7c15  // wordBlock
+DATA mul<>+8(SB)/8, $0xc2b2ae3d27d4eb4f  // wordBlock
+DATA mul<>+16(SB)/8, $0xbf58476d1ce4e5b9 // mix64
+DATA mul<>+24(SB)/8, $0x94d049bb133111eb // mix64
+GLOBL mul<>(SB), RODATA|NOPTR, $32
+
+DATA tails<>+0(SB)/8, $0
+DATA tails<>+8(SB)/8, $0xff
+DATA tails<>+16(SB)/8, $0xffff
+DATA tails<>+24(SB)/8, $0xffffff
+DATA tails<>+32(SB)/8, $0xffffffff
+DATA tails<>+40(SB)/8, $0xffffffffff
+DATA tails<>+48(SB)/8, $0xffffffffffff
+DATA tails<>+56(SB)/8, $0xffffffffffffff
+GLOBL tails<>(SB), RODATA|NOPTR, $64
+
+// func plainWordsFast(src []byte, p int, ws []uint64, n int) (end, m int)
+//
+// Registers: SI src, BX p, DX len(src)-16, DI ws, R8 len(ws), R9 n;
+// X8-X12 the byte constants. Per word, with k its length:
+//   X0 = src[p:p+16]; word bytes (0x21-0x7f but digits) → AX; k = BSF(^AX)
+//   1 <= k <= 15 and class[src[p+k]]&cSpace != 0, else stop (or skip
+//   white space when k == 0 and src[p] is white space)
+//   lowercase X0; y0, y1 = its halves
+//   ws[n] = mix64((k>=8 ? wordBlock(seed, y0) : seed) ^ (k>=8 ? y1 : y0)&tails[k&7] ^ k<<56)
+TEXT ·plainWordsFast(SB), NOSPLIT, $0-80
+	MOVQ src_base+0(FP), SI
+	MOVQ src_len+8(FP), DX
+	SUBQ $16, DX
+	MOVQ p+24(FP), BX
+	MOVQ ws_base+32(FP), DI
+	MOVQ ws_len+40(FP), R8
+	MOVQ n+56(FP), R9
+	MOVOU b20<>(SB), X8
+	MOVOU b50<>(SB), X9
+	MOVOU b8a<>(SB), X10
+	MOVOU b3f<>(SB), X11
+	MOVOU b9a<>(SB), X12
+
+loop:
+	CMPQ BX, DX
+	JGT  done
+	CMPQ R9, R8
+	JGE  done
+	MOVOU (SI)(BX*1), X0
+
+	// Word bytes: signed > 0x20 (0x21-0x7f) and not a digit (b+0x50 as a
+	// signed byte below -118).
+	MOVO     X0, X1
+	PCMPGTB  X8, X1
+	MOVO     X0, X2
+	PADDB    X9, X2
+	MOVO     X10, X3
+	PCMPGTB  X2, X3
+	PANDN    X1, X3
+	PMOVMSKB X3, AX
+	NOTL     AX
+	BSFL     AX, CX       // k: 0-16, as bit 16 of AX is set
+	LEAL     -1(CX), AX
+	CMPL     AX, $15
+	JAE      special
+	LEAQ     (SI)(BX*1), AX
+	MOVBLZX  (AX)(CX*1), AX
+	LEAQ     ·class(SB), R10
+	MOVBLZX  (R10)(AX*1), AX
+	TESTB    $0x10, AL    // cSpace
+	JZ       done
+
+	// Lowercase: upper case letters are b+0x3f as a signed byte below -102.
+	MOVO    X0, X4
+	PADDB   X11, X4
+	MOVO    X12, X5
+	PCMPGTB X4, X5
+	PAND    X8, X5
+	POR     X5, X0
+	MOVQ    X0, R10       // y0
+	MOVQ    R10, R13
+	MOVHLPS X0, X0
+	MOVQ    X0, R11       // y1
+
+	MOVQ    $0x243f6a8885a308d3, R12 // wordSeed
+	IMULQ   mul<>+0(SB), R10
+	XORQ    R12, R10
+	ROLQ    $27, R10
+	IMULQ   mul<>+8(SB), R10
+	CMPL    CX, $8
+	CMOVQCS R12, R10      // k < 8: no whole block
+	CMOVQCC R11, R13      // k >= 8: the tail is in y1
+	MOVL    CX, AX
+	ANDL    $7, AX
+	LEAQ    tails<>(SB), R12
+	ANDQ    (R12)(AX*8), R13
+	XORQ    R13, R10
+	MOVQ    CX, AX
+	SHLQ    $56, AX
+	XORQ    AX, R10
+
+	// mix64
+	MOVQ  R10, AX
+	SHRQ  $30, AX
+	XORQ  AX, R10
+	IMULQ mul<>+16(SB), R10
+	MOVQ  R10, AX
+	SHRQ  $27, AX
+	XORQ  AX, R10
+	IMULQ mul<>+24(SB), R10
+	MOVQ  R10, AX
+	SHRQ  $31, AX
+	XORQ  AX, R10
+
+	MOVQ R10, (DI)(R9*8)
+	INCQ R9
+	LEAQ 1(BX)(CX*1), BX
+	JMP  loop
+
+special:
+	// k == 16: too long; k == 0: more white space, or not a word.
+	TESTL   CX, CX
+	JNZ     done
+	LEAQ    ·class(SB), R10
+	MOVBLZX (SI)(BX*1), AX
+	MOVBLZX (R10)(AX*1), AX
+	TESTB   $0x10, AL
+	JZ      done
+	LEAQ    16(DX), R12   // len(src)
+
+skip:
+	INCQ    BX
+	CMPQ    BX, R12
+	JGE     loop
+	MOVBLZX (SI)(BX*1), AX
+	MOVBLZX (R10)(AX*1), AX
+	TESTB   $0x10, AL
+	JNZ     skip
+	JMP     loop
+
+done:
+	MOVQ BX, end+64(FP)
+	MOVQ R9, m+72(FP)
+	RET

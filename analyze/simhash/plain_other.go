@@ -1,0 +1,9 @@
+//go:build !amd64 || purego
+
+package simhash
+
+// plainWordsFast is plainWords where there is no assembly version (other
+// architectures, or the purego build tag).
+func plainWordsFast(src []byte, p int, ws []uint64, n int) (end, m int) {
+	return plainWords(src, p, ws, n)
+}
