@@ -55,13 +55,27 @@ func newSpace(words int) *space {
 }
 
 // count counts the features of the next word, whose hash is u: it keeps u
-// for finish, or, when the space is full, counts every kept word's features
-// through the exact table.
+// (see keep) for finish, or, when the space is full, counts every kept
+// word's features through the exact table.
 func (h *hasher) count(u uint64) {
-	h.ws[h.n] = u
+	keep(h.ws, h.gs, h.cnt, h.mask, h.n, u)
 	h.n++
 	if h.n == len(h.ws) {
 		h.countExact()
+	}
+}
+
+// keep keeps u as ws[n], the hash of the text's next word, with the bigram
+// it ends as gs[n] (when n > 0), and counts both features in their buckets
+// of cnt, by their bits from countBits up, masked with mask (len(cnt)-1).
+// The plain-word kernels do the same for the words they hash.
+func keep(ws, gs []uint64, cnt []uint16, mask uint64, n int, u uint64) {
+	ws[n] = u
+	cnt[u>>countBits&mask]++
+	if n > 0 {
+		b := bigram(ws[n-1], u)
+		gs[n] = b
+		cnt[b>>countBits&mask]++
 	}
 }
 
@@ -72,8 +86,11 @@ func (h *hasher) countExact() {
 	if h.words == 0 {
 		h.set.start(&h.sp.table, h.size)
 	}
-	for _, u := range h.ws[:h.n] {
-		if h.words > 0 {
+	for i, u := range h.ws[:h.n] {
+		switch {
+		case i > 0:
+			h.exact(h.gs[i]) // kept by keep
+		case h.words > 0:
 			h.exact(bigram(h.prev, u))
 		}
 		h.exact(u)
@@ -99,25 +116,10 @@ func (h *hasher) finish() (uint64, bool) {
 }
 
 // countBuckets counts the features of the n kept words, the whole text
-// (see the top of this file). A feature's bucket is given by its bits from
-// countBits up.
+// (see the top of this file), counted in their buckets by keep.
 func (h *hasher) countBuckets() {
-	sp, n := h.sp, h.n
-	w, g := sp.words[:n], sp.grams[:n]
-	size := 64
-	for size < 2*(2*n-1) && size < len(sp.cnt) {
-		size *= 2
-	}
-	cnt := sp.cnt[:size]
-	clear(cnt)
-	mask := uint64(size - 1)
-	cnt[w[0]>>countBits&mask]++
-	for i := 1; i < n; i++ {
-		b := bigram(w[i-1], w[i])
-		g[i] = b
-		cnt[w[i]>>countBits&mask]++
-		cnt[b>>countBits&mask]++
-	}
+	sp, n, cnt, mask := h.sp, h.n, h.cnt, h.mask
+	w, g := h.ws[:n], h.gs[:n]
 	// Count every feature, and list those of full buckets (hot) without a
 	// branch: each is written to the list, which grows only by hot ones.
 	h.acc.addAll(w)

@@ -5,7 +5,9 @@ package simhash
 // plainWordsFast is plainWords in assembly (plain_amd64.s), with SSE2 only,
 // which every amd64 processor has: it finds a word's length and lowercases
 // it sixteen bytes at a time, and keeps its constants in registers. It
-// returns exactly what plainWords returns (FuzzPlainWords).
+// returns and keeps exactly what plainWords does (FuzzPlainWords), and
+// trusts its caller as plainWords requires: len(gs) >= len(ws) and mask ==
+// len(cnt)-1, a power of two minus one.
 //
 //go:noescape
-func plainWordsFast(src []byte, p int, ws []uint64, n int) (end, m int)
+func plainWordsFast(src []byte, p int, ws, gs []uint64, cnt []uint16, mask uint64, n int) (end, m int)

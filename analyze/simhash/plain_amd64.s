@@ -21,6 +21,26 @@ DATA mul<>+16(SB)/8, $0xbf58476d1ce4e5b9 // mix64
 DATA mul<>+24(SB)/8, $0x94d049bb133111eb // mix64
 GLOBL mul<>(SB), RODATA|NOPTR, $32
 
+// MIX64 applies mix64 to r, with t as scratch.
+#define MIX64(r, t) \
+	MOVQ  r, t; \
+	SHRQ  $30, t; \
+	XORQ  t, r; \
+	IMULQ mul<>+16(SB), r; \
+	MOVQ  r, t; \
+	SHRQ  $27, t; \
+	XORQ  t, r; \
+	IMULQ mul<>+24(SB), r; \
+	MOVQ  r, t; \
+	SHRQ  $31, t; \
+	XORQ  t, r
+
+// COUNT adds one to the bucket of feature r in cnt (R14), destroying r.
+#define COUNT(r) \
+	SHRQ $3, r; \
+	ANDQ mask+104(FP), r; \
+	INCW (R14)(r*2)
+
 DATA tails<>+0(SB)/8, $0
 DATA tails<>+8(SB)/8, $0xff
 DATA tails<>+16(SB)/8, $0xffff
@@ -31,23 +51,30 @@ DATA tails<>+48(SB)/8, $0xffffffffffff
 DATA tails<>+56(SB)/8, $0xffffffffffffff
 GLOBL tails<>(SB), RODATA|NOPTR, $64
 
-// func plainWordsFast(src []byte, p int, ws []uint64, n int) (end, m int)
+// func plainWordsFast(src []byte, p int, ws, gs []uint64, cnt []uint16, mask uint64, n int) (end, m int)
 //
-// Registers: SI src, BX p, DX len(src)-16, DI ws, R8 len(ws), R9 n;
-// X8-X12 the byte constants. Per word, with k its length:
+// Registers: SI src, BX p, DX len(src)-16, DI ws, R8 gs, R9 n, R14 cnt,
+// R15 ws[n-1]; X8-X12 the byte constants. Per word, with k its length:
 //   X0 = src[p:p+16]; word bytes (0x21-0x7f but digits) → AX; k = BSF(^AX)
 //   1 <= k <= 15 and class[src[p+k]]&cSpace != 0, else stop (or skip
 //   white space when k == 0 and src[p] is white space)
 //   lowercase X0; y0, y1 = its halves
-//   ws[n] = mix64((k>=8 ? wordBlock(seed, y0) : seed) ^ (k>=8 ? y1 : y0)&tails[k&7] ^ k<<56)
-TEXT ·plainWordsFast(SB), NOSPLIT, $0-80
+//   u = mix64((k>=8 ? wordBlock(seed, y0) : seed) ^ (k>=8 ? y1 : y0)&tails[k&7] ^ k<<56)
+//   keep(ws, gs, cnt, mask, n, u)
+TEXT ·plainWordsFast(SB), NOSPLIT, $0-136
 	MOVQ src_base+0(FP), SI
 	MOVQ src_len+8(FP), DX
 	SUBQ $16, DX
 	MOVQ p+24(FP), BX
 	MOVQ ws_base+32(FP), DI
-	MOVQ ws_len+40(FP), R8
-	MOVQ n+56(FP), R9
+	MOVQ gs_base+56(FP), R8
+	MOVQ cnt_base+80(FP), R14
+	MOVQ n+112(FP), R9
+	TESTQ R9, R9
+	JZ   consts
+	MOVQ -8(DI)(R9*8), R15
+
+consts:
 	MOVOU b20<>(SB), X8
 	MOVOU b50<>(SB), X9
 	MOVOU b8a<>(SB), X10
@@ -57,7 +84,7 @@ TEXT ·plainWordsFast(SB), NOSPLIT, $0-80
 loop:
 	CMPQ BX, DX
 	JGT  done
-	CMPQ R9, R8
+	CMPQ R9, ws_len+40(FP)
 	JGE  done
 	MOVOU (SI)(BX*1), X0
 
@@ -112,20 +139,27 @@ loop:
 	SHLQ    $56, AX
 	XORQ    AX, R10
 
-	// mix64
-	MOVQ  R10, AX
-	SHRQ  $30, AX
-	XORQ  AX, R10
-	IMULQ mul<>+16(SB), R10
-	MOVQ  R10, AX
-	SHRQ  $27, AX
-	XORQ  AX, R10
-	IMULQ mul<>+24(SB), R10
-	MOVQ  R10, AX
-	SHRQ  $31, AX
-	XORQ  AX, R10
+	MIX64(R10, AX)
 
-	MOVQ R10, (DI)(R9*8)
+	// keep: ws[n] = u, its bucket counted; for n > 0 the bigram of
+	// ws[n-1] and u, mix64(rotl(ws[n-1], 21) ^ u ^ 0x6a09e667f3bcc909), as
+	// gs[n], its bucket counted.
+	MOVQ  R10, (DI)(R9*8)
+	MOVQ  R10, AX
+	COUNT(AX)
+	TESTQ R9, R9
+	JZ    next
+	MOVQ  R15, R11
+	ROLQ  $21, R11
+	XORQ  R10, R11
+	MOVQ  $0x6a09e667f3bcc909, AX
+	XORQ  AX, R11
+	MIX64(R11, AX)
+	MOVQ  R11, (R8)(R9*8)
+	COUNT(R11)
+
+next:
+	MOVQ R10, R15
 	INCQ R9
 	LEAQ 1(BX)(CX*1), BX
 	JMP  loop
@@ -152,6 +186,6 @@ skip:
 	JMP     loop
 
 done:
-	MOVQ BX, end+64(FP)
-	MOVQ R9, m+72(FP)
+	MOVQ BX, end+120(FP)
+	MOVQ R9, m+128(FP)
 	RET

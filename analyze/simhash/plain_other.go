@@ -4,6 +4,6 @@ package simhash
 
 // plainWordsFast is plainWords where there is no assembly version (other
 // architectures, or the purego build tag).
-func plainWordsFast(src []byte, p int, ws []uint64, n int) (end, m int) {
-	return plainWords(src, p, ws, n)
+func plainWordsFast(src []byte, p int, ws, gs []uint64, cnt []uint16, mask uint64, n int) (end, m int) {
+	return plainWords(src, p, ws, gs, cnt, mask, n)
 }

@@ -8,26 +8,38 @@ import (
 )
 
 // checkPlainWords fails t when plainWordsFast differs from plainWords on
-// src from p, with room for room word hashes after n kept ones. The two
-// must agree on where they stop and on every hash, from any p (not only
-// the start of a word) and whatever follows the text in memory.
-func checkPlainWords(t *testing.T, src []byte, p, room int) {
+// src from p, with room for room word hashes after n kept ones (0 or 3):
+// where they stop, and every hash, bigram and bucket count they keep. The
+// two must agree from any p (not only the start of a word), whatever
+// follows the text in memory.
+func checkPlainWords(t *testing.T, src []byte, p, room, n int) {
 	t.Helper()
-	const n = 3
-	want := make([]uint64, n+room)
-	got := make([]uint64, n+room)
-	wantEnd, wantN := plainWords(src, p, want, n)
-	gotEnd, gotN := plainWordsFast(src, p, got, n)
-	if gotEnd != wantEnd || gotN != wantN || !slices.Equal(got, want) {
-		t.Fatalf("plainWordsFast(%q, %d, room %d) = %d, %d, %x; plainWords %d, %d, %x",
-			src, p, room, gotEnd, gotN, got[n:], wantEnd, wantN, want[n:])
+	type kept struct {
+		ws, gs []uint64
+		cnt    []uint16
+	}
+	start := func() kept {
+		k := kept{make([]uint64, n+room), make([]uint64, n+room), make([]uint16, 64)}
+		for i := range n {
+			k.ws[i] = uint64(i+1) * 0x9e3779b97f4a7c15
+			k.cnt[i] = uint16(i)
+		}
+		return k
+	}
+	want, got := start(), start()
+	wantEnd, wantN := plainWords(src, p, want.ws, want.gs, want.cnt, 63, n)
+	gotEnd, gotN := plainWordsFast(src, p, got.ws, got.gs, got.cnt, 63, n)
+	if gotEnd != wantEnd || gotN != wantN || !slices.Equal(got.ws, want.ws) ||
+		!slices.Equal(got.gs, want.gs) || !slices.Equal(got.cnt, want.cnt) {
+		t.Fatalf("plainWordsFast(%q, %d, room %d after %d) = %d, %d, %x, %x, %v; plainWords %d, %d, %x, %x, %v",
+			src, p, room, n, gotEnd, gotN, got.ws[n:], got.gs[n:], got.cnt, wantEnd, wantN, want.ws[n:], want.gs[n:], want.cnt)
 	}
 }
 
 // TestPlainWordsFast compares the assembly version of plainWords (where
 // there is one) with the Go one from every position of the edge cases of
 // TestFastPathEdges, of prose and of mutated prose, with room for every
-// word and for a few; the text is followed by bytes that would extend its
+// word and for a few, with no word kept before and with some; the text is followed by bytes that would extend its
 // last word, so that reading past it would show.
 func TestPlainWordsFast(t *testing.T) {
 	texts := [][]byte{
@@ -51,16 +63,21 @@ func TestPlainWordsFast(t *testing.T) {
 		src := append(bytes.Clone(text), "abcdefghijklmnop"...)[:len(text)]
 		for p := range len(src) + 1 {
 			for _, room := range []int{0, 1, 2, len(src)} {
-				checkPlainWords(t, src, p, room)
+				checkPlainWords(t, src, p, room, 0)
+				checkPlainWords(t, src, p, room, 3)
 			}
 		}
 	}
 }
 
 func FuzzPlainWords(f *testing.F) {
-	f.Add([]byte("the quick brown fox jumps over the lazy dog, twice: ABCDEFGHIJKLMNO x"), uint16(0), uint8(40))
-	f.Add([]byte("  \n\t spaces   then words \x00 and \x7f\x80 more words here and there "), uint16(1), uint8(2))
-	f.Fuzz(func(t *testing.T, src []byte, p uint16, room uint8) {
-		checkPlainWords(t, src, min(int(p), len(src)), int(room))
+	f.Add([]byte("the quick brown fox jumps over the lazy dog, twice: ABCDEFGHIJKLMNO x"), uint16(0), uint8(40), false)
+	f.Add([]byte("  \n\t spaces   then words \x00 and \x7f\x80 more words here and there "), uint16(1), uint8(2), true)
+	f.Fuzz(func(t *testing.T, src []byte, p uint16, room uint8, kept bool) {
+		n := 0
+		if kept {
+			n = 3
+		}
+		checkPlainWords(t, src, min(int(p), len(src)), int(room), n)
 	})
 }

@@ -163,6 +163,9 @@ type hasher struct {
 	set    featureSet  // the exact table
 	sp     *space
 	ws     []uint64 // sp.words
+	gs     []uint64 // sp.grams
+	cnt    []uint16 // the part of sp.cnt the text's features are counted in
+	mask   uint64   // len(cnt)-1
 	n      int      // word hashes kept in ws
 	size   int      // bytes of the text
 	prev   uint64   // unigram feature of the last word counted through set
@@ -187,7 +190,7 @@ func (h *hasher) hash(src, buf []byte, sp *space) (uint64, bool) {
 	h.reset(sp, len(src))
 	p := skipASCIISpace(src, 0)
 	for p+16 <= len(src) {
-		p, h.n = plainWordsFast(src, p, h.ws, h.n)
+		p, h.n = plainWordsFast(src, p, h.ws, h.gs, h.cnt, h.mask, h.n)
 		switch {
 		case h.n == len(h.ws):
 			h.countExact()
@@ -207,11 +210,13 @@ func (h *hasher) hash(src, buf []byte, sp *space) (uint64, bool) {
 }
 
 // plainWords hashes the plain words of src from p, the start of a word,
-// into ws[n:], and returns where it stopped and the new n: at the first
-// word that is not plain, when fewer than 16 bytes are left from p (maybe
-// on white space), or when ws is full (likewise). It calls nothing, so that its loop keeps its values
-// in registers.
-func plainWords(src []byte, p int, ws []uint64, n int) (int, int) {
+// and keeps them (see keep) as ws[n:], gs[n:] and counts in cnt; it returns
+// where it stopped and the new n: at the first word that is not plain, when
+// fewer than 16 bytes are left from p (maybe on white space), or when ws is
+// full (likewise). len(gs) must be at least len(ws), and mask len(cnt)-1, a
+// power of two minus one. It calls nothing but keep (inlined), so that its
+// loop keeps its values in registers.
+func plainWords(src []byte, p int, ws, gs []uint64, cnt []uint16, mask uint64, n int) (int, int) {
 	for p+16 <= len(src) && n < len(ws) {
 		w := src[p : p+16]
 		x0 := binary.LittleEndian.Uint64(w)
@@ -238,7 +243,7 @@ func plainWords(src []byte, p int, ws []uint64, n int) (int, int) {
 		wh := wordSeed ^ (wordBlock(wordSeed, y0)^wordSeed)&long
 		tail := last & (1<<(8*(k&7)) - 1)
 		tail |= inRange(tail, 'A', 'Z') >> 2
-		ws[n] = wordFinal(wh, tail, int(k))
+		keep(ws, gs, cnt, mask, n, wordFinal(wh, tail, int(k)))
 		n++
 		p += int(k) + 1
 	}
@@ -356,7 +361,15 @@ func (h *hasher) reset(sp *space, size int) {
 	h.acc.reset()
 	h.excess.reset()
 	h.set = featureSet{}
-	h.sp, h.ws, h.n, h.size = sp, sp.words, 0, size
+	h.sp, h.ws, h.gs, h.n, h.size = sp, sp.words, sp.grams, 0, size
+	// Two buckets per feature the text can have (at most one per byte, and
+	// two per word kept), as a power of two.
+	buckets := 64
+	for buckets < 2*min(size, 2*len(sp.words)) && buckets < len(sp.cnt) {
+		buckets *= 2
+	}
+	h.cnt, h.mask = sp.cnt[:buckets], uint64(buckets-1)
+	clear(h.cnt)
 	h.prev, h.words, h.wh, h.wn = 0, 0, wordSeed, 0
 }
 
