@@ -124,15 +124,9 @@ func (h *hasher) countBuckets() {
 	// branch: each is written to the list, which grows only by hot ones.
 	h.acc.addAll(w)
 	h.acc.addAll(g[1:])
-	hot, nh := sp.hot, 0
-	for _, f := range w {
-		hot[nh&(len(hot)-1)] = f
-		nh += int(uint(tfCap-int(cnt[f>>countBits&mask])) >> 63)
-	}
-	for _, f := range g[1:] {
-		hot[nh&(len(hot)-1)] = f
-		nh += int(uint(tfCap-int(cnt[f>>countBits&mask])) >> 63)
-	}
+	hot := sp.hot
+	nh := listHotFast(w, cnt, mask, hot, 0)
+	nh = listHotFast(g[1:], cnt, mask, hot, nh)
 	if nh == 0 {
 		return
 	}
@@ -143,6 +137,20 @@ func (h *hasher) countBuckets() {
 		c := h.set.see(f)
 		h.excess.push(f, uint(1-(c-tfCap)>>63)) // c >= tfCap
 	}
+}
+
+// listHot lists in hot[nh:] the features of fs whose bucket in cnt (by
+// their bits from countBits up, masked with mask: len(cnt)-1) holds more
+// than tfCap features, and returns the new nh. hot must have room for all
+// of fs after nh, and its length must be a power of two. It lists them
+// without a branch: each feature is written to the list, which grows only
+// by hot ones.
+func listHot(fs []uint64, cnt []uint16, mask uint64, hot []uint64, nh int) int {
+	for _, f := range fs {
+		hot[nh&(len(hot)-1)] = f
+		nh += int(uint(tfCap-int(cnt[f>>countBits&mask])) >> 63)
+	}
+	return nh
 }
 
 // exact counts feature f through the exact table: it counts while the table

@@ -11,3 +11,9 @@ package simhash
 //
 //go:noescape
 func plainWordsFast(src []byte, p int, ws, gs []uint64, cnt []uint16, mask uint64, n int) (end, m int)
+
+// listHotFast is listHot in assembly (plain_amd64.s), with the same
+// requirements, which it trusts.
+//
+//go:noescape
+func listHotFast(fs []uint64, cnt []uint16, mask uint64, hot []uint64, nh int) int

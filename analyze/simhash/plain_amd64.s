@@ -189,3 +189,33 @@ done:
 	MOVQ BX, end+120(FP)
 	MOVQ R9, m+128(FP)
 	RET
+
+// func listHotFast(fs []uint64, cnt []uint16, mask uint64, hot []uint64, nh int) int
+//
+// For each feature f of fs: hot[nh] = f; nh += cnt[f>>3&mask] > tfCap (4).
+TEXT ·listHotFast(SB), NOSPLIT, $0-96
+	MOVQ fs_base+0(FP), SI
+	MOVQ fs_len+8(FP), DX
+	MOVQ cnt_base+24(FP), R8
+	MOVQ mask+48(FP), R9
+	MOVQ hot_base+56(FP), DI
+	MOVQ nh+80(FP), BX
+	LEAQ (SI)(DX*8), DX
+
+hot:
+	CMPQ    SI, DX
+	JAE     hotdone
+	MOVQ    (SI), AX
+	MOVQ    AX, R10
+	SHRQ    $3, R10
+	ANDQ    R9, R10
+	MOVWLZX (R8)(R10*2), R10
+	MOVQ    AX, (DI)(BX*8)
+	CMPL    R10, $5
+	SBBQ    $-1, BX // one more unless the count is below 5
+	ADDQ    $8, SI
+	JMP     hot
+
+hotdone:
+	MOVQ BX, ret+88(FP)
+	RET

@@ -81,3 +81,32 @@ func FuzzPlainWords(f *testing.F) {
 		checkPlainWords(t, src, min(int(p), len(src)), int(room), n)
 	})
 }
+
+// TestListHotFast compares the assembly version of listHot (where there is
+// one) with the Go one on random features in buckets of every count around
+// the cap, from an empty list and a list with features in it.
+func TestListHotFast(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, size := range []int{64, 1024} {
+		cnt := make([]uint16, size)
+		for i := range cnt {
+			cnt[i] = uint16(rng.IntN(9))
+		}
+		cnt[0] = 0xffff
+		for _, n := range []int{0, 1, 2, 7, 100, 1000} {
+			fs := make([]uint64, n)
+			for i := range fs {
+				fs[i] = rng.Uint64()
+			}
+			for _, nh := range []int{0, 5} {
+				want, got := make([]uint64, 2048), make([]uint64, 2048)
+				wantN := listHot(fs, cnt, uint64(size-1), want, nh)
+				gotN := listHotFast(fs, cnt, uint64(size-1), got, nh)
+				if gotN != wantN || !slices.Equal(got[:gotN], want[:wantN]) {
+					t.Fatalf("%d features, %d buckets, from %d: listHotFast lists %d %x; listHot %d %x",
+						n, size, nh, gotN, got[:gotN], wantN, want[:wantN])
+				}
+			}
+		}
+	}
+}
