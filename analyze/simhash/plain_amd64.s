@@ -3,7 +3,7 @@
 #include "textflag.h"
 
 // Constants of plainWordsFast: bytes repeated 16 times, then the hash's
-// multipliers and the masks of a word's last 0-7 bytes.
+// multipliers and seeds, and the masks of a word's last 0-7 bytes.
 #define BYTES16(name, b) \
 	DATA name<>+0(SB)/8, b; \
 	DATA name<>+8(SB)/8, b; \
@@ -19,7 +19,9 @@ DATA mul<>+0(SB)/8, $0x9e3779b97f4a7c15  // wordBlock
 DATA mul<>+8(SB)/8, $0xc2b2ae3d27d4eb4f  // wordBlock
 DATA mul<>+16(SB)/8, $0xbf58476d1ce4e5b9 // mix64
 DATA mul<>+24(SB)/8, $0x94d049bb133111eb // mix64
-GLOBL mul<>(SB), RODATA|NOPTR, $32
+DATA mul<>+32(SB)/8, $0x243f6a8885a308d3 // wordSeed
+DATA mul<>+40(SB)/8, $0x6a09e667f3bcc909 // bigram
+GLOBL mul<>(SB), RODATA|NOPTR, $48
 
 // MIX64 applies mix64 to r, with t as scratch.
 #define MIX64(r, t) \
@@ -53,8 +55,9 @@ GLOBL tails<>(SB), RODATA|NOPTR, $64
 
 // func plainWordsFast(src []byte, p int, ws, gs []uint64, cnt []uint16, mask uint64, n int) (end, m int)
 //
-// Registers: SI src, BX p, DX len(src)-16, DI ws, R8 gs, R9 n, R14 cnt,
-// R15 ws[n-1]; X8-X12 the byte constants. Per word, with k its length:
+// Registers: BX &src[p], DX &src[len(src)-16], SI class, R12 tails, DI
+// ws, R8 gs, R9 n, R14 cnt, R15 ws[n-1]; X8-X12 the byte constants. Per
+// word, with k its length:
 //   X0 = src[p:p+16]; word bytes (0x21-0x7f but digits) → AX; k = BSF(^AX)
 //   1 <= k <= 15 and class[src[p+k]]&cSpace != 0, else stop (or skip
 //   white space when k == 0 and src[p] is white space)
@@ -62,17 +65,22 @@ GLOBL tails<>(SB), RODATA|NOPTR, $64
 //   u = mix64((k>=8 ? wordBlock(seed, y0) : seed) ^ (k>=8 ? y1 : y0)&tails[k&7] ^ k<<56)
 //   keep(ws, gs, cnt, mask, n, u)
 TEXT ·plainWordsFast(SB), NOSPLIT, $0-136
-	MOVQ src_base+0(FP), SI
-	MOVQ src_len+8(FP), DX
-	SUBQ $16, DX
-	MOVQ p+24(FP), BX
-	MOVQ ws_base+32(FP), DI
-	MOVQ gs_base+56(FP), R8
-	MOVQ cnt_base+80(FP), R14
-	MOVQ n+112(FP), R9
+	MOVQ  n+112(FP), R9
+	MOVQ  src_base+0(FP), BX
+	MOVQ  src_len+8(FP), DX
+	ADDQ  p+24(FP), BX
+	CMPQ  DX, $16
+	JLT   done        // (so that the pointer below does not wrap)
+	LEAQ  -16(BX)(DX*1), DX
+	SUBQ  p+24(FP), DX
+	LEAQ  ·class(SB), SI
+	LEAQ  tails<>(SB), R12
+	MOVQ  ws_base+32(FP), DI
+	MOVQ  gs_base+56(FP), R8
+	MOVQ  cnt_base+80(FP), R14
 	TESTQ R9, R9
-	JZ   consts
-	MOVQ -8(DI)(R9*8), R15
+	JZ    consts
+	MOVQ  -8(DI)(R9*8), R15
 
 consts:
 	MOVOU b20<>(SB), X8
@@ -83,10 +91,10 @@ consts:
 
 loop:
 	CMPQ BX, DX
-	JGT  done
+	JHI  done
 	CMPQ R9, ws_len+40(FP)
 	JGE  done
-	MOVOU (SI)(BX*1), X0
+	MOVOU (BX), X0
 
 	// Word bytes: signed > 0x20 (0x21-0x7f) and not a digit (b+0x50 as a
 	// signed byte below -118).
@@ -103,10 +111,8 @@ loop:
 	LEAL     -1(CX), AX
 	CMPL     AX, $15
 	JAE      special
-	LEAQ     (SI)(BX*1), AX
-	MOVBLZX  (AX)(CX*1), AX
-	LEAQ     ·class(SB), R10
-	MOVBLZX  (R10)(AX*1), AX
+	MOVBLZX  (BX)(CX*1), AX
+	MOVBLZX  (SI)(AX*1), AX
 	TESTB    $0x10, AL    // cSpace
 	JZ       done
 
@@ -122,17 +128,15 @@ loop:
 	MOVHLPS X0, X0
 	MOVQ    X0, R11       // y1
 
-	MOVQ    $0x243f6a8885a308d3, R12 // wordSeed
 	IMULQ   mul<>+0(SB), R10
-	XORQ    R12, R10
+	XORQ    mul<>+32(SB), R10
 	ROLQ    $27, R10
 	IMULQ   mul<>+8(SB), R10
 	CMPL    CX, $8
-	CMOVQCS R12, R10      // k < 8: no whole block
-	CMOVQCC R11, R13      // k >= 8: the tail is in y1
+	CMOVQCS mul<>+32(SB), R10 // k < 8: no whole block, the seed
+	CMOVQCC R11, R13          // k >= 8: the tail is in y1
 	MOVL    CX, AX
 	ANDL    $7, AX
-	LEAQ    tails<>(SB), R12
 	ANDQ    (R12)(AX*8), R13
 	XORQ    R13, R10
 	MOVQ    CX, AX
@@ -152,8 +156,7 @@ loop:
 	MOVQ  R15, R11
 	ROLQ  $21, R11
 	XORQ  R10, R11
-	MOVQ  $0x6a09e667f3bcc909, AX
-	XORQ  AX, R11
+	XORQ  mul<>+40(SB), R11
 	MIX64(R11, AX)
 	MOVQ  R11, (R8)(R9*8)
 	COUNT(R11)
@@ -168,24 +171,24 @@ special:
 	// k == 16: too long; k == 0: more white space, or not a word.
 	TESTL   CX, CX
 	JNZ     done
-	LEAQ    ·class(SB), R10
-	MOVBLZX (SI)(BX*1), AX
-	MOVBLZX (R10)(AX*1), AX
+	MOVBLZX (BX), AX
+	MOVBLZX (SI)(AX*1), AX
 	TESTB   $0x10, AL
 	JZ      done
-	LEAQ    16(DX), R12   // len(src)
+	LEAQ    16(DX), R10   // &src[len(src)]
 
 skip:
 	INCQ    BX
-	CMPQ    BX, R12
-	JGE     loop
-	MOVBLZX (SI)(BX*1), AX
-	MOVBLZX (R10)(AX*1), AX
+	CMPQ    BX, R10
+	JAE     loop
+	MOVBLZX (BX), AX
+	MOVBLZX (SI)(AX*1), AX
 	TESTB   $0x10, AL
 	JNZ     skip
 	JMP     loop
 
 done:
+	SUBQ src_base+0(FP), BX
 	MOVQ BX, end+120(FP)
 	MOVQ R9, m+128(FP)
 	RET

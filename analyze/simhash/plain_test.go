@@ -110,3 +110,13 @@ func TestListHotFast(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainWordsFastShort checks texts shorter than 16 bytes, nil among
+// them: the kernel reads nothing and stops where it started.
+func TestPlainWordsFastShort(t *testing.T) {
+	for _, src := range [][]byte{nil, {}, []byte("fifteen bytes!!")} {
+		for p := range len(src) + 1 {
+			checkPlainWords(t, src, p, 4, 0)
+		}
+	}
+}
