@@ -94,12 +94,19 @@
 // becomes <NUM> and nothing else changes but case; the rest is
 // normalized through a 4 KB buffer, in stretches cut where no rule reaches
 // across. The capped count needs no lookup for most features: the word
-// hashes are kept and, at the end, features are counted per bucket, and
-// only those of buckets holding more than four features go through a table
-// (see count.go). The bit counts are kept bit-sliced by a carry-save adder
-// tree; the working memory is borrowed from a pool. Normalize copies runs of
-// plain ASCII text eight bytes at a time (SWAR). See
+// hashes and bigrams are kept, each counted in a bucket as it comes, and at
+// the end only the features of buckets holding more than four go through a
+// table (see count.go). The bit counts are kept bit-sliced by a carry-save
+// adder tree; the working memory is borrowed from a pool. Normalize copies
+// runs of plain ASCII text eight bytes at a time (SWAR). See
 // benchmarks/simhash_bench_test.go and benchmarks/short_test.go.
+//
+// On amd64, plain words are found, hashed and kept, and full buckets'
+// features listed, by assembly (plain_amd64.s) that uses SSE2 only, which
+// every amd64 processor has: no CPU dispatch, and integer work only, so
+// every build gives the same hashes. The Go versions they replace run on
+// other architectures and under the purego build tag, and tests compare
+// the two on every position of their inputs (plain_test.go).
 package simhash
 
 import (
