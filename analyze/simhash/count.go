@@ -8,19 +8,21 @@ import "math/bits"
 // depends on how often the feature came before: looked up in a hash table as
 // it comes, every feature costs a probe, which was half the time of Hash on
 // prose. But most features of a text occur once. So the hasher keeps the
-// text's word hashes and, at its end, counts how many features fall into
-// each bucket (by the bits of the feature above its low countBits; two to
-// four buckets a feature): a feature whose bucket holds at most tfCap
-// features occurs at most tfCap times and counts every time, with no
-// lookup. Every feature is added to the bit counts straight from the kept
-// hashes; only the features of fuller buckets (repeated words and pairs,
-// and the rare unrelated features that share a bucket) are counted through
-// the exact table, and each of their occurrences past the tfCap-th is added
-// to a second set of bit counts (excess) that is subtracted at the end. The
-// result is the same as counting every feature through the table. A text of
-// more words than the space keeps (maxBuffered, about 12 KB of prose) is
-// counted through the table from then on, as it was before, as larger
-// bucket arrays would cost more to clear and miss the cache.
+// text's word hashes and bigrams, and counts how many features fall into
+// each bucket as they come (by the bits of the feature above its low
+// countBits; at least two buckets for each feature the text's length allows,
+// so prose has six to twelve a feature). At the end, a feature whose bucket
+// holds at most tfCap features occurs at most tfCap times and counts every
+// time, with no lookup. Every feature is added to the bit counts straight
+// from the kept hashes; only the features of fuller buckets (repeated words
+// and pairs, and the rare unrelated features that share a bucket) are
+// counted through the exact table, and each of their occurrences past the
+// tfCap-th is added to a second set of bit counts (excess) that is
+// subtracted at the end. The result is the same as counting every feature
+// through the table. A text of more words than the space keeps (maxBuffered,
+// about 12 KB of prose) is counted through the table from then on, as it was
+// before, as larger bucket arrays would cost more to clear and miss the
+// cache.
 
 // maxBuffered is the most word hashes Hash's pooled space keeps.
 const maxBuffered = 2048
