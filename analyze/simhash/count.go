@@ -120,15 +120,11 @@ func (h *hasher) finish() (uint64, bool) {
 // countBuckets counts the features of the n kept words, the whole text
 // (see the top of this file), counted in their buckets by keep.
 func (h *hasher) countBuckets() {
-	sp, n, cnt, mask := h.sp, h.n, h.cnt, h.mask
-	w, g := h.ws[:n], h.gs[:n]
-	// Count every feature, and list those of full buckets (hot) without a
-	// branch: each is written to the list, which grows only by hot ones.
-	h.acc.addAll(w)
-	h.acc.addAll(g[1:])
+	sp, n := h.sp, h.n
+	// Count every feature, and list those of full buckets (hot).
+	nh := h.tally(h.ws[:n], 0)
+	nh = h.tally(h.gs[1:n], nh)
 	hot := sp.hot
-	nh := listHotFast(w, cnt, mask, hot, 0)
-	nh = listHotFast(g[1:], cnt, mask, hot, nh)
 	if nh == 0 {
 		return
 	}
@@ -139,6 +135,21 @@ func (h *hasher) countBuckets() {
 		c := h.set.see(f)
 		h.excess.push(f, uint(1-(c-tfCap)>>63)) // c >= tfCap
 	}
+}
+
+// tally counts the features fs in h.acc and lists those of full buckets
+// in h.sp.hot from nh, as listHot does; it returns the new nh. Whole groups
+// of 32 features go through tallyFast, the rest through addAll and listHot.
+func (h *hasher) tally(fs []uint64, nh int) int {
+	if whole := len(fs) &^ 31; whole > 0 {
+		var odd [4]uint64
+		nh = tallyFast(fs[:whole], &h.acc.planes, &odd, h.cnt, h.mask, h.sp.hot, nh)
+		h.acc.n += whole
+		h.acc.addOdd(&odd)
+		fs = fs[whole:]
+	}
+	h.acc.addAll(fs)
+	return listHot(fs, h.cnt, h.mask, h.sp.hot, nh)
 }
 
 // listHot lists in hot[nh:] the features of fs whose bucket in cnt (by

@@ -193,32 +193,113 @@ done:
 	MOVQ R9, m+128(FP)
 	RET
 
-// func listHotFast(fs []uint64, cnt []uint16, mask uint64, hot []uint64, nh int) int
+// CSA is a carry-save adder on two lanes: a, b, c in, a out as the sum
+// bits of a+b+c and carry as their carry bits; t is clobbered.
+#define CSA(a, b, c, carry, t) \
+	MOVO a, t; \
+	PXOR b, t; \
+	MOVO a, carry; \
+	PAND b, carry; \
+	MOVO t, a; \
+	PXOR c, a; \
+	PAND c, t; \
+	POR  t, carry
+
+// HOT lists the feature at off(SI): hot[nh] = f; nh += cnt[f>>3&mask] >
+// tfCap (4), with DI hot, BX nh, R8 cnt, R9 mask; AX and R10 clobbered.
+#define HOT(off) \
+	MOVQ    off(SI), AX; \
+	MOVQ    AX, R10; \
+	SHRQ    $3, R10; \
+	ANDQ    R9, R10; \
+	MOVWLZX (R8)(R10*2), R10; \
+	MOVQ    AX, (DI)(BX*8); \
+	CMPL    R10, $5; \
+	SBBQ    $-1, BX // one more unless the count is below 5
+
+// PAIRS adds the 4 features at off(SI) to ones (X0), with the carries in
+// twos, and lists those of full buckets.
+#define PAIRS(off, twos) \
+	MOVOU off(SI), X4; \
+	MOVOU off+16(SI), X5; \
+	CSA(X0, X4, X5, twos, X13); \
+	HOT(off); \
+	HOT(off+8); \
+	HOT(off+16); \
+	HOT(off+24)
+
+// EIGHTS adds the 16 features at off(SI) to ones, twos and fours (X0-X2),
+// with the carries out of the fours in eights, and lists those of full
+// buckets.
+#define EIGHTS(off, eights) \
+	PAIRS(off, X6); \
+	PAIRS(off+32, X7); \
+	CSA(X1, X6, X7, X8, X13); \
+	PAIRS(off+64, X6); \
+	PAIRS(off+96, X7); \
+	CSA(X1, X6, X7, X9, X13); \
+	CSA(X2, X8, X9, eights, X13)
+
+// RIPPLE adds the carries in r, worth 16, to planes 4 up (R12): r, R10 and
+// R11 are clobbered; label and done name its loop.
+#define RIPPLE(r, label, done) \
+	LEAQ 32(R12), R10; \
+label: \
+	TESTQ r, r; \
+	JZ    done; \
+	MOVQ  (R10), R11; \
+	XORQ  r, (R10); \
+	ANDQ  R11, r; \
+	ADDQ  $8, R10; \
+	JMP   label; \
+done:
+
+// func tallyFast(fs []uint64, planes *[64]uint64, odd *[4]uint64, cnt []uint16, mask uint64, hot []uint64, nh int) int
 //
-// For each feature f of fs: hot[nh] = f; nh += cnt[f>>3&mask] > tfCap (4).
-TEXT ·listHotFast(SB), NOSPLIT, $0-96
+// Registers: SI fs, DX its end, R12 planes, DI hot, BX nh, R8 cnt, R9
+// mask; X0-X3 ones, twos, fours, eights (lane 0: planes, lane 1: odd);
+// X4-X13 the tree (see groupsGo).
+TEXT ·tallyFast(SB), NOSPLIT, $0-112
 	MOVQ fs_base+0(FP), SI
 	MOVQ fs_len+8(FP), DX
-	MOVQ cnt_base+24(FP), R8
-	MOVQ mask+48(FP), R9
-	MOVQ hot_base+56(FP), DI
-	MOVQ nh+80(FP), BX
 	LEAQ (SI)(DX*8), DX
+	MOVQ planes+24(FP), R12
+	MOVQ cnt_base+40(FP), R8
+	MOVQ mask+64(FP), R9
+	MOVQ hot_base+72(FP), DI
+	MOVQ nh+96(FP), BX
+	MOVQ 0(R12), X0
+	MOVQ 8(R12), X1
+	MOVQ 16(R12), X2
+	MOVQ 24(R12), X3
 
-hot:
-	CMPQ    SI, DX
-	JAE     hotdone
-	MOVQ    (SI), AX
-	MOVQ    AX, R10
-	SHRQ    $3, R10
-	ANDQ    R9, R10
-	MOVWLZX (R8)(R10*2), R10
-	MOVQ    AX, (DI)(BX*8)
-	CMPL    R10, $5
-	SBBQ    $-1, BX // one more unless the count is below 5
-	ADDQ    $8, SI
-	JMP     hot
+group:
+	CMPQ SI, DX
+	JAE  groupdone
+	EIGHTS(0, X10)
+	EIGHTS(128, X11)
+	CSA(X3, X10, X11, X12, X13)
+	MOVQ   X12, AX
+	PSHUFD $0xee, X12, X12
+	MOVQ   X12, CX
+	RIPPLE(AX, even, evendone)
+	RIPPLE(CX, odd, odddone)
+	ADDQ $256, SI
+	JMP  group
 
-hotdone:
-	MOVQ BX, ret+88(FP)
+groupdone:
+	MOVQ   odd+32(FP), SI
+	MOVQ   X0, 0(R12)
+	MOVQ   X1, 8(R12)
+	MOVQ   X2, 16(R12)
+	MOVQ   X3, 24(R12)
+	PSHUFD $0xee, X0, X0
+	PSHUFD $0xee, X1, X1
+	PSHUFD $0xee, X2, X2
+	PSHUFD $0xee, X3, X3
+	MOVQ   X0, 0(SI)
+	MOVQ   X1, 8(SI)
+	MOVQ   X2, 16(SI)
+	MOVQ   X3, 24(SI)
+	MOVQ   BX, ret+104(FP)
 	RET

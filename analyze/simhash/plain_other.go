@@ -8,7 +8,9 @@ func plainWordsFast(src []byte, p int, ws, gs []uint64, cnt []uint16, mask uint6
 	return plainWords(src, p, ws, gs, cnt, mask, n)
 }
 
-// listHotFast is listHot where there is no assembly version.
-func listHotFast(fs []uint64, cnt []uint16, mask uint64, hot []uint64, nh int) int {
+// tallyFast is groupsGo and listHot where there is no assembly version;
+// odd stays zero.
+func tallyFast(fs []uint64, planes *[64]uint64, odd *[4]uint64, cnt []uint16, mask uint64, hot []uint64, nh int) int {
+	groupsGo(fs, planes)
 	return listHot(fs, cnt, mask, hot, nh)
 }

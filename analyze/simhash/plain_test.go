@@ -82,10 +82,12 @@ func FuzzPlainWords(f *testing.F) {
 	})
 }
 
-// TestListHotFast compares the assembly version of listHot (where there is
-// one) with the Go one on random features in buckets of every count around
-// the cap, from an empty list and a list with features in it.
-func TestListHotFast(t *testing.T) {
+// TestTallyFast compares the assembly version of tallyFast (where there
+// is one) with the Go adder tree and listHot: from planes that already hold
+// counts, on random features, on features with many bits set (carries
+// rippling up many planes), and in buckets of every count around the cap,
+// from an empty list and a list with features in it.
+func TestTallyFast(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, size := range []int{64, 1024} {
 		cnt := make([]uint16, size)
@@ -93,18 +95,35 @@ func TestListHotFast(t *testing.T) {
 			cnt[i] = uint16(rng.IntN(9))
 		}
 		cnt[0] = 0xffff
-		for _, n := range []int{0, 1, 2, 7, 100, 1000} {
-			fs := make([]uint64, n)
-			for i := range fs {
-				fs[i] = rng.Uint64()
-			}
-			for _, nh := range []int{0, 5} {
-				want, got := make([]uint64, 2048), make([]uint64, 2048)
-				wantN := listHot(fs, cnt, uint64(size-1), want, nh)
-				gotN := listHotFast(fs, cnt, uint64(size-1), got, nh)
-				if gotN != wantN || !slices.Equal(got[:gotN], want[:wantN]) {
-					t.Fatalf("%d features, %d buckets, from %d: listHotFast lists %d %x; listHot %d %x",
-						n, size, nh, gotN, got[:gotN], wantN, want[:wantN])
+		for _, n := range []int{32, 64, 96, 1024, 4096} {
+			for _, dense := range []bool{false, true} {
+				fs := make([]uint64, n)
+				for i := range fs {
+					fs[i] = rng.Uint64()
+					if dense {
+						fs[i] |= ^uint64(0) << (i % 64)
+					}
+				}
+				for _, nh := range []int{0, 5} {
+					var a accumulator
+					a.reset()
+					for j := range 6 {
+						a.planes[j] = rng.Uint64()
+					}
+					wantPlanes := a.planes
+					groupsGo(fs, &wantPlanes)
+					want, got := make([]uint64, 8192), make([]uint64, 8192)
+					wantN := listHot(fs, cnt, uint64(size-1), want, nh)
+					var odd [4]uint64
+					gotN := tallyFast(fs, &a.planes, &odd, cnt, uint64(size-1), got, nh)
+					a.addOdd(&odd)
+					if gotN != wantN || !slices.Equal(got[:gotN], want[:wantN]) {
+						t.Fatalf("%d features, %d buckets, from %d: tallyFast lists %d %x; listHot %d %x",
+							n, size, nh, gotN, got[:gotN], wantN, want[:wantN])
+					}
+					if a.planes != wantPlanes {
+						t.Fatalf("%d features (dense %v): tallyFast's planes %x; groupsGo's %x", n, dense, a.planes[:16], wantPlanes[:16])
+					}
 				}
 			}
 		}

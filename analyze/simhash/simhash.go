@@ -540,7 +540,39 @@ func (a *accumulator) addAll(fs []uint64) {
 // groups adds the features of fs, a multiple of 16 of them, to the planes;
 // it does not count them in a.n.
 func (a *accumulator) groups(fs []uint64) {
-	ones, twos, fours, eights := a.planes[0], a.planes[1], a.planes[2], a.planes[3]
+	groupsGo(fs, &a.planes)
+	// No count exceeds a.n, which callers have already raised.
+	a.top = max(a.top, bits.Len(uint(a.n)))
+}
+
+// addOdd adds the counts of odd, planes 0 to 3 of 64 counts of their own
+// (see tallyFast), to a's, as binary numbers 64 at once; the carry out of
+// the eights is worth 16. It does not count them in a.n.
+func (a *accumulator) addOdd(odd *[4]uint64) {
+	var carry uint64
+	for j, q := range odd {
+		p := a.planes[j]
+		a.planes[j] = p ^ q ^ carry
+		carry = p&q | (p^q)&carry
+	}
+	ripple(&a.planes, carry)
+	a.top = max(a.top, bits.Len(uint(a.n)))
+}
+
+// ripple adds 16 to the count of every bit set in sixteens, rippling the
+// carries up from plane 4; they thin out by half a plane each.
+func ripple(planes *[64]uint64, sixteens uint64) {
+	for j := 4; sixteens != 0; j++ {
+		p := planes[j]
+		planes[j] = p ^ sixteens
+		sixteens &= p
+	}
+}
+
+// groupsGo adds the features of fs, a multiple of 16 of them, to planes,
+// sixteen at a time by a carry-save adder tree (Harley–Seal).
+func groupsGo(fs []uint64, planes *[64]uint64) {
+	ones, twos, fours, eights := planes[0], planes[1], planes[2], planes[3]
 	for g := 0; g+16 <= len(fs); g += 16 {
 		d := (*[16]uint64)(fs[g : g+16])
 		var twosA, twosB, foursA, foursB, eightsA, eightsB, sixteens uint64
@@ -559,16 +591,9 @@ func (a *accumulator) groups(fs []uint64) {
 		foursB, twos = csa(twos, twosA, twosB)
 		eightsB, fours = csa(fours, foursA, foursB)
 		sixteens, eights = csa(eights, eightsA, eightsB)
-		// Ripple the carries up; they thin out by half a plane each.
-		for j := 4; sixteens != 0; j++ {
-			p := a.planes[j]
-			a.planes[j] = p ^ sixteens
-			sixteens &= p
-		}
+		ripple(planes, sixteens)
 	}
-	a.planes[0], a.planes[1], a.planes[2], a.planes[3] = ones, twos, fours, eights
-	// No count exceeds a.n, which callers have already raised.
-	a.top = max(a.top, bits.Len(uint(a.n)))
+	planes[0], planes[1], planes[2], planes[3] = ones, twos, fours, eights
 }
 
 // sum returns the SimHash: bit i is set when more than half of the features
