@@ -14,6 +14,8 @@ BYTES16(b50, $0x5050505050505050)
 BYTES16(b8a, $0x8a8a8a8a8a8a8a8a)
 BYTES16(b3f, $0x3f3f3f3f3f3f3f3f)
 BYTES16(b9a, $0x9a9a9a9a9a9a9a9a)
+BYTES16(b77, $0x7777777777777777)
+BYTES16(b85, $0x8585858585858585)
 
 DATA mul<>+0(SB)/8, $0x9e3779b97f4a7c15  // wordBlock
 DATA mul<>+8(SB)/8, $0xc2b2ae3d27d4eb4f  // wordBlock
@@ -36,6 +38,17 @@ GLOBL mul<>(SB), RODATA|NOPTR, $48
 	MOVQ  r, t; \
 	SHRQ  $31, t; \
 	XORQ  t, r
+
+// LOWER lowercases the bytes of x: upper case letters are b+0x3f as a
+// signed byte below -102 (X11: 0x3f, X12: 0x9a, X8: 0x20); X4 and X5 are
+// clobbered.
+#define LOWER(x) \
+	MOVO    x, X4; \
+	PADDB   X11, X4; \
+	MOVO    X12, X5; \
+	PCMPGTB X4, X5; \
+	PAND    X8, X5; \
+	POR     X5, x
 
 // COUNT adds one to the bucket of feature r in cnt (R14), destroying r.
 #define COUNT(r) \
@@ -64,7 +77,8 @@ GLOBL tails<>(SB), RODATA|NOPTR, $64
 //   lowercase X0; y0, y1 = its halves
 //   u = mix64((k>=8 ? wordBlock(seed, y0) : seed) ^ (k>=8 ? y1 : y0)&tails[k&7] ^ k<<56)
 //   keep(ws, gs, cnt, mask, n, u)
-TEXT ·plainWordsFast(SB), NOSPLIT, $0-136
+// and, where the word is not plain, numberWord's work (see number).
+TEXT ·plainWordsFast(SB), NOSPLIT, $80-136
 	MOVQ  n+112(FP), R9
 	MOVQ  src_base+0(FP), BX
 	MOVQ  src_len+8(FP), DX
@@ -88,6 +102,8 @@ consts:
 	MOVOU b8a<>(SB), X10
 	MOVOU b3f<>(SB), X11
 	MOVOU b9a<>(SB), X12
+	MOVOU b77<>(SB), X13
+	MOVOU b85<>(SB), X14
 
 loop:
 	CMPQ BX, DX
@@ -114,15 +130,10 @@ loop:
 	MOVBLZX  (BX)(CX*1), AX
 	MOVBLZX  (SI)(AX*1), AX
 	TESTB    $0x10, AL    // cSpace
-	JZ       done
+	JZ       number
 
 	// Lowercase: upper case letters are b+0x3f as a signed byte below -102.
-	MOVO    X0, X4
-	PADDB   X11, X4
-	MOVO    X12, X5
-	PCMPGTB X4, X5
-	PAND    X8, X5
-	POR     X5, X0
+	LOWER(X0)
 	MOVQ    X0, R10       // y0
 	MOVQ    R10, R13
 	MOVHLPS X0, X0
@@ -145,6 +156,7 @@ loop:
 
 	MIX64(R10, AX)
 
+keep:
 	// keep: ws[n] = u, its bucket counted; for n > 0 the bigram of
 	// ws[n-1] and u, mix64(rotl(ws[n-1], 21) ^ u ^ 0x6a09e667f3bcc909), as
 	// gs[n], its bucket counted.
@@ -168,13 +180,13 @@ next:
 	JMP  loop
 
 special:
-	// k == 16: too long; k == 0: more white space, or not a word.
+	// k == 16: too long; k == 0: more white space, or maybe a number word.
 	TESTL   CX, CX
 	JNZ     done
 	MOVBLZX (BX), AX
 	MOVBLZX (SI)(AX*1), AX
 	TESTB   $0x10, AL
-	JZ      done
+	JZ      number
 	LEAQ    16(DX), R10   // &src[len(src)]
 
 skip:
@@ -186,6 +198,107 @@ skip:
 	TESTB   $0x10, AL
 	JNZ     skip
 	JMP     loop
+
+number:
+	// numberWord: a prefix, digits with maybe a fraction, a suffix, then
+	// white space, within src[p:p+16]; prefix and suffix bytes are ASCII
+	// but digits and white space (R11: the other bytes, with bit 15 set, as
+	// the runs stop there), R10 the digits. X0 and X2 are as above.
+	MOVO     X10, X3
+	PCMPGTB  X2, X3
+	PMOVMSKB X3, R10      // digits
+	MOVO     X0, X4
+	PCMPEQB  X8, X4
+	MOVO     X0, X5
+	PADDB    X13, X5
+	MOVO     X14, X6
+	PCMPGTB  X5, X6       // 0x09-0x0d: b+0x77 as a signed byte below -123
+	POR      X6, X4
+	PMOVMSKB X4, R11      // white space
+	PMOVMSKB X0, AX       // bytes from 0x80
+	ORL      AX, R11
+	ORL      R10, R11
+	ORL      $0x8000, R11
+	BSFL     R11, CX      // the prefix's length
+	MOVL     CX, R13
+	MOVL     R10, AX
+	NOTL     AX
+	ORL      $0x8000, AX
+	SHRL     CX, AX
+	BSFL     AX, AX       // digits
+	TESTL    AX, AX
+	JZ       done
+	ADDL     AX, CX
+	CMPL     CX, $14
+	JAE      suffix
+	CMPB     (BX)(CX*1), $0x2e // '.'
+	JNE      suffix
+	LEAL     1(CX), AX
+	BTL      AX, R10
+	JCC      suffix
+	ADDL     $2, CX       // a fraction: more digits after the dot
+	MOVL     R10, AX
+	NOTL     AX
+	ORL      $0x8000, AX
+	SHRL     CX, AX
+	BSFL     AX, AX
+	ADDL     AX, CX
+
+suffix:
+	MOVL    CX, R10       // the suffix's start
+	MOVL    R11, AX
+	SHRL    CX, AX
+	BSFL    AX, AX
+	ADDL    AX, CX        // its end, which must be white space
+	MOVBLZX (BX)(CX*1), AX
+	MOVBLZX (SI)(AX*1), AX
+	TESTB   $0x10, AL
+	JZ      done
+
+	// The word: the lowercased prefix, <NUM>, the lowercased suffix, built
+	// in out (from src lowercased in lc, zero-padded), then hashed as
+	// wordBlock and wordFinal do; n = R13 + 5 + CX - R10 (at most 19).
+	LOWER(X0)
+	PXOR  X6, X6
+	MOVOU X0, lc-80(SP)
+	MOVOU X6, lc-64(SP)
+	MOVOU X0, out-48(SP)
+	LEAQ  out-48(SP), R11
+	MOVQ  $0x3e4d554e3c, AX // "<NUM>"
+	MOVQ  AX, (R11)(R13*1)
+	LEAQ  lc-80(SP), AX
+	MOVOU (AX)(R10*1), X6
+	MOVOU X6, 5(R11)(R13*1)
+	SUBL  R10, R13
+	LEAL  5(R13)(CX*1), R13 // n
+	MOVQ  mul<>+32(SB), R10 // wordSeed
+	CMPL  R13, $8
+	JLT   numtail
+	MOVQ  (R11), AX
+	IMULQ mul<>+0(SB), AX
+	XORQ  AX, R10
+	ROLQ  $27, R10
+	IMULQ mul<>+8(SB), R10
+	ADDQ  $8, R11
+	CMPL  R13, $16
+	JLT   numtail
+	MOVQ  (R11), AX
+	IMULQ mul<>+0(SB), AX
+	XORQ  AX, R10
+	ROLQ  $27, R10
+	IMULQ mul<>+8(SB), R10
+	ADDQ  $8, R11
+
+numtail:
+	MOVL  R13, AX
+	ANDL  $7, AX
+	MOVQ  (R11), R11
+	ANDQ  (R12)(AX*8), R11
+	XORQ  R11, R10
+	SHLQ  $56, R13
+	XORQ  R13, R10
+	MIX64(R10, AX)
+	JMP   keep
 
 done:
 	SUBQ src_base+0(FP), BX

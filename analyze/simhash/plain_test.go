@@ -38,9 +38,10 @@ func checkPlainWords(t *testing.T, src []byte, p, room, n int) {
 
 // TestPlainWordsFast compares the assembly version of plainWords (where
 // there is one) with the Go one from every position of the edge cases of
-// TestFastPathEdges, of prose and of mutated prose, with room for every
-// word and for a few, with no word kept before and with some; the text is followed by bytes that would extend its
-// last word, so that reading past it would show.
+// TestFastPathEdges, of prose and of mutated prose, of runs of number
+// words, with room for every word and for a few, with no word kept before
+// and with some; the text is followed by bytes that would extend its last
+// word, so that reading past it would show.
 func TestPlainWordsFast(t *testing.T) {
 	texts := [][]byte{
 		[]byte("abcdefghijklmno abcdefghijklmnop abcdefghijklmnopq AbCdEfGh ABCDEFGHIJKLMNO@[`{ z"),
@@ -51,6 +52,38 @@ func TestPlainWordsFast(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for n := range 60 {
 		texts = append(texts, proseText(rng, n), mutate(rng, proseText(rng, n)))
+	}
+	// Words with one number, of every length around the 15-byte limit,
+	// with and without a fraction, prefixes and suffixes of upper case,
+	// punctuation and control bytes, and near misses (a second number, a
+	// dot without digits, non-ASCII bytes).
+	numbers := func() []byte {
+		var b []byte
+		for range 40 {
+			for range rng.IntN(9) {
+				b = append(b, "aZ#(\x01\x7f-._"[rng.IntN(9)])
+			}
+			for range 1 + rng.IntN(13) {
+				b = append(b, byte('0'+rng.IntN(10)))
+			}
+			switch rng.IntN(4) {
+			case 0:
+				b = append(b, '.')
+				for range rng.IntN(4) {
+					b = append(b, byte('0'+rng.IntN(10)))
+				}
+			case 1:
+				b = append(b, "é1.x-2"[rng.IntN(6)])
+			}
+			for range rng.IntN(5) {
+				b = append(b, "%)Xs,:"[rng.IntN(6)])
+			}
+			b = append(b, " \t\n  "[rng.IntN(5)])
+		}
+		return b
+	}
+	for range 100 {
+		texts = append(texts, numbers())
 	}
 	for i := range 200 {
 		b := make([]byte, i)

@@ -202,11 +202,6 @@ func (h *hasher) hash(src, buf []byte, sp *space) (uint64, bool) {
 		case h.n == len(h.ws):
 			h.countExact()
 		case p+16 <= len(src):
-			if q, u, ok := numberWord(src, p); ok {
-				h.count(u)
-				p = skipASCIISpace(src, q)
-				continue
-			}
 			p = h.region(src, p, buf)
 		}
 	}
@@ -217,12 +212,13 @@ func (h *hasher) hash(src, buf []byte, sp *space) (uint64, bool) {
 }
 
 // plainWords hashes the plain words of src from p, the start of a word,
-// and keeps them (see keep) as ws[n:], gs[n:] and counts in cnt; it returns
+// and the words with one number that numberWord hashes, and keeps them (see keep) as ws[n:], gs[n:] and counts in cnt; it returns
 // where it stopped and the new n: at the first word that is not plain, when
 // fewer than 16 bytes are left from p (maybe on white space), or when ws is
 // full (likewise). len(gs) must be at least len(ws), and mask len(cnt)-1, a
-// power of two minus one. It calls nothing but keep (inlined), so that its
-// loop keeps its values in registers.
+// power of two minus one. On amd64, plainWordsFast does its work in
+// assembly; this is the version for other architectures, and the
+// reference the assembly is tested against.
 func plainWords(src []byte, p int, ws, gs []uint64, cnt []uint16, mask uint64, n int) (int, int) {
 	for p+16 <= len(src) && n < len(ws) {
 		w := src[p : p+16]
@@ -242,7 +238,14 @@ func plainWords(src []byte, p int, ws, gs []uint64, cnt []uint16, mask uint64, n
 				p = skipASCIISpace(src, p+1)
 				continue
 			}
-			break
+			q, u, ok := numberWord(src, p)
+			if !ok {
+				break
+			}
+			keep(ws, gs, cnt, mask, n, u)
+			n++
+			p = q + 1 // past the white space that ends it
+			continue
 		}
 		// Lowercase (the bytes of the word are ASCII, so no carry reaches
 		// them), then hash as wordBlock and wordFinal do.
