@@ -50,6 +50,16 @@ GLOBL mul<>(SB), RODATA|NOPTR, $48
 	PAND    X8, X5; \
 	POR     X5, x
 
+// NUMBLOCK folds the 8 bytes at R11 into the word hash R10 (wordBlock)
+// and moves R11 past them; AX is clobbered.
+#define NUMBLOCK \
+	MOVQ  (R11), AX; \
+	IMULQ mul<>+0(SB), AX; \
+	XORQ  AX, R10; \
+	ROLQ  $27, R10; \
+	IMULQ mul<>+8(SB), R10; \
+	ADDQ  $8, R11
+
 // COUNT adds one to the bucket of feature r in cnt (R14), destroying r.
 #define COUNT(r) \
 	SHRQ $3, r; \
@@ -274,20 +284,10 @@ suffix:
 	MOVQ  mul<>+32(SB), R10 // wordSeed
 	CMPL  R13, $8
 	JLT   numtail
-	MOVQ  (R11), AX
-	IMULQ mul<>+0(SB), AX
-	XORQ  AX, R10
-	ROLQ  $27, R10
-	IMULQ mul<>+8(SB), R10
-	ADDQ  $8, R11
+	NUMBLOCK
 	CMPL  R13, $16
 	JLT   numtail
-	MOVQ  (R11), AX
-	IMULQ mul<>+0(SB), AX
-	XORQ  AX, R10
-	ROLQ  $27, R10
-	IMULQ mul<>+8(SB), R10
-	ADDQ  $8, R11
+	NUMBLOCK
 
 numtail:
 	MOVL  R13, AX
