@@ -60,6 +60,25 @@ GLOBL mul<>(SB), RODATA|NOPTR, $48
 	IMULQ mul<>+8(SB), R10; \
 	ADDQ  $8, R11
 
+// KEEPPREV keeps the features of word n-1 (R9: n), whose hash is R15:
+// counts it in its bucket and, for n-1 > 0, its bigram with ws[n-2],
+// mix64(rotl(ws[n-2], 21) ^ ws[n-1] ^ 0x6a09e667f3bcc909), as gs[n-1],
+// counted in its bucket; AX and R11 are clobbered, and done labels its
+// end.
+#define KEEPPREV(done) \
+	MOVQ  R15, AX; \
+	COUNT(AX); \
+	CMPQ  R9, $1; \
+	JLE   done; \
+	MOVQ  -16(DI)(R9*8), R11; \
+	ROLQ  $21, R11; \
+	XORQ  R15, R11; \
+	XORQ  mul<>+40(SB), R11; \
+	MIX64(R11, AX); \
+	MOVQ  R11, -8(R8)(R9*8); \
+	COUNT(R11); \
+done:
+
 // COUNT adds one to the bucket of feature r in cnt (R14), destroying r.
 #define COUNT(r) \
 	SHRQ $3, r; \
@@ -79,14 +98,14 @@ GLOBL tails<>(SB), RODATA|NOPTR, $64
 // func plainWordsFast(src []byte, p int, ws, gs []uint64, cnt []uint16, mask uint64, n int) (end, m int)
 //
 // Registers: BX &src[p], DX &src[len(src)-16], SI class, R12 tails, DI
-// ws, R8 gs, R9 n, R14 cnt, R15 ws[n-1]; X8-X12 the byte constants. Per
-// word, with k its length:
+// ws, R8 gs, R9 n, R14 cnt, R15 the last word hashed; X8-X14 the byte
+// constants. Per word, with k its length:
 //   X0 = src[p:p+16]; word bytes (0x21-0x7f but digits) → AX; k = BSF(^AX)
 //   1 <= k <= 15 and class[src[p+k]]&cSpace != 0, else stop (or skip
 //   white space when k == 0 and src[p] is white space)
 //   lowercase X0; y0, y1 = its halves
 //   u = mix64((k>=8 ? wordBlock(seed, y0) : seed) ^ (k>=8 ? y1 : y0)&tails[k&7] ^ k<<56)
-//   keep(ws, gs, cnt, mask, n, u)
+//   keep(ws, gs, cnt, mask, n, u), the counting a word later (KEEPPREV)
 // and, where the word is not plain, numberWord's work (see number).
 TEXT ·plainWordsFast(SB), NOSPLIT, $80-136
 	MOVQ  n+112(FP), R9
@@ -102,11 +121,6 @@ TEXT ·plainWordsFast(SB), NOSPLIT, $80-136
 	MOVQ  ws_base+32(FP), DI
 	MOVQ  gs_base+56(FP), R8
 	MOVQ  cnt_base+80(FP), R14
-	TESTQ R9, R9
-	JZ    consts
-	MOVQ  -8(DI)(R9*8), R15
-
-consts:
 	MOVOU b20<>(SB), X8
 	MOVOU b50<>(SB), X9
 	MOVOU b8a<>(SB), X10
@@ -167,21 +181,14 @@ loop:
 	MIX64(R10, AX)
 
 keep:
-	// keep: ws[n] = u, its bucket counted; for n > 0 the bigram of
-	// ws[n-1] and u, mix64(rotl(ws[n-1], 21) ^ u ^ 0x6a09e667f3bcc909), as
-	// gs[n], its bucket counted.
-	MOVQ  R10, (DI)(R9*8)
-	MOVQ  R10, AX
-	COUNT(AX)
-	TESTQ R9, R9
-	JZ    next
-	MOVQ  R15, R11
-	ROLQ  $21, R11
-	XORQ  R10, R11
-	XORQ  mul<>+40(SB), R11
-	MIX64(R11, AX)
-	MOVQ  R11, (R8)(R9*8)
-	COUNT(R11)
+	// ws[n] = u; the previous word's features are counted now (KEEPPREV),
+	// a word later than its hash is computed, so that the processor need
+	// not hold a word's instructions until its bigram, the end of a long
+	// chain of multiplications, is done.
+	MOVQ R10, (DI)(R9*8)
+	CMPQ R9, n+112(FP)
+	JLE  next
+	KEEPPREV(kept0)
 
 next:
 	MOVQ R10, R15
@@ -304,6 +311,9 @@ done:
 	SUBQ src_base+0(FP), BX
 	MOVQ BX, end+120(FP)
 	MOVQ R9, m+128(FP)
+	CMPQ R9, n+112(FP)
+	JLE  kept
+	KEEPPREV(kept)  // the last word's features
 	RET
 
 // CSA is a carry-save adder on two lanes: a, b, c in, a out as the sum
