@@ -15,11 +15,14 @@ run: build
 	./$(BIN) replay fixtures/scenarios/*.jsonl
 
 # Everything CI runs: formatting, vet, the unit/golden/fuzz-seed tests
-# (simhash also without its assembly, -tags purego), and the captured-loop
-# regression check over fixtures/.
+# (simhash also without its assembly, -tags purego, and on 32 bits, where
+# its bit tricks once went wrong), and the captured-loop regression check
+# over fixtures/.
 test: services fmt-check tidy-check vet build
 	$(GO) test ./...
 	$(GO) test -tags purego ./analyze/simhash/
+	GOARCH=386 $(GO) vet ./...
+	GOARCH=386 $(GO) test ./analyze/simhash/
 	$(GO) test -race -run 'Deterministic|SweepEqualsReplay|SweepParallel|Formats|Apply|Example' ./analyze/ ./analyze/sweep/ ./cmd/killswitch/
 	./$(BIN) check fixtures/
 	$(MAKE) test-beam

@@ -161,7 +161,7 @@ func (h *hasher) tally(fs []uint64, nh int) int {
 func listHot(fs []uint64, cnt []uint16, mask uint64, hot []uint64, nh int) int {
 	for _, f := range fs {
 		hot[nh&(len(hot)-1)] = f
-		nh += int(uint(tfCap-int(cnt[f>>countBits&mask])) >> 63)
+		nh += int((tfCap - uint64(cnt[f>>countBits&mask])) >> 63) // count > tfCap
 	}
 	return nh
 }

@@ -16,7 +16,7 @@ func TestUsedAdvances(t *testing.T) {
 		t.Skip("CPU time not measured on this platform")
 	}
 	x := uint64(1)
-	for i := 0; i < 1<<32; i++ {
+	for i := int64(0); i < 1<<32; i++ {
 		x = x*6364136223846793005 + 1442695040888963407
 		if i&0xfffff == 0 {
 			now, _ := Used()

@@ -1,0 +1,5 @@
+//go:build !race
+
+package simhash
+
+const raceEnabled = false
