@@ -190,9 +190,10 @@ type hasher struct {
 // space, followed by white space, normalizes to itself lowercased (no rule
 // can match in it: NUM and hex IDs need a digit, a UUID is 36 bytes long,
 // and a timestamp spans white space only between digits); so are words of
-// up to 15 bytes with one number in them (see numberWord). Every other
-// stretch of text goes through the scanner, cut at white space where no
-// rule can reach across (see region).
+// up to 15 bytes with one number in them (see numberWord). plainWordsFast
+// does both, until a word that is neither; every other stretch of text
+// goes through the scanner, cut at white space where no rule can reach
+// across (see region).
 func (h *hasher) hash(src, buf []byte, sp *space) (uint64, bool) {
 	h.reset(sp, len(src))
 	p := skipASCIISpace(src, 0)
@@ -212,10 +213,11 @@ func (h *hasher) hash(src, buf []byte, sp *space) (uint64, bool) {
 }
 
 // plainWords hashes the plain words of src from p, the start of a word,
-// and the words with one number that numberWord hashes, and keeps them (see keep) as ws[n:], gs[n:] and counts in cnt; it returns
-// where it stopped and the new n: at the first word that is not plain, when
-// fewer than 16 bytes are left from p (maybe on white space), or when ws is
-// full (likewise). len(gs) must be at least len(ws), and mask len(cnt)-1, a
+// and the words with one number that numberWord hashes, and keeps them
+// (see keep) as ws[n:], gs[n:] and counts in cnt; it returns where it
+// stopped and the new n: at the first word that is neither, when fewer
+// than 16 bytes are left from p (maybe on white space), or when ws is full
+// (likewise). len(gs) must be at least len(ws), and mask len(cnt)-1, a
 // power of two minus one. On amd64, plainWordsFast does its work in
 // assembly; this is the version for other architectures, and the
 // reference the assembly is tested against.
