@@ -3,7 +3,7 @@
 #include "textflag.h"
 
 // Constants of plainWordsFast: bytes repeated 16 times, then the hash's
-// multipliers and seeds, and the masks of a word's last 0-7 bytes.
+// multipliers and seeds, and tables of masks by length (tails).
 #define BYTES16(name, b) \
 	DATA name<>+0(SB)/8, b; \
 	DATA name<>+8(SB)/8, b; \
@@ -85,7 +85,11 @@ done:
 	ANDQ mask+104(FP), r; \
 	INCW (R14)(r*2)
 
-DATA tails<>+0(SB)/8, $0
+// tails: the masks of a word's last 0-7 bytes; then, for a plain word of
+// k bytes (1-15), the mask of its tail in y0 (lo, 64+8k: zero from k = 8),
+// the mask of its tail in y1 (hi, 192+8k: zero below k = 8) and its
+// length in the top byte (320+8k), as wordFinal folds it in.
+DATA tails<>+0(SB)/8, $0x0
 DATA tails<>+8(SB)/8, $0xff
 DATA tails<>+16(SB)/8, $0xffff
 DATA tails<>+24(SB)/8, $0xffffff
@@ -93,7 +97,55 @@ DATA tails<>+32(SB)/8, $0xffffffff
 DATA tails<>+40(SB)/8, $0xffffffffff
 DATA tails<>+48(SB)/8, $0xffffffffffff
 DATA tails<>+56(SB)/8, $0xffffffffffffff
-GLOBL tails<>(SB), RODATA|NOPTR, $64
+DATA tails<>+64(SB)/8, $0x0
+DATA tails<>+72(SB)/8, $0xff
+DATA tails<>+80(SB)/8, $0xffff
+DATA tails<>+88(SB)/8, $0xffffff
+DATA tails<>+96(SB)/8, $0xffffffff
+DATA tails<>+104(SB)/8, $0xffffffffff
+DATA tails<>+112(SB)/8, $0xffffffffffff
+DATA tails<>+120(SB)/8, $0xffffffffffffff
+DATA tails<>+128(SB)/8, $0x0
+DATA tails<>+136(SB)/8, $0x0
+DATA tails<>+144(SB)/8, $0x0
+DATA tails<>+152(SB)/8, $0x0
+DATA tails<>+160(SB)/8, $0x0
+DATA tails<>+168(SB)/8, $0x0
+DATA tails<>+176(SB)/8, $0x0
+DATA tails<>+184(SB)/8, $0x0
+DATA tails<>+192(SB)/8, $0x0
+DATA tails<>+200(SB)/8, $0x0
+DATA tails<>+208(SB)/8, $0x0
+DATA tails<>+216(SB)/8, $0x0
+DATA tails<>+224(SB)/8, $0x0
+DATA tails<>+232(SB)/8, $0x0
+DATA tails<>+240(SB)/8, $0x0
+DATA tails<>+248(SB)/8, $0x0
+DATA tails<>+256(SB)/8, $0x0
+DATA tails<>+264(SB)/8, $0xff
+DATA tails<>+272(SB)/8, $0xffff
+DATA tails<>+280(SB)/8, $0xffffff
+DATA tails<>+288(SB)/8, $0xffffffff
+DATA tails<>+296(SB)/8, $0xffffffffff
+DATA tails<>+304(SB)/8, $0xffffffffffff
+DATA tails<>+312(SB)/8, $0xffffffffffffff
+DATA tails<>+320(SB)/8, $0x0
+DATA tails<>+328(SB)/8, $0x100000000000000
+DATA tails<>+336(SB)/8, $0x200000000000000
+DATA tails<>+344(SB)/8, $0x300000000000000
+DATA tails<>+352(SB)/8, $0x400000000000000
+DATA tails<>+360(SB)/8, $0x500000000000000
+DATA tails<>+368(SB)/8, $0x600000000000000
+DATA tails<>+376(SB)/8, $0x700000000000000
+DATA tails<>+384(SB)/8, $0x800000000000000
+DATA tails<>+392(SB)/8, $0x900000000000000
+DATA tails<>+400(SB)/8, $0xa00000000000000
+DATA tails<>+408(SB)/8, $0xb00000000000000
+DATA tails<>+416(SB)/8, $0xc00000000000000
+DATA tails<>+424(SB)/8, $0xd00000000000000
+DATA tails<>+432(SB)/8, $0xe00000000000000
+DATA tails<>+440(SB)/8, $0xf00000000000000
+GLOBL tails<>(SB), RODATA|NOPTR, $448
 
 // func plainWordsFast(src []byte, p int, ws, gs []uint64, cnt []uint16, mask uint64, n int) (end, m int)
 //
@@ -104,7 +156,7 @@ GLOBL tails<>(SB), RODATA|NOPTR, $64
 //   1 <= k <= 15 and class[src[p+k]]&cSpace != 0, else stop (or skip
 //   white space when k == 0 and src[p] is white space)
 //   lowercase X0; y0, y1 = its halves
-//   u = mix64((k>=8 ? wordBlock(seed, y0) : seed) ^ (k>=8 ? y1 : y0)&tails[k&7] ^ k<<56)
+//   u = mix64((k>=8 ? wordBlock(seed, y0) : seed) ^ y0&lo[k] ^ y1&hi[k] ^ k<<56)
 //   keep(ws, gs, cnt, mask, n, u), the counting a word later (KEEPPREV)
 // and, where the word is not plain, numberWord's work (see number).
 TEXT ·plainWordsFast(SB), NOSPLIT, $80-136
@@ -169,14 +221,11 @@ loop:
 	IMULQ   mul<>+8(SB), R10
 	CMPL    CX, $8
 	CMOVQCS mul<>+32(SB), R10 // k < 8: no whole block, the seed
-	CMOVQCC R11, R13          // k >= 8: the tail is in y1
-	MOVL    CX, AX
-	ANDL    $7, AX
-	ANDQ    (R12)(AX*8), R13
+	ANDQ    64(R12)(CX*8), R13  // the tail: in y0 for k < 8,
+	ANDQ    192(R12)(CX*8), R11 // in y1 for k >= 8
+	XORQ    R11, R13
+	XORQ    320(R12)(CX*8), R13 // k<<56
 	XORQ    R13, R10
-	MOVQ    CX, AX
-	SHLQ    $56, AX
-	XORQ    AX, R10
 
 	MIX64(R10, AX)
 
