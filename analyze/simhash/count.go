@@ -50,7 +50,7 @@ func newSpace(words int) *space {
 	return &space{
 		words: make([]uint64, words),
 		grams: make([]uint64, words),
-		hot:   make([]uint64, feats), // a power of two, for the mask in countBuckets
+		hot:   make([]uint64, feats), // a power of two, for listHot's mask
 		cnt:   make([]uint16, buckets),
 		table: make([]uint64, minTable),
 	}

@@ -266,14 +266,7 @@ func traceSpans() []tracegen.Span {
 // of the same spans in OTLP JSON (positions aside), at "file:row N", in
 // start-time order although the rows are not.
 func TestOIParquet(t *testing.T) {
-	var b bytes.Buffer
-	if err := tracegen.OpenInferenceParquet(&b, traceSpans()); err != nil {
-		t.Fatal(err)
-	}
-	pr, err := NewOIParquetReader(bytes.NewReader(b.Bytes()), int64(b.Len()), "s.parquet", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pr := spanTableReader(t, traceSpans())
 	recs := readAll(t, pr, "s.parquet")
 	pr.Close()
 	otlp := readAll(t, open(t, string(tracegen.OpenInferenceOTLP(traceSpans())), "s.json", FormatOpenInference, Options{}), "s.json")
@@ -323,12 +316,10 @@ func writeCaptureParquet(w io.Writer) error {
 	return pq.WriteRecords(w, []ingest.Record{{TS: time.Unix(1, 0), Agent: "a", Request: []byte(`{"messages":[]}`)}})
 }
 
-// TestOIParquetBadRow: a row with a value that cannot be read (text that
-// is not UTF-8 in a message) is one malformed record at its row, naming
-// the column; the other rows read as before.
-func TestOIParquetBadRow(t *testing.T) {
-	spans := traceSpans()
-	spans[4].Input[0].Content = "bad \xff"
+// spanTableReader opens a reader, as s.parquet, on the spans written as an
+// OpenInference Parquet table.
+func spanTableReader(t *testing.T, spans []tracegen.Span) *OIParquetReader {
+	t.Helper()
 	var b bytes.Buffer
 	if err := tracegen.OpenInferenceParquet(&b, spans); err != nil {
 		t.Fatal(err)
@@ -337,6 +328,16 @@ func TestOIParquetBadRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return pr
+}
+
+// TestOIParquetBadRow: a row with a value that cannot be read (text that
+// is not UTF-8 in a message) is one malformed record at its row, naming
+// the column; the other rows read as before.
+func TestOIParquetBadRow(t *testing.T) {
+	spans := traceSpans()
+	spans[4].Input[0].Content = "bad \xff"
+	pr := spanTableReader(t, spans)
 	defer pr.Close()
 	recs := readAll(t, pr, "s.parquet")
 	want := []string{`s.parquet:row 5: column "attributes.llm.input_messages.list.element.message.content": is not valid UTF-8`}
@@ -358,14 +359,7 @@ func TestOIParquetFewerRows(t *testing.T) {
 		if sorted {
 			slices.SortStableFunc(spans, func(a, b tracegen.Span) int { return a.Start.Compare(b.Start) })
 		}
-		var b bytes.Buffer
-		if err := tracegen.OpenInferenceParquet(&b, spans); err != nil {
-			t.Fatal(err)
-		}
-		pr, err := NewOIParquetReader(bytes.NewReader(b.Bytes()), int64(b.Len()), "s.parquet", Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		pr := spanTableReader(t, spans)
 		if pr.sorted != sorted {
 			t.Fatalf("sorted = %v, want %v", pr.sorted, sorted)
 		}
