@@ -56,28 +56,39 @@ func newSpace(words int) *space {
 	}
 }
 
-// count counts the features of the next word, whose hash is u: it keeps u
-// (see keep) for finish, or, when the space is full, counts every kept
-// word's features through the exact table.
-func (h *hasher) count(u uint64) {
-	keep(h.ws, h.gs, h.cnt, h.mask, h.n, u)
+// count keeps x, the open hash of the text's next word (see wordOpen), for
+// finish, or, when the space is full, counts every kept word's features
+// through the exact table.
+func (h *hasher) count(x uint64) {
+	h.ws[h.n] = x
 	h.n++
 	if h.n == len(h.ws) {
 		h.countExact()
 	}
 }
 
-// keep keeps u as ws[n], the hash of the text's next word, with the bigram
-// it ends as gs[n] (when n > 0), and counts both features in their buckets
-// of cnt, by their bits from countBits up, masked with mask (len(cnt)-1).
-// The plain-word kernels do the same for the words they hash.
-func keep(ws, gs []uint64, cnt []uint16, mask uint64, n int, u uint64) {
-	ws[n] = u
-	cnt[u>>countBits&mask]++
-	if n > 0 {
-		b := bigram(ws[n-1], u)
-		gs[n] = b
-		cnt[b>>countBits&mask]++
+// settle turns the open hashes of the n kept words, ws[:n], into their
+// unigram features (mix64), and computes the bigram ending at each word
+// but the first as gs[i]: all the words' final mixes at once, which do not
+// depend on each other, rather than one word at a time. settleFast does
+// the same, with AVX-512 where the processor has it.
+func settle(ws, gs []uint64, n int) {
+	ws, gs = ws[:n], gs[:n]
+	for i, x := range ws {
+		ws[i] = mix64(x)
+	}
+	for i := 1; i < len(ws); i++ {
+		gs[i] = bigram(ws[i-1], ws[i])
+	}
+}
+
+// bucket counts the features fs in their buckets of cnt, by their bits
+// from countBits up, masked with mask (len(cnt)-1). bucketFast is the same
+// in assembly on amd64.
+func bucket(fs []uint64, cnt []uint16, mask uint64) {
+	cnt = cnt[:mask+1]
+	for _, f := range fs {
+		cnt[f>>countBits&mask]++
 	}
 }
 
@@ -88,10 +99,11 @@ func (h *hasher) countExact() {
 	if h.words == 0 {
 		h.set.start(&h.sp.table, h.size)
 	}
+	settleFast(h.ws, h.gs, h.n)
 	for i, u := range h.ws[:h.n] {
 		switch {
 		case i > 0:
-			h.exact(h.gs[i]) // kept by keep
+			h.exact(h.gs[i])
 		case h.words > 0:
 			h.exact(bigram(h.prev, u))
 		}
@@ -118,9 +130,14 @@ func (h *hasher) finish() (uint64, bool) {
 }
 
 // countBuckets counts the features of the n kept words, the whole text
-// (see the top of this file), counted in their buckets by keep.
+// (see the top of this file): it counts them in their buckets, then adds
+// them to the bit counts, counting those of full buckets exactly.
 func (h *hasher) countBuckets() {
 	sp, n := h.sp, h.n
+	settleFast(h.ws, h.gs, n)
+	h.sizeBuckets()
+	bucketFast(h.ws[:n], h.cnt, h.mask)
+	bucketFast(h.gs[1:n], h.cnt, h.mask)
 	// Count every feature, and list those of full buckets (hot).
 	nh := h.tally(h.ws[:n], 0)
 	nh = h.tally(h.gs[1:n], nh)

@@ -25,20 +25,6 @@ DATA mul<>+32(SB)/8, $0x243f6a8885a308d3 // wordSeed
 DATA mul<>+40(SB)/8, $0x6a09e667f3bcc909 // bigram
 GLOBL mul<>(SB), RODATA|NOPTR, $48
 
-// MIX64 applies mix64 to r, with t as scratch.
-#define MIX64(r, t) \
-	MOVQ  r, t; \
-	SHRQ  $30, t; \
-	XORQ  t, r; \
-	IMULQ mul<>+16(SB), r; \
-	MOVQ  r, t; \
-	SHRQ  $27, t; \
-	XORQ  t, r; \
-	IMULQ mul<>+24(SB), r; \
-	MOVQ  r, t; \
-	SHRQ  $31, t; \
-	XORQ  t, r
-
 // LOWER lowercases the bytes of x: upper case letters are b+0x3f as a
 // signed byte below -102 (X11: 0x3f, X12: 0x9a, X8: 0x20); X4 and X5 are
 // clobbered.
@@ -60,35 +46,10 @@ GLOBL mul<>(SB), RODATA|NOPTR, $48
 	IMULQ mul<>+8(SB), R10; \
 	ADDQ  $8, R11
 
-// KEEPPREV keeps the features of word n-1 (R9: n), whose hash is R15:
-// counts it in its bucket and, for n-1 > 0, its bigram with ws[n-2],
-// mix64(rotl(ws[n-2], 21) ^ ws[n-1] ^ 0x6a09e667f3bcc909), as gs[n-1],
-// counted in its bucket; AX and R11 are clobbered, and done labels its
-// end.
-#define KEEPPREV(done) \
-	MOVQ  R15, AX; \
-	COUNT(AX); \
-	CMPQ  R9, $1; \
-	JLE   done; \
-	MOVQ  -16(DI)(R9*8), R11; \
-	ROLQ  $21, R11; \
-	XORQ  R15, R11; \
-	XORQ  mul<>+40(SB), R11; \
-	MIX64(R11, AX); \
-	MOVQ  R11, -8(R8)(R9*8); \
-	COUNT(R11); \
-done:
-
-// COUNT adds one to the bucket of feature r in cnt (R14), destroying r.
-#define COUNT(r) \
-	SHRQ $3, r; \
-	ANDQ mask+104(FP), r; \
-	INCW (R14)(r*2)
-
 // tails: the masks of a word's last 0-7 bytes; then, for a plain word of
 // k bytes (1-15), the mask of its tail in y0 (lo, 64+8k: zero from k = 8),
 // the mask of its tail in y1 (hi, 192+8k: zero below k = 8) and its
-// length in the top byte (320+8k), as wordFinal folds it in.
+// length in the top byte (320+8k), as wordOpen folds it in.
 DATA tails<>+0(SB)/8, $0x0
 DATA tails<>+8(SB)/8, $0xff
 DATA tails<>+16(SB)/8, $0xffff
@@ -147,20 +108,40 @@ DATA tails<>+432(SB)/8, $0xe00000000000000
 DATA tails<>+440(SB)/8, $0xf00000000000000
 GLOBL tails<>(SB), RODATA|NOPTR, $448
 
-// func plainWordsFast(src []byte, p int, ws, gs []uint64, cnt []uint16, mask uint64, n int) (end, m int)
+// WINDOW sets w to the mask of the word bytes (as below) and sp to that
+// of the white space (0x20, 0x09-0x0d) of the 16 bytes at off(R15); X0-X6
+// are clobbered.
+#define WINDOW(off, w, sp) \
+	MOVOU    off(R15), X0; \
+	MOVO     X0, X1; \
+	PCMPGTB  X8, X1; \
+	MOVO     X0, X2; \
+	PADDB    X9, X2; \
+	MOVO     X10, X3; \
+	PCMPGTB  X2, X3; \
+	PANDN    X1, X3; \
+	PMOVMSKB X3, w; \
+	MOVO     X0, X4; \
+	PCMPEQB  X8, X4; \
+	MOVO     X0, X5; \
+	PADDB    X13, X5; \
+	MOVO     X14, X6; \
+	PCMPGTB  X5, X6; \
+	POR      X6, X4; \
+	PMOVMSKB X4, sp
+
+// func plainWordsFast(src []byte, p int, xs []uint64, n int) (end, m int)
 //
 // Registers: BX &src[p], DX &src[len(src)-16], SI class, R12 tails, DI
-// ws, R8 gs, R9 n, R14 cnt, R15 the last word hashed; X8-X14 the byte
-// constants. Per word, with k its length:
+// xs, R9 n; X8-X14 the byte constants. Per word, with k its length:
 //   X0 = src[p:p+16]; word bytes (0x21-0x7f but digits) → AX; k = BSF(^AX)
 //   1 <= k <= 15 and class[src[p+k]]&cSpace != 0, else stop (or skip
 //   white space when k == 0 and src[p] is white space)
 //   lowercase X0; y0, y1 = its halves
-//   u = mix64((k>=8 ? wordBlock(seed, y0) : seed) ^ y0&lo[k] ^ y1&hi[k] ^ k<<56)
-//   keep(ws, gs, cnt, mask, n, u), the counting a word later (KEEPPREV)
+//   xs[n] = (k>=8 ? wordBlock(seed, y0) : seed) ^ y0&lo[k] ^ y1&hi[k] ^ k<<56
 // and, where the word is not plain, numberWord's work (see number).
-TEXT ·plainWordsFast(SB), NOSPLIT, $80-136
-	MOVQ  n+112(FP), R9
+TEXT ·plainWordsFast(SB), NOSPLIT, $96-80
+	MOVQ  n+56(FP), R9
 	MOVQ  src_base+0(FP), BX
 	MOVQ  src_len+8(FP), DX
 	ADDQ  p+24(FP), BX
@@ -170,9 +151,7 @@ TEXT ·plainWordsFast(SB), NOSPLIT, $80-136
 	SUBQ  p+24(FP), DX
 	LEAQ  ·class(SB), SI
 	LEAQ  tails<>(SB), R12
-	MOVQ  ws_base+32(FP), DI
-	MOVQ  gs_base+56(FP), R8
-	MOVQ  cnt_base+80(FP), R14
+	MOVQ  xs_base+32(FP), DI
 	MOVOU b20<>(SB), X8
 	MOVOU b50<>(SB), X9
 	MOVOU b8a<>(SB), X10
@@ -181,11 +160,72 @@ TEXT ·plainWordsFast(SB), NOSPLIT, $80-136
 	MOVOU b77<>(SB), X13
 	MOVOU b85<>(SB), X14
 
+	// The window: masks of the word bytes (R8) and the white space (R14)
+	// of the 64 bytes from R15, which refill sets, once the word at p is
+	// beyond its first 48 bytes, to p or, nearer the end, to
+	// &src[len(src)-64]; texts of fewer than 64 bytes have none.
+	MOVQ src_base+0(FP), R15
+	ADDQ src_len+8(FP), R15 // no window yet: o wraps around
+	LEAQ -64(R15), AX
+	MOVQ AX, wmax-88(SP)
+
 loop:
 	CMPQ BX, DX
 	JHI  done
-	CMPQ R9, ws_len+40(FP)
+	CMPQ R9, xs_len+40(FP)
 	JGE  done
+	MOVQ BX, CX
+	SUBQ R15, CX          // o: p's offset in the window
+	CMPQ CX, $48
+	JHI  refill
+
+masked:
+	// k = the word bytes from p, which the white space must follow: the
+	// only dependency from a word to the next is this handful of
+	// instructions on the masks, not the loads and compares of its bytes.
+	MOVQ   R8, AX
+	SHRQ   CX, AX
+	NOTQ   AX
+	TZCNTQ AX, AX          // (a BSF where there is no TZCNT: AX != 0)
+	LEAQ   -1(AX), R10
+	CMPQ   R10, $15
+	JAE    bytes           // no word, or too long: see the bytes
+	ADDQ   AX, CX
+	BTQ    CX, R14
+	JCC    bytes           // not followed by white space
+	MOVQ   AX, CX
+	MOVOU  (BX), X0
+	JMP    plain
+
+refill:
+	CMPQ src_len+8(FP), $64
+	JLT  bytes
+	MOVQ wmax-88(SP), R15
+	CMPQ BX, R15
+	CMOVQCS BX, R15       // min(p, &src[len(src)-64])
+	WINDOW(0, R8, R14)
+	WINDOW(16, R10, R11)
+	SHLQ $16, R10
+	SHLQ $16, R11
+	ORQ  R10, R8
+	ORQ  R11, R14
+	WINDOW(32, R10, R11)
+	SHLQ $32, R10
+	SHLQ $32, R11
+	ORQ  R10, R8
+	ORQ  R11, R14
+	WINDOW(48, R10, R11)
+	SHLQ $48, R10
+	SHLQ $48, R11
+	ORQ  R10, R8
+	ORQ  R11, R14
+	MOVQ BX, CX
+	SUBQ R15, CX
+	JMP  masked
+
+bytes:
+	// The word at p from its 16 bytes, as before the window: more white
+	// space, a number word, or the end of the plain words.
 	MOVOU (BX), X0
 
 	// Word bytes: signed > 0x20 (0x21-0x7f) and not a digit (b+0x50 as a
@@ -208,6 +248,7 @@ loop:
 	TESTB    $0x10, AL    // cSpace
 	JZ       number
 
+plain:
 	// Lowercase: upper case letters are b+0x3f as a signed byte below -102.
 	LOWER(X0)
 	MOVQ    X0, R10       // y0
@@ -227,20 +268,8 @@ loop:
 	XORQ    320(R12)(CX*8), R13 // k<<56
 	XORQ    R13, R10
 
-	MIX64(R10, AX)
-
 keep:
-	// ws[n] = u; the previous word's features are counted now (KEEPPREV),
-	// a word later than its hash is computed, so that the processor need
-	// not hold a word's instructions until its bigram, the end of a long
-	// chain of multiplications, is done.
 	MOVQ R10, (DI)(R9*8)
-	CMPQ R9, n+112(FP)
-	JLE  next
-	KEEPPREV(kept0)
-
-next:
-	MOVQ R10, R15
 	INCQ R9
 	LEAQ 1(BX)(CX*1), BX
 	JMP  loop
@@ -323,7 +352,7 @@ suffix:
 
 	// The word: the lowercased prefix, <NUM>, the lowercased suffix, built
 	// in out (from src lowercased in lc, zero-padded), then hashed as
-	// wordBlock and wordFinal do; n = R13 + 5 + CX - R10 (at most 19).
+	// wordBlock and wordOpen do; n = R13 + 5 + CX - R10 (at most 19).
 	LOWER(X0)
 	PXOR  X6, X6
 	MOVOU X0, lc-80(SP)
@@ -353,16 +382,12 @@ numtail:
 	XORQ  R11, R10
 	SHLQ  $56, R13
 	XORQ  R13, R10
-	MIX64(R10, AX)
 	JMP   keep
 
 done:
 	SUBQ src_base+0(FP), BX
-	MOVQ BX, end+120(FP)
-	MOVQ R9, m+128(FP)
-	CMPQ R9, n+112(FP)
-	JLE  kept
-	KEEPPREV(kept)  // the last word's features
+	MOVQ BX, end+64(FP)
+	MOVQ R9, m+72(FP)
 	RET
 
 // CSA is a carry-save adder on two lanes: a, b, c in, a out as the sum
@@ -474,4 +499,126 @@ groupdone:
 	MOVQ   X2, 16(SI)
 	MOVQ   X3, 24(SI)
 	MOVQ   BX, ret+104(FP)
+	RET
+
+// Constants of settleAVX512: mix64's multipliers and bigram's constant.
+DATA settle<>+0(SB)/8, $0xbf58476d1ce4e5b9
+DATA settle<>+8(SB)/8, $0x94d049bb133111eb
+DATA settle<>+16(SB)/8, $0x6a09e667f3bcc909
+GLOBL settle<>(SB), RODATA|NOPTR, $24
+
+// VMIX64 applies mix64 to each lane of z, with t as scratch (Z30, Z31:
+// the multipliers).
+#define VMIX64(z, t) \
+	VPSRLQ  $30, z, t; \
+	VPXORQ  t, z, z; \
+	VPMULLQ Z30, z, z; \
+	VPSRLQ  $27, z, t; \
+	VPXORQ  t, z, z; \
+	VPMULLQ Z31, z, z; \
+	VPSRLQ  $31, z, t; \
+	VPXORQ  t, z, z
+
+// TAILMASK sets K1 to the lanes below r - i (at most 8; r, i: registers),
+// with AX and CX clobbered.
+#define TAILMASK(r, i) \
+	MOVQ  r, CX; \
+	SUBQ  i, CX; \
+	MOVL  $0xff, AX; \
+	CMPQ  CX, $8; \
+	JAE   4(PC); \
+	MOVL  $1, AX; \
+	SHLL  CX, AX; \
+	DECL  AX; \
+	KMOVB AX, K1
+
+// func settleAVX512(ws, gs []uint64, n int)
+//
+// settle with AVX-512 (F and DQ): eight words a step, the last step
+// masked. Registers: SI ws, DI gs, DX n, BX i.
+TEXT ·settleAVX512(SB), NOSPLIT, $0-56
+	MOVQ         ws_base+0(FP), SI
+	MOVQ         gs_base+24(FP), DI
+	MOVQ         n+48(FP), DX
+	VPBROADCASTQ settle<>+0(SB), Z30
+	VPBROADCASTQ settle<>+8(SB), Z31
+	VPBROADCASTQ settle<>+16(SB), Z29
+	XORQ         BX, BX
+
+unigrams:
+	CMPQ      BX, DX
+	JAE       bigrams
+	TAILMASK(DX, BX)
+	VMOVDQU64.Z (SI)(BX*8), K1, Z0
+	VMIX64(Z0, Z1)
+	VMOVDQU64 Z0, K1, (SI)(BX*8)
+	ADDQ      $8, BX
+	JMP       unigrams
+
+bigrams:
+	// gs[i] = mix64(rotl(ws[i-1], 21) ^ ws[i] ^ 0x6a09e667f3bcc909)
+	MOVQ $1, BX
+
+bigram:
+	CMPQ        BX, DX
+	JAE         done
+	TAILMASK(DX, BX)
+	VMOVDQU64.Z -8(SI)(BX*8), K1, Z0
+	VMOVDQU64.Z (SI)(BX*8), K1, Z1
+	VPROLQ      $21, Z0, Z0
+	VPTERNLOGQ  $0x96, Z29, Z1, Z0
+	VMIX64(Z0, Z1)
+	VMOVDQU64   Z0, K1, (DI)(BX*8)
+	ADDQ        $8, BX
+	JMP         bigram
+
+done:
+	VZEROUPPER
+	RET
+
+// func bucketFast(fs []uint64, cnt []uint16, mask uint64)
+//
+// bucket in assembly, four features a step. Registers: SI fs, DX its end,
+// DI cnt, R8 mask.
+TEXT ·bucketFast(SB), NOSPLIT, $0-56
+	MOVQ fs_base+0(FP), SI
+	MOVQ fs_len+8(FP), DX
+	LEAQ (SI)(DX*8), DX
+	MOVQ cnt_base+24(FP), DI
+	MOVQ mask+48(FP), R8
+	LEAQ -24(DX), R9      // the last start of four whole features
+
+four:
+	CMPQ SI, R9
+	JAE  one
+	MOVQ (SI), AX
+	MOVQ 8(SI), BX
+	MOVQ 16(SI), CX
+	MOVQ 24(SI), R10
+	SHRQ $3, AX
+	SHRQ $3, BX
+	SHRQ $3, CX
+	SHRQ $3, R10
+	ANDQ R8, AX
+	ANDQ R8, BX
+	ANDQ R8, CX
+	ANDQ R8, R10
+	INCW (DI)(AX*2)
+	INCW (DI)(BX*2)
+	INCW (DI)(CX*2)
+	INCW (DI)(R10*2)
+	ADDQ $32, SI
+	JMP  four
+
+one:
+	CMPQ SI, DX
+	JAE  end
+	MOVQ (SI), AX
+	SHRQ $3, AX
+	ANDQ R8, AX
+	INCW (DI)(AX*2)
+	ADDQ $8, SI
+	JMP  one
+
+end:
 	RET

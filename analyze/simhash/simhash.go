@@ -198,7 +198,7 @@ func (h *hasher) hash(src, buf []byte, sp *space) (uint64, bool) {
 	h.reset(sp, len(src))
 	p := skipASCIISpace(src, 0)
 	for p+16 <= len(src) {
-		p, h.n = plainWordsFast(src, p, h.ws, h.gs, h.cnt, h.mask, h.n)
+		p, h.n = plainWordsFast(src, p, h.ws, h.n)
 		switch {
 		case h.n == len(h.ws):
 			h.countExact()
@@ -213,16 +213,15 @@ func (h *hasher) hash(src, buf []byte, sp *space) (uint64, bool) {
 }
 
 // plainWords hashes the plain words of src from p, the start of a word,
-// and the words with one number that numberWord hashes, and keeps them
-// (see keep) as ws[n:], gs[n:] and counts in cnt; it returns where it
+// and the words with one number that numberWord hashes, and keeps them as
+// xs[n:], each as its open hash (see wordOpen); it returns where it
 // stopped and the new n: at the first word that is neither, when fewer
-// than 16 bytes are left from p (maybe on white space), or when ws is full
-// (likewise). len(gs) must be at least len(ws), and mask len(cnt)-1, a
-// power of two minus one. On amd64, plainWordsFast does its work in
-// assembly; this is the version for other architectures, and the
-// reference the assembly is tested against.
-func plainWords(src []byte, p int, ws, gs []uint64, cnt []uint16, mask uint64, n int) (int, int) {
-	for p+16 <= len(src) && n < len(ws) {
+// than 16 bytes are left from p (maybe on white space), or when xs is full
+// (likewise). On amd64, plainWordsFast does its work in assembly; this is
+// the version for other architectures, and the reference the assembly is
+// tested against.
+func plainWords(src []byte, p int, xs []uint64, n int) (int, int) {
+	for p+16 <= len(src) && n < len(xs) {
 		w := src[p : p+16]
 		x0 := binary.LittleEndian.Uint64(w)
 		x1 := binary.LittleEndian.Uint64(w[8:])
@@ -240,22 +239,22 @@ func plainWords(src []byte, p int, ws, gs []uint64, cnt []uint16, mask uint64, n
 				p = skipASCIISpace(src, p+1)
 				continue
 			}
-			q, u, ok := numberWord(src, p)
+			q, x, ok := numberWord(src, p)
 			if !ok {
 				break
 			}
-			keep(ws, gs, cnt, mask, n, u)
+			xs[n] = x
 			n++
 			p = q + 1 // past the white space that ends it
 			continue
 		}
 		// Lowercase (the bytes of the word are ASCII, so no carry reaches
-		// them), then hash as wordBlock and wordFinal do.
+		// them), then hash as wordBlock and wordOpen do.
 		y0 := x0 | inRange(x0, 'A', 'Z')>>2
 		wh := wordSeed ^ (wordBlock(wordSeed, y0)^wordSeed)&long
 		tail := last & (1<<(8*(k&7)) - 1)
 		tail |= inRange(tail, 'A', 'Z') >> 2
-		keep(ws, gs, cnt, mask, n, wordFinal(wh, tail, int(k)))
+		xs[n] = wordOpen(wh, tail, int(k))
 		n++
 		p += int(k) + 1
 	}
@@ -309,7 +308,7 @@ func numberWord(src []byte, p int) (end int, u uint64, ok bool) {
 	for ; k+8 <= n; k += 8 {
 		wh = wordBlock(wh, binary.LittleEndian.Uint64(w[k:]))
 	}
-	return p + i, wordFinal(wh, loadTail(w[k:n]), n), true
+	return p + i, wordOpen(wh, loadTail(w[k:n]), n), true
 }
 
 // notWord returns the top bit of every byte of x that cannot be in a word
@@ -374,15 +373,19 @@ func (h *hasher) reset(sp *space, size int) {
 	h.excess.reset()
 	h.set = featureSet{}
 	h.sp, h.ws, h.gs, h.n, h.size = sp, sp.words, sp.grams, 0, size
-	// Two buckets per feature the text can have (at most one per byte, and
-	// two per word kept), as a power of two.
+	h.prev, h.words, h.wh, h.wn = 0, 0, wordSeed, 0
+}
+
+// sizeBuckets takes, and clears, the part of h.sp.cnt the text's features
+// are counted in: two buckets per feature the text can have (at most one
+// per byte, and two per word kept), as a power of two.
+func (h *hasher) sizeBuckets() {
 	buckets := 64
-	for buckets < 2*min(size, 2*len(sp.words)) && buckets < len(sp.cnt) {
+	for buckets < 2*min(h.size, 2*len(h.sp.words)) && buckets < len(h.sp.cnt) {
 		buckets *= 2
 	}
-	h.cnt, h.mask = sp.cnt[:buckets], uint64(buckets-1)
+	h.cnt, h.mask = h.sp.cnt[:buckets], uint64(buckets-1)
 	clear(h.cnt)
-	h.prev, h.words, h.wh, h.wn = 0, 0, wordSeed, 0
 }
 
 // feed consumes the normalized bytes in buf; last reports that the
@@ -435,9 +438,9 @@ func loadTail(b []byte) uint64 {
 // endWord finishes the current word, whose last k bytes (fewer than 8) are
 // tail, and counts its features (see count).
 func (h *hasher) endWord(tail uint64, k int) {
-	u := wordFinal(h.wh, tail, h.wn+k)
+	x := wordOpen(h.wh, tail, h.wn+k)
 	h.wh, h.wn = wordSeed, 0
-	h.count(u)
+	h.count(x)
 }
 
 // The word hash: the word's bytes in little-endian 8-byte blocks, each
@@ -454,7 +457,13 @@ func wordBlock(h, x uint64) uint64 {
 // wordFinal folds in the tail, whose top byte is free, with the length in it:
 // words of the same blocks differ in tail or length modulo 256.
 func wordFinal(h, tail uint64, n int) uint64 {
-	return mix64(h ^ tail ^ uint64(n)<<56)
+	return mix64(wordOpen(h, tail, n))
+}
+
+// wordOpen is a word's open hash: its hash before the final mix64, which
+// the hasher applies to all the words it keeps at once (see settle).
+func wordOpen(h, tail uint64, n int) uint64 {
+	return h ^ tail ^ uint64(n)<<56
 }
 
 // mix64 is the SplitMix64 finalizer: a bijection whose every output bit
