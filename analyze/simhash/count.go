@@ -8,12 +8,12 @@ import "math/bits"
 // depends on how often the feature came before: looked up in a hash table as
 // it comes, every feature costs a probe, which was half the time of Hash on
 // prose. But most features of a text occur once. So the hasher keeps the
-// text's word hashes and bigrams, and counts how many features fall into
-// each bucket as they come (by the bits of the feature above its low
-// countBits; at least two buckets for each feature the text's length allows,
-// so prose has six to twelve a feature). At the end, a feature whose bucket
-// holds at most tfCap features occurs at most tfCap times and counts every
-// time, with no lookup. Every feature is added to the bit counts straight
+// text's word hashes and bigrams, and at the end counts how many features
+// fall into each bucket (by the bits of the feature above its low
+// countBits; two to four buckets for each feature, at which density
+// unrelated features fill a bucket past tfCap in about one text of ten).
+// Then a feature whose bucket holds at most tfCap features occurs at most
+// tfCap times and counts every time, with no lookup. Every feature is added to the bit counts straight
 // from the kept hashes; only the features of fuller buckets (repeated words
 // and pairs, and the rare unrelated features that share a bucket) are
 // counted through the exact table, and each of their occurrences past the
@@ -50,8 +50,10 @@ func newSpace(words int) *space {
 	return &space{
 		words: make([]uint64, words),
 		grams: make([]uint64, words),
-		hot:   make([]uint64, feats), // a power of two, for listHot's mask
-		cnt:   make([]uint16, buckets),
+		// hot's length is a power of two, for listHot's mask; tallyAVX512
+		// writes 8 features at a time, and reads each count with the next.
+		hot:   make([]uint64, feats, feats+8),
+		cnt:   make([]uint16, buckets, buckets+1),
 		table: make([]uint64, minTable),
 	}
 }
@@ -139,8 +141,16 @@ func (h *hasher) countBuckets() {
 	bucketFast(h.ws[:n], h.cnt, h.mask)
 	bucketFast(h.gs[1:n], h.cnt, h.mask)
 	// Count every feature, and list those of full buckets (hot).
-	nh := h.tally(h.ws[:n], 0)
-	nh = h.tally(h.gs[1:n], nh)
+	var nh int
+	if useAVX512 {
+		var sums [12]uint64
+		nh = tallyAVX512(h.ws[:n], h.gs[1:n], &sums, h.cnt, h.mask, sp.hot)
+		h.acc.n += 2*n - 1
+		h.acc.addPlanes(sums[:])
+	} else {
+		nh = h.tally(h.ws[:n], 0)
+		nh = h.tally(h.gs[1:n], nh)
+	}
 	hot := sp.hot
 	if nh == 0 {
 		return
@@ -162,7 +172,7 @@ func (h *hasher) tally(fs []uint64, nh int) int {
 		var odd [4]uint64
 		nh = tallyFast(fs[:whole], &h.acc.planes, &odd, h.cnt, h.mask, h.sp.hot, nh)
 		h.acc.n += whole
-		h.acc.addOdd(&odd)
+		h.acc.addPlanes(odd[:])
 		fs = fs[whole:]
 	}
 	h.acc.addAll(fs)

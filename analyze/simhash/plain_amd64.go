@@ -23,9 +23,12 @@ func settleFast(ws, gs []uint64, n int) {
 }
 
 // useAVX512 reports whether the processor runs the AVX-512 instructions
-// settleAVX512 uses (AVX512F, AVX512DQ for VPMULLQ); tests turn it off to
+// settleAVX512, tallyAVX512 and plainWordsFast use (AVX512F; DQ for
+// VPMULLQ; BW for byte compares into mask registers; VL; POPCNT and BMI2's
+// BZHI, which every processor with AVX-512 has); tests turn it off to
 // check the other path.
-var useAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
+var useAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasAVX512BW &&
+	cpu.X86.HasAVX512VL && cpu.X86.HasPOPCNT && cpu.X86.HasBMI2
 
 // settleAVX512 is settle in assembly (plain_amd64.s), eight words at a
 // time in AVX-512 registers; the caller checks useAVX512.
@@ -50,3 +53,15 @@ func tallyFast(fs []uint64, planes *[64]uint64, odd *[4]uint64, cnt []uint16, ma
 //
 //go:noescape
 func bucketFast(fs []uint64, cnt []uint16, mask uint64)
+
+// tallyAVX512 adds up the bits of the features ws and gs (at most 4095 in
+// all) into sums, twelve planes of 64 counts (see accumulator), and lists
+// those of full buckets in hot as listHot(ws) and listHot(gs) do,
+// returning how many, in assembly
+// (plain_amd64.s) with AVX-512; the caller checks useAVX512. len(cnt) must
+// be a multiple of 32 and mask len(cnt)-1; it needs cap(cnt) > len(cnt),
+// as it may read each count with the next, and room in hot for 8 features
+// past the last it lists.
+//
+//go:noescape
+func tallyAVX512(ws, gs []uint64, sums *[12]uint64, cnt []uint16, mask uint64, hot []uint64) int

@@ -17,6 +17,15 @@ BYTES16(b9a, $0x9a9a9a9a9a9a9a9a)
 BYTES16(b77, $0x7777777777777777)
 BYTES16(b85, $0x8585858585858585)
 
+DATA digit0<>+0(SB)/1, $0x30
+GLOBL digit0<>(SB), RODATA|NOPTR, $1
+DATA ten<>+0(SB)/1, $10
+GLOBL ten<>(SB), RODATA|NOPTR, $1
+DATA tab<>+0(SB)/1, $0x09
+GLOBL tab<>(SB), RODATA|NOPTR, $1
+DATA five<>+0(SB)/1, $5
+GLOBL five<>(SB), RODATA|NOPTR, $1
+
 DATA mul<>+0(SB)/8, $0x9e3779b97f4a7c15  // wordBlock
 DATA mul<>+8(SB)/8, $0xc2b2ae3d27d4eb4f  // wordBlock
 DATA mul<>+16(SB)/8, $0xbf58476d1ce4e5b9 // mix64
@@ -203,6 +212,10 @@ refill:
 	MOVQ wmax-88(SP), R15
 	CMPQ BX, R15
 	CMOVQCS BX, R15       // min(p, &src[len(src)-64])
+	PREFETCHT0 64(R15)    // the next windows' bytes (no fault past the end)
+	PREFETCHT0 128(R15)
+	CMPB ·useAVX512(SB), $0
+	JNE  window512
 	WINDOW(0, R8, R14)
 	WINDOW(16, R10, R11)
 	SHLQ $16, R10
@@ -219,6 +232,31 @@ refill:
 	SHLQ $48, R11
 	ORQ  R10, R8
 	ORQ  R11, R14
+	MOVQ BX, CX
+	SUBQ R15, CX
+	JMP  masked
+
+window512:
+	// The same masks with AVX-512 (BW), 64 bytes at once: word bytes are
+	// signed > 0x20 and, less '0', not below 10 unsigned; white space is
+	// 0x20 or, less 9, below 5 unsigned.
+	VMOVDQU8     (R15), Z0
+	VPBROADCASTB b20<>(SB), Z1
+	VPCMPGTB     Z1, Z0, K1
+	VPCMPEQB     Z1, Z0, K3
+	VPBROADCASTB digit0<>(SB), Z2
+	VPSUBB       Z2, Z0, Z2
+	VPBROADCASTB ten<>(SB), Z3
+	VPCMPUB      $1, Z3, Z2, K2  // below 10: a digit
+	KANDNQ       K1, K2, K1
+	VPBROADCASTB tab<>(SB), Z2
+	VPSUBB       Z2, Z0, Z2
+	VPBROADCASTB five<>(SB), Z3
+	VPCMPUB      $1, Z3, Z2, K2  // 0x09-0x0d
+	KORQ         K2, K3, K3
+	KMOVQ        K1, R8
+	KMOVQ        K3, R14
+	VZEROUPPER
 	MOVQ BX, CX
 	SUBQ R15, CX
 	JMP  masked
@@ -621,4 +659,249 @@ one:
 	JMP  one
 
 end:
+	RET
+
+// VCSA is a carry-save adder on eight lanes: a, b, c in, a out as the sum
+// bits of a+b+c and carry as their carry bits.
+#define VCSA(a, b, c, carry) \
+	VMOVDQA64  a, carry; \
+	VPTERNLOGQ $0xe8, c, b, carry; \
+	VPTERNLOGQ $0x96, c, b, a
+
+// VHALF adds the carries c to plane p, leaving the carries out in out.
+#define VHALF(p, c, out) \
+	VPANDQ p, c, out; \
+	VPXORQ c, p, p
+
+// The ways tallyAVX512 lists hot features: none, when no bucket is full
+// (VHOTN); by comparing each feature's bucket with those of up to four full
+// buckets, in Z0-Z3 (VHOTC); or by gathering each feature's count (VHOTG).
+// Each lists the features of v (lanes in k) whose bucket in cnt holds more
+// than tfCap: it compresses them to hot[nh] (DI, BX); Z28, Z29, K5, K6
+// and AX are clobbered.
+#define VHOTN(v, k)
+
+#define VHOTC(v, k) \
+	VPSRLQ      $3, v, Z28; \
+	VPANDQ      Z22, Z28, Z28; \
+	VPCMPEQQ    Z0, Z28, K6; \
+	VPCMPEQQ    Z1, Z28, K5; \
+	KORB        K5, K6, K6; \
+	VPCMPEQQ    Z2, Z28, K5; \
+	KORB        K5, K6, K6; \
+	VPCMPEQQ    Z3, Z28, K5; \
+	KORB        K5, K6, K6; \
+	HOTOUT(v, k)
+
+// VHOTG gathers each count with the next (a dword), shifts it to the top
+// and compares it with 5<<16 (Z23).
+#define VHOTG(v, k) \
+	VPSRLQ      $3, v, Z28; \
+	VPANDQ      Z22, Z28, Z28; \
+	KMOVB       k, K5; \
+	VPXORD      Y29, Y29, Y29; \
+	VPGATHERQD  (R8)(Z28*2), K5, Y29; \
+	VPSLLD      $16, Y29, Y29; \
+	VPCMPUD     $5, Y23, Y29, K6; \
+	HOTOUT(v, k)
+
+#define HOTOUT(v, k) \
+	KANDB       k, K6, K6; \
+	VPCOMPRESSQ v, K6, Z29; \
+	VMOVDQU64   Z29, (DI)(BX*8); \
+	KMOVB       K6, AX; \
+	POPCNTL     AX, AX; \
+	ADDQ        AX, BX
+
+// STEPS is tallyAVX512's loop, listing hot features by hot: 32 features a
+// step, their lanes in K1-K4 (all, or those of the features left), added
+// by the adder tree into the planes of each lane.
+#define STEPS(step, hot) \
+step: \
+	CMPQ     SI, DX; \
+	JAE      arrays; \
+	MOVQ     DX, CX; \
+	SUBQ     SI, CX; \
+	SHRQ     $3, CX; \
+	MOVL     $-1, AX; \
+	CMPQ     CX, $32; \
+	JAE      2(PC); \
+	BZHIL    CX, AX, AX; \
+	KMOVD    AX, K1; \
+	KSHIFTRD $8, K1, K2; \
+	KSHIFTRD $16, K1, K3; \
+	KSHIFTRD $24, K1, K4; \
+	VMOVDQU64.Z (SI), K1, Z24; \
+	VMOVDQU64.Z 64(SI), K2, Z25; \
+	VMOVDQU64.Z 128(SI), K3, Z26; \
+	VMOVDQU64.Z 192(SI), K4, Z27; \
+	VCSA(Z10, Z24, Z25, Z28); \
+	VCSA(Z10, Z26, Z27, Z29); \
+	VCSA(Z11, Z28, Z29, Z30); \
+	VHALF(Z12, Z30, Z31); \
+	VHALF(Z13, Z31, Z30); \
+	VHALF(Z14, Z30, Z31); \
+	VHALF(Z15, Z31, Z30); \
+	VHALF(Z16, Z30, Z31); \
+	VHALF(Z17, Z31, Z30); \
+	VHALF(Z18, Z30, Z31); \
+	VHALF(Z19, Z31, Z30); \
+	hot(Z24, K1); \
+	hot(Z25, K2); \
+	hot(Z26, K3); \
+	hot(Z27, K4); \
+	ADDQ     $256, SI; \
+	JMP      step
+
+// VFOLD adds the lanes of Z31 to those of plane z, as one bit of binary
+// numbers, the carry in and out in Z30; Z28 is clobbered. FOLDS folds the
+// upper lanes of all twelve planes (Z10-Z21) onto the lower ones, with fold
+// the macro that extracts them into Z31 and adds them (VFOLD8, VFOLD4,
+// VFOLD2: lanes 4-7, 2-3 or 1).
+#define VFOLD(z) \
+	VMOVDQA64  z, Z28; \
+	VPTERNLOGQ $0x96, Z30, Z31, z; \
+	VPTERNLOGQ $0xe8, Z30, Z31, Z28; \
+	VMOVDQA64  Z28, Z30
+
+#define VFOLD8(z) VEXTRACTI64X4 $1, z, Y31; VFOLD(z)
+#define VFOLD4(z) VEXTRACTI32X4 $1, z, X31; VFOLD(z)
+#define VFOLD2(z) VPSHUFD $0xee, z, Z31; VFOLD(z)
+
+#define FOLDS(fold) \
+	VPXORQ Z30, Z30, Z30; \
+	fold(Z10); \
+	fold(Z11); \
+	fold(Z12); \
+	fold(Z13); \
+	fold(Z14); \
+	fold(Z15); \
+	fold(Z16); \
+	fold(Z17); \
+	fold(Z18); \
+	fold(Z19); \
+	fold(Z20); \
+	fold(Z21)
+
+// func tallyAVX512(ws, gs []uint64, sums *[12]uint64, cnt []uint16, mask uint64, hot []uint64) int
+//
+// The bit counts of the features ws and gs (up to 4095 in all), as 12
+// planes in sums, and the features of full buckets listed in hot as
+// listHot does, returning how many, with AVX-512 (F, VL, DQ, BW): the
+// adder tree of groupsGo on eight lanes, 32 features a step (the last step
+// of each array masked), then the lanes folded into one. len(cnt) must be
+// a multiple of 32, cap(cnt) > len(cnt) (VHOTG reads cnt[b] and cnt[b+1]),
+// and hot must have room for 8 past the last feature it lists.
+// Registers: SI, DX the features and their end (ws, then gs: R13 says gs
+// is left), R8 cnt, DI hot, BX nh, R14 full buckets; Z0-Z3 up to four of
+// them; Z10-Z19 the planes 0-9 of each lane (Z20, Z21: planes 10 and 11
+// when folding), Z22 the mask, Z23 5<<16, Z24-Z27 the step's features.
+TEXT ·tallyAVX512(SB), NOSPLIT, $32-120
+	MOVQ         cnt_base+56(FP), R8
+	VPBROADCASTQ mask+80(FP), Z22
+	MOVL         $0x50000, AX
+	VPBROADCASTD AX, Z23
+	MOVQ         hot_base+88(FP), DI
+	XORQ         BX, BX
+
+	// The full buckets: up to four listed in hb, all counted in R14.
+	MOVQ         $-1, AX
+	MOVQ         AX, hb-32(SP)
+	MOVQ         AX, hb-24(SP)
+	MOVQ         AX, hb-16(SP)
+	MOVQ         AX, hb-8(SP)
+	LEAQ         hb-32(SP), R10
+	MOVL         $4, AX
+	VPBROADCASTW AX, Z5
+	MOVQ         cnt_len+64(FP), CX
+	XORQ         R9, R9
+	XORQ         R14, R14
+
+scan:
+	CMPQ    R9, CX
+	JAE     scanned
+	VPCMPUW $1, (R8)(R9*2), Z5, K1 // 4 < count
+	KMOVD   K1, AX
+	TESTL   AX, AX
+	JNZ     full
+
+scannext:
+	ADDQ $32, R9
+	JMP  scan
+
+full:
+	TZCNTL AX, R11
+	ADDQ   R9, R11
+	CMPQ   R14, $4
+	JAE    2(PC)
+	MOVQ   R11, (R10)(R14*8)
+	INCQ   R14
+	BLSRL  AX, AX
+	JNZ    full
+	JMP    scannext
+
+scanned:
+	VPBROADCASTQ hb-32(SP), Z0
+	VPBROADCASTQ hb-24(SP), Z1
+	VPBROADCASTQ hb-16(SP), Z2
+	VPBROADCASTQ hb-8(SP), Z3
+	VPXORQ       Z10, Z10, Z10
+	VPXORQ       Z11, Z11, Z11
+	VPXORQ       Z12, Z12, Z12
+	VPXORQ       Z13, Z13, Z13
+	VPXORQ       Z14, Z14, Z14
+	VPXORQ       Z15, Z15, Z15
+	VPXORQ       Z16, Z16, Z16
+	VPXORQ       Z17, Z17, Z17
+	VPXORQ       Z18, Z18, Z18
+	VPXORQ       Z19, Z19, Z19
+	VPXORQ       Z20, Z20, Z20
+	VPXORQ       Z21, Z21, Z21
+	MOVQ         ws_base+0(FP), SI
+	MOVQ         ws_len+8(FP), DX
+	LEAQ         (SI)(DX*8), DX
+	MOVQ         $1, R13
+
+dispatch:
+	TESTQ R14, R14
+	JEQ   stepn
+	CMPQ  R14, $4
+	JBE   stepc
+	JMP   stepg
+
+arrays:
+	// ws done: gs next.
+	TESTQ R13, R13
+	JEQ   fold
+	XORQ  R13, R13
+	MOVQ  gs_base+24(FP), SI
+	MOVQ  gs_len+32(FP), DX
+	LEAQ  (SI)(DX*8), DX
+	JMP   dispatch
+
+	STEPS(stepn, VHOTN)
+	STEPS(stepc, VHOTC)
+	STEPS(stepg, VHOTG)
+
+fold:
+	// Lanes 4-7 onto 0-3, 2-3 onto 0-1, 1 onto 0: each a binary addition
+	// of the planes, the carry in Z30.
+	FOLDS(VFOLD8)
+	FOLDS(VFOLD4)
+	FOLDS(VFOLD2)
+	MOVQ  sums+48(FP), SI
+	VMOVQ X10, 0(SI)
+	VMOVQ X11, 8(SI)
+	VMOVQ X12, 16(SI)
+	VMOVQ X13, 24(SI)
+	VMOVQ X14, 32(SI)
+	VMOVQ X15, 40(SI)
+	VMOVQ X16, 48(SI)
+	VMOVQ X17, 56(SI)
+	VMOVQ X18, 64(SI)
+	VMOVQ X19, 72(SI)
+	VMOVQ X20, 80(SI)
+	VMOVQ X21, 88(SI)
+	VZEROUPPER
+	MOVQ  BX, ret+112(FP)
 	RET

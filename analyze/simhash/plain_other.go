@@ -23,3 +23,8 @@ func bucketFast(fs []uint64, cnt []uint16, mask uint64) { bucket(fs, cnt, mask) 
 
 // useAVX512 is false where there is no assembly version.
 var useAVX512 = false
+
+// tallyAVX512 is never called where there is no assembly version.
+func tallyAVX512(ws, gs []uint64, sums *[12]uint64, cnt []uint16, mask uint64, hot []uint64) int {
+	panic("simhash: no AVX-512 here")
+}

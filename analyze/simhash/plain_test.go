@@ -21,13 +21,31 @@ func checkPlainWords(t *testing.T, src []byte, p, room, n int) {
 		}
 		return xs
 	}
-	want, got := start(), start()
+	want := start()
 	wantEnd, wantN := plainWords(src, p, want, n)
-	gotEnd, gotN := plainWordsFast(src, p, got, n)
-	if gotEnd != wantEnd || gotN != wantN || !slices.Equal(got, want) {
-		t.Fatalf("plainWordsFast(%q, %d, room %d after %d) = %d, %d, %x; plainWords %d, %d, %x",
-			src, p, room, n, gotEnd, gotN, got[n:], wantEnd, wantN, want[n:])
+	for _, avx := range paths() {
+		useAVX512 = avx
+		got := start()
+		gotEnd, gotN := plainWordsFast(src, p, got, n)
+		useAVX512 = hasAVX512
+		if gotEnd != wantEnd || gotN != wantN || !slices.Equal(got, want) {
+			t.Fatalf("plainWordsFast(%q, %d, room %d after %d; AVX-512 %v) = %d, %d, %x; plainWords %d, %d, %x",
+				src, p, room, n, avx, gotEnd, gotN, got[n:], wantEnd, wantN, want[n:])
+		}
 	}
+}
+
+// hasAVX512 is whether this processor has what the AVX-512 code paths
+// need.
+var hasAVX512 = useAVX512
+
+// paths lists the settings of useAVX512 this processor can run: false,
+// and true where it has AVX-512.
+func paths() []bool {
+	if hasAVX512 {
+		return []bool{false, true}
+	}
+	return []bool{false}
 }
 
 // TestPlainWordsFast compares the assembly version of plainWords (where
@@ -124,13 +142,7 @@ func TestTallyFast(t *testing.T) {
 		cnt[0] = 0xffff
 		for _, n := range []int{32, 64, 96, 1024, 4096} {
 			for _, dense := range []bool{false, true} {
-				fs := make([]uint64, n)
-				for i := range fs {
-					fs[i] = rng.Uint64()
-					if dense {
-						fs[i] |= ^uint64(0) << (i % 64)
-					}
-				}
+				fs := randomFeatures(rng, n, dense)
 				for _, nh := range []int{0, 5} {
 					var a accumulator
 					a.reset()
@@ -143,7 +155,7 @@ func TestTallyFast(t *testing.T) {
 					wantN := listHot(fs, cnt, uint64(size-1), want, nh)
 					var odd [4]uint64
 					gotN := tallyFast(fs, &a.planes, &odd, cnt, uint64(size-1), got, nh)
-					a.addOdd(&odd)
+					a.addPlanes(odd[:])
 					if gotN != wantN || !slices.Equal(got[:gotN], want[:wantN]) {
 						t.Fatalf("%d features, %d buckets, from %d: tallyFast lists %d %x; listHot %d %x",
 							n, size, nh, gotN, got[:gotN], wantN, want[:wantN])
@@ -180,12 +192,19 @@ func TestSettleFast(t *testing.T) {
 		for i := range xs {
 			xs[i] = rng.Uint64()
 		}
-		want, got := slices.Clone(xs), slices.Clone(xs)
-		wantG, gotG := make([]uint64, n+9), make([]uint64, n+9)
+		want := slices.Clone(xs)
+		wantG := make([]uint64, n+9)
 		settle(want, wantG, n)
-		settleFast(got, gotG, n)
-		if !slices.Equal(got, want) || !slices.Equal(gotG, wantG) {
-			t.Fatalf("%d words: settleFast %x %x; settle %x %x", n, got, gotG, want, wantG)
+		var got []uint64
+		for _, avx := range paths() {
+			useAVX512 = avx
+			got = slices.Clone(xs)
+			gotG := make([]uint64, n+9)
+			settleFast(got, gotG, n)
+			useAVX512 = hasAVX512
+			if !slices.Equal(got, want) || !slices.Equal(gotG, wantG) {
+				t.Fatalf("%d words, AVX-512 %v: settleFast %x %x; settle %x %x", n, avx, got, gotG, want, wantG)
+			}
 		}
 		for _, size := range []int{64, 1024} {
 			wantC, gotC := make([]uint16, size), make([]uint16, size)
@@ -196,4 +215,100 @@ func TestSettleFast(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestTallyAVX512 compares tallyAVX512 with slicedCounts and listHot, for
+// every count of features up to 70 and some larger ones, split at random
+// between ws and gs, sparse and dense bits, with no bucket full, one to
+// four (listed by comparing buckets), five, six and many (by gathering
+// counts); the
+// count past cnt's end, which the gathers may read, must not matter.
+func TestTallyAVX512(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 here")
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	sizes := []int{100, 255, 256, 257, 1000, 2047, 4095}
+	for n := range 71 {
+		sizes = append(sizes, n)
+	}
+	for _, buckets := range []int{64, 1024} {
+		mask := uint64(buckets - 1)
+		for _, n := range sizes {
+			for _, dense := range []bool{false, true} {
+				fs := randomFeatures(rng, n, dense)
+				split := rng.IntN(n + 1)
+				for full := range 9 {
+					// full buckets: 0-6 (most of them some features'),
+					// or 7 and 8 meaning many.
+					cnt := make([]uint16, buckets, buckets+1)
+					cnt[:buckets+1][buckets] = 0xffff
+					for i := range cnt {
+						cnt[i] = uint16(rng.IntN(5))
+						if full > 6 {
+							cnt[i] = uint16(rng.IntN(9))
+						}
+					}
+					for made := 0; made < full && full <= 6; {
+						b := rng.IntN(buckets)
+						if n > 0 && rng.IntN(4) > 0 {
+							b = int(fs[rng.IntN(n)] >> countBits & mask)
+						}
+						if cnt[b] <= tfCap {
+							cnt[b] = 5 + uint16(rng.IntN(3))
+							made++
+						}
+					}
+					want := slicedCounts(fs)
+					wantHot := make([]uint64, 8192)
+					wantN := listHot(fs, cnt, mask, wantHot, 0)
+					var sums [12]uint64
+					gotHot := make([]uint64, 8192)
+					gotN := tallyAVX512(fs[:split], fs[split:], &sums, cnt, mask, gotHot)
+					var a accumulator
+					a.reset()
+					a.addPlanes(sums[:])
+					if gotN != wantN || !slices.Equal(gotHot[:gotN], wantHot[:wantN]) {
+						t.Fatalf("%d features (%d+%d), %d buckets, %d full: tallyAVX512 lists %d %x; listHot %d %x",
+							n, split, n-split, buckets, full, gotN, gotHot[:gotN], wantN, wantHot[:wantN])
+					}
+					if a.planes != want {
+						t.Fatalf("%d features (%d+%d, dense %v): tallyAVX512's planes %x; slicedCounts' %x",
+							n, split, n-split, dense, a.planes[:13], want[:13])
+					}
+				}
+			}
+		}
+	}
+}
+
+// slicedCounts counts, bit by bit, how many of fs have each bit set, and
+// returns the counts bit-sliced as an accumulator's planes hold them.
+func slicedCounts(fs []uint64) [64]uint64 {
+	var counts [64]uint64
+	for _, f := range fs {
+		for b := range 64 {
+			counts[b] += f >> b & 1
+		}
+	}
+	var planes [64]uint64
+	for b, c := range counts {
+		for j := range 64 {
+			planes[j] |= (c >> j & 1) << b
+		}
+	}
+	return planes
+}
+
+// randomFeatures returns n random features; dense ones have their bits
+// from i%64 up set, so that many carries ripple far.
+func randomFeatures(rng *rand.Rand, n int, dense bool) []uint64 {
+	fs := make([]uint64, n)
+	for i := range fs {
+		fs[i] = rng.Uint64()
+		if dense {
+			fs[i] |= ^uint64(0) << (i % 64)
+		}
+	}
+	return fs
 }

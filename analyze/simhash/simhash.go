@@ -377,11 +377,11 @@ func (h *hasher) reset(sp *space, size int) {
 }
 
 // sizeBuckets takes, and clears, the part of h.sp.cnt the text's features
-// are counted in: two buckets per feature the text can have (at most one
-// per byte, and two per word kept), as a power of two.
+// are counted in: at least two buckets per feature (two per word kept), as
+// a power of two from 64.
 func (h *hasher) sizeBuckets() {
 	buckets := 64
-	for buckets < 2*min(h.size, 2*len(h.sp.words)) && buckets < len(h.sp.cnt) {
+	for buckets < 4*h.n && buckets < len(h.sp.cnt) {
 		buckets *= 2
 	}
 	h.cnt, h.mask = h.sp.cnt[:buckets], uint64(buckets-1)
@@ -559,17 +559,21 @@ func (a *accumulator) groups(fs []uint64) {
 	a.top = max(a.top, bits.Len(uint(a.n)))
 }
 
-// addOdd adds the counts of odd, planes 0 to 3 of 64 counts of their own
-// (see tallyFast), to a's, as binary numbers 64 at once; the carry out of
-// the eights is worth 16. It does not count them in a.n.
-func (a *accumulator) addOdd(odd *[4]uint64) {
+// addPlanes adds the counts of x, planes 0 to len(x)-1 of 64 counts of
+// their own (see tallyFast, tallyAVX512), to a's, as binary numbers 64 at
+// once. It does not count them in a.n.
+func (a *accumulator) addPlanes(x []uint64) {
 	var carry uint64
-	for j, q := range odd {
+	for j, q := range x {
 		p := a.planes[j]
 		a.planes[j] = p ^ q ^ carry
 		carry = p&q | (p^q)&carry
 	}
-	ripple(&a.planes, carry)
+	for j := len(x); carry != 0; j++ {
+		p := a.planes[j]
+		a.planes[j] = p ^ carry
+		carry &= p
+	}
 	a.top = max(a.top, bits.Len(uint(a.n)))
 }
 
