@@ -26,6 +26,11 @@ GLOBL tab<>(SB), RODATA|NOPTR, $1
 DATA five<>+0(SB)/1, $5
 GLOBL five<>(SB), RODATA|NOPTR, $1
 
+DATA upperA<>+0(SB)/1, $0x41
+GLOBL upperA<>(SB), RODATA|NOPTR, $1
+DATA letters<>+0(SB)/1, $26
+GLOBL letters<>(SB), RODATA|NOPTR, $1
+
 DATA mul<>+0(SB)/8, $0x9e3779b97f4a7c15  // wordBlock
 DATA mul<>+8(SB)/8, $0xc2b2ae3d27d4eb4f  // wordBlock
 DATA mul<>+16(SB)/8, $0xbf58476d1ce4e5b9 // mix64
@@ -118,8 +123,8 @@ DATA tails<>+440(SB)/8, $0xf00000000000000
 GLOBL tails<>(SB), RODATA|NOPTR, $448
 
 // WINDOW sets w to the mask of the word bytes (as below) and sp to that
-// of the white space (0x20, 0x09-0x0d) of the 16 bytes at off(R15); X0-X6
-// are clobbered.
+// of the white space (0x20, 0x09-0x0d) of the 16 bytes at off(R15), and
+// stores them lowercased at off(SP); X0-X6 are clobbered.
 #define WINDOW(off, w, sp) \
 	MOVOU    off(R15), X0; \
 	MOVO     X0, X1; \
@@ -137,7 +142,9 @@ GLOBL tails<>(SB), RODATA|NOPTR, $448
 	MOVO     X14, X6; \
 	PCMPGTB  X5, X6; \
 	POR      X6, X4; \
-	PMOVMSKB X4, sp
+	PMOVMSKB X4, sp; \
+	LOWER(X0); \
+	MOVOU    X0, off(SP)
 
 // func plainWordsFast(src []byte, p int, xs []uint64, n int) (end, m int)
 //
@@ -149,7 +156,7 @@ GLOBL tails<>(SB), RODATA|NOPTR, $448
 //   lowercase X0; y0, y1 = its halves
 //   xs[n] = (k>=8 ? wordBlock(seed, y0) : seed) ^ y0&lo[k] ^ y1&hi[k] ^ k<<56
 // and, where the word is not plain, numberWord's work (see number).
-TEXT ·plainWordsFast(SB), NOSPLIT, $96-80
+TEXT ·plainWordsFast(SB), NOSPLIT, $160-80
 	MOVQ  n+56(FP), R9
 	MOVQ  src_base+0(FP), BX
 	MOVQ  src_len+8(FP), DX
@@ -170,7 +177,8 @@ TEXT ·plainWordsFast(SB), NOSPLIT, $96-80
 	MOVOU b85<>(SB), X14
 
 	// The window: masks of the word bytes (R8) and the white space (R14)
-	// of the 64 bytes from R15, which refill sets, once the word at p is
+	// of the 64 bytes from R15, and those bytes lowercased at 0(SP) (the
+	// frame's first 64 bytes), which refill sets, once the word at p is
 	// beyond its first 48 bytes, to p or, nearer the end, to
 	// &src[len(src)-64]; texts of fewer than 64 bytes have none.
 	MOVQ src_base+0(FP), R15
@@ -199,12 +207,14 @@ masked:
 	LEAQ   -1(AX), R10
 	CMPQ   R10, $15
 	JAE    bytes           // no word, or too long: see the bytes
-	ADDQ   AX, CX
-	BTQ    CX, R14
+	LEAQ   (CX)(AX*1), R10
+	BTQ    R10, R14
 	JCC    bytes           // not followed by white space
+	MOVQ   0(SP)(CX*1), R10 // y0 and y1, lowercased with the window
+	MOVQ   R10, R13
+	MOVQ   8(SP)(CX*1), R11
 	MOVQ   AX, CX
-	MOVOU  (BX), X0
-	JMP    plain
+	JMP    hash
 
 refill:
 	CMPQ src_len+8(FP), $64
@@ -256,6 +266,12 @@ window512:
 	KORQ         K2, K3, K3
 	KMOVQ        K1, R8
 	KMOVQ        K3, R14
+	VPBROADCASTB upperA<>(SB), Z2
+	VPSUBB       Z2, Z0, Z2
+	VPBROADCASTB letters<>(SB), Z3
+	VPCMPUB      $1, Z3, Z2, K2  // 'A'-'Z'
+	VPADDB       Z1, Z0, K2, Z0  // + 0x20
+	VMOVDQU8     Z0, (SP)
 	VZEROUPPER
 	MOVQ BX, CX
 	SUBQ R15, CX
@@ -294,6 +310,7 @@ plain:
 	MOVHLPS X0, X0
 	MOVQ    X0, R11       // y1
 
+hash:
 	IMULQ   mul<>+0(SB), R10
 	XORQ    mul<>+32(SB), R10
 	ROLQ    $27, R10
