@@ -122,6 +122,23 @@ DATA tails<>+432(SB)/8, $0xe00000000000000
 DATA tails<>+440(SB)/8, $0xf00000000000000
 GLOBL tails<>(SB), RODATA|NOPTR, $448
 
+// HASHWORD computes the open hash (wordOpen) of the plain word of k
+// bytes (a register) whose lowercased halves are y0 (R10, and R13) and y1
+// (R11), into R10: (k >= 8 ? wordBlock(seed, y0) : seed) ^ y0&lo[k] ^
+// y1&hi[k] ^ k<<56, the masks and k<<56 from tails (R12).
+#define HASHWORD(k) \
+	IMULQ   mul<>+0(SB), R10; \
+	XORQ    mul<>+32(SB), R10; \
+	ROLQ    $27, R10; \
+	IMULQ   mul<>+8(SB), R10; \
+	CMPL    k, $8; \
+	CMOVQCS mul<>+32(SB), R10; \
+	ANDQ    64(R12)(k*8), R13; \
+	ANDQ    192(R12)(k*8), R11; \
+	XORQ    R11, R13; \
+	XORQ    320(R12)(k*8), R13; \
+	XORQ    R13, R10
+
 // WINDOW sets w to the mask of the word bytes (as below) and sp to that
 // of the white space (0x20, 0x09-0x0d) of the 16 bytes at off(R15), and
 // stores them lowercased at off(SP); X0-X6 are clobbered.
@@ -196,13 +213,22 @@ loop:
 	CMPQ CX, $48
 	JHI  refill
 
+inwin:
+	// A window that is not the last, with room in xs for every word it
+	// can hold (at most 25 from o <= 48), needs neither check: fast.
+	CMPQ R15, wmax-88(SP)
+	JAE  masked
+	MOVQ xs_len+40(FP), AX
+	SUBQ R9, AX
+	CMPQ AX, $32
+	JGE  fast
+
 masked:
 	// k = the word bytes from p, which the white space must follow: the
 	// only dependency from a word to the next is this handful of
 	// instructions on the masks, not the loads and compares of its bytes.
 	MOVQ   R8, AX
 	SHRQ   CX, AX
-	NOTQ   AX
 	TZCNTQ AX, AX          // (a BSF where there is no TZCNT: AX != 0)
 	LEAQ   -1(AX), R10
 	CMPQ   R10, $15
@@ -242,9 +268,11 @@ refill:
 	SHLQ $48, R11
 	ORQ  R10, R8
 	ORQ  R11, R14
+	NOTQ R8
+	BTSQ $63, R8          // (see fast)
 	MOVQ BX, CX
 	SUBQ R15, CX
-	JMP  masked
+	JMP  inwin
 
 window512:
 	// The same masks with AVX-512 (BW), 64 bytes at once: word bytes are
@@ -266,6 +294,8 @@ window512:
 	KORQ         K2, K3, K3
 	KMOVQ        K1, R8
 	KMOVQ        K3, R14
+	NOTQ         R8
+	BTSQ         $63, R8
 	VPBROADCASTB upperA<>(SB), Z2
 	VPSUBB       Z2, Z0, Z2
 	VPBROADCASTB letters<>(SB), Z3
@@ -275,7 +305,37 @@ window512:
 	VZEROUPPER
 	MOVQ BX, CX
 	SUBQ R15, CX
-	JMP  masked
+	JMP  inwin
+
+fast:
+	// The masked loop without the checks (see inwin), on o in CX: a
+	// word's length k is the trailing zeros of the inverted word-byte mask
+	// from o, whose top bit refill sets (a word byte there ends no word:
+	// the white space test fails), so that it is never zero.
+	MOVQ   R8, AX
+	SHRQ   CX, AX
+	TZCNTQ AX, AX
+	LEAQ   -1(AX), R10
+	CMPQ   R10, $15
+	JAE    fastout
+	LEAQ   (CX)(AX*1), R10
+	BTQ    R10, R14
+	JCC    fastout
+	MOVQ   0(SP)(CX*1), R10
+	MOVQ   R10, R13
+	MOVQ   8(SP)(CX*1), R11
+	HASHWORD(AX)
+	MOVQ   R10, (DI)(R9*8)
+	INCQ   R9
+	LEAQ   1(CX)(AX*1), CX
+	CMPQ   CX, $48
+	JBE    fast
+	LEAQ   (R15)(CX*1), BX
+	JMP    loop
+
+fastout:
+	// Not a plain word: the bytes decide.
+	LEAQ (R15)(CX*1), BX
 
 bytes:
 	// The word at p from its 16 bytes, as before the window: more white
@@ -311,17 +371,7 @@ plain:
 	MOVQ    X0, R11       // y1
 
 hash:
-	IMULQ   mul<>+0(SB), R10
-	XORQ    mul<>+32(SB), R10
-	ROLQ    $27, R10
-	IMULQ   mul<>+8(SB), R10
-	CMPL    CX, $8
-	CMOVQCS mul<>+32(SB), R10 // k < 8: no whole block, the seed
-	ANDQ    64(R12)(CX*8), R13  // the tail: in y0 for k < 8,
-	ANDQ    192(R12)(CX*8), R11 // in y1 for k >= 8
-	XORQ    R11, R13
-	XORQ    320(R12)(CX*8), R13 // k<<56
-	XORQ    R13, R10
+	HASHWORD(CX)
 
 keep:
 	MOVQ R10, (DI)(R9*8)
