@@ -65,3 +65,8 @@ func bucketFast(fs []uint64, cnt []uint16, mask uint64)
 //
 //go:noescape
 func tallyAVX512(ws, gs []uint64, sums *[12]uint64, cnt []uint16, mask uint64, hot []uint64) int
+
+// prefetch asks the processor for the first 256 bytes of src (plain_amd64.s).
+//
+//go:noescape
+func prefetch(src []byte)

@@ -28,3 +28,6 @@ var useAVX512 = false
 func tallyAVX512(ws, gs []uint64, sums *[12]uint64, cnt []uint16, mask uint64, hot []uint64) int {
 	panic("simhash: no AVX-512 here")
 }
+
+// prefetch does nothing where there is no assembly version.
+func prefetch(src []byte) {}

@@ -195,6 +195,9 @@ type hasher struct {
 // goes through the scanner, cut at white space where no rule can reach
 // across (see region).
 func (h *hasher) hash(src, buf []byte, sp *space) (uint64, bool) {
+	if len(src) > 64 {
+		prefetch(src)
+	}
 	h.reset(sp, len(src))
 	p := skipASCIISpace(src, 0)
 	for p+16 <= len(src) {
