@@ -12,14 +12,14 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func plainWordsFast(src []byte, p int, xs []uint64, n int) (end, m int)
 
-// settleFast is settle, with AVX-512 where the processor has it
-// (settleAVX512).
+// settleFast is settle in assembly: with AVX-512 where the processor has
+// it (settleAVX512), else settleScalar.
 func settleFast(ws, gs []uint64, n int) {
 	if useAVX512 {
 		settleAVX512(ws, gs, n)
 		return
 	}
-	settle(ws, gs, n)
+	settleScalar(ws, gs, n)
 }
 
 // useAVX512 reports whether the processor runs the AVX-512 instructions
@@ -70,3 +70,9 @@ func tallyAVX512(ws, gs []uint64, sums *[12]uint64, cnt []uint16, mask uint64, h
 //
 //go:noescape
 func prefetch(src []byte)
+
+// settleScalar is settle in assembly (plain_amd64.s), one word at a time,
+// for processors without AVX-512.
+//
+//go:noescape
+func settleScalar(ws, gs []uint64, n int)

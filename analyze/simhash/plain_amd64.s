@@ -985,3 +985,55 @@ TEXT ·prefetch(SB), NOSPLIT, $0-24
 	PREFETCHT0 128(AX)
 	PREFETCHT0 192(AX)
 	RET
+
+// SMIX64 applies mix64 to r, with t as scratch (R8, R9: the multipliers).
+#define SMIX64(r, t) \
+	MOVQ  r, t; \
+	SHRQ  $30, t; \
+	XORQ  t, r; \
+	IMULQ R8, r; \
+	MOVQ  r, t; \
+	SHRQ  $27, t; \
+	XORQ  t, r; \
+	IMULQ R9, r; \
+	MOVQ  r, t; \
+	SHRQ  $31, t; \
+	XORQ  t, r
+
+// func settleScalar(ws, gs []uint64, n int)
+//
+// settle in assembly for processors without AVX-512: each word's mix64 and
+// its bigram's in one loop, the constants in registers. Registers: SI ws,
+// DI gs, DX n, BX i, R11 the previous word's feature, R10 bigram's
+// constant.
+TEXT ·settleScalar(SB), NOSPLIT, $0-56
+	MOVQ ws_base+0(FP), SI
+	MOVQ gs_base+24(FP), DI
+	MOVQ n+48(FP), DX
+	TESTQ DX, DX
+	JEQ  sdone
+	MOVQ settle<>+0(SB), R8
+	MOVQ settle<>+8(SB), R9
+	MOVQ settle<>+16(SB), R10
+	MOVQ (SI), R11
+	SMIX64(R11, AX)
+	MOVQ R11, (SI)
+	MOVQ $1, BX
+
+sloop:
+	CMPQ BX, DX
+	JAE  sdone
+	MOVQ (SI)(BX*8), CX
+	SMIX64(CX, AX)
+	MOVQ CX, (SI)(BX*8)
+	ROLQ $21, R11
+	XORQ CX, R11
+	XORQ R10, R11
+	SMIX64(R11, AX)
+	MOVQ R11, (DI)(BX*8)
+	MOVQ CX, R11
+	INCQ BX
+	JMP  sloop
+
+sdone:
+	RET
