@@ -9,15 +9,16 @@ import "math/bits"
 // it comes, every feature costs a probe, which was half the time of Hash on
 // prose. But most features of a text occur once. So the hasher keeps the
 // text's word hashes and bigrams, and at the end counts how many features
-// fall into each bucket (by the bits of the feature above its low
-// countBits; two to four buckets for each feature, at which density
-// unrelated features fill a bucket past tfCap in about one text of ten).
-// Then a feature whose bucket holds at most tfCap features occurs at most
-// tfCap times and counts every time, with no lookup. Every feature is added to the bit counts straight
-// from the kept hashes; only the features of fuller buckets (repeated words
-// and pairs, and the rare unrelated features that share a bucket) are
-// counted through the exact table, and each of their occurrences past the
-// tfCap-th is added to a second set of bit counts (excess) that is
+// fall into each bucket (by the bits of the feature above its low countBits;
+// four to eight buckets for each feature: with fewer, words repeated a few
+// times, sharing a bucket with unrelated features, fill it past tfCap more
+// often, and their features are counted exactly for nothing). Then a feature
+// whose bucket holds at most tfCap features occurs at most tfCap times and
+// counts every time, with no lookup. Every feature is added to the bit
+// counts straight from the kept hashes; only the features of fuller buckets
+// (repeated words and pairs, and the rare unrelated features that share a
+// bucket) are counted through the exact table, and each of their occurrences
+// past the tfCap-th is added to a second set of bit counts (excess) that is
 // subtracted at the end. The result is the same as counting every feature
 // through the table. A text of more words than the space keeps (maxBuffered,
 // about 12 KB of prose) is counted through the table from then on, as it was
@@ -30,7 +31,7 @@ const maxBuffered = 2048
 // space is the memory a hasher counts features in, reused from text to text:
 // only the parts a text uses are written, and only cnt's are cleared.
 type space struct {
-	words []uint64 // the word hashes of the text, in order
+	words []uint64 // the open hashes of the text's words, in order (see settle)
 	grams []uint64 // grams[i]: the bigram ending at words[i], for i >= 1
 	hot   []uint64 // the features of buckets with more than tfCap features
 	cnt   []uint16 // features per bucket
@@ -38,10 +39,10 @@ type space struct {
 }
 
 // newSpace returns a space that keeps up to words word hashes (at least 1):
-// 2×words features, in up to 8×words buckets.
+// 2×words features, in up to 16×words buckets.
 func newSpace(words int) *space {
 	buckets, feats := 64, 2
-	for buckets < 4*words {
+	for buckets < 8*words {
 		buckets *= 2
 	}
 	for feats < 2*words {

@@ -741,24 +741,39 @@ end:
 	VPXORQ c, p, p
 
 // The ways tallyAVX512 lists hot features: none, when no bucket is full
-// (VHOTN); by comparing each feature's bucket with those of up to four full
-// buckets, in Z0-Z3 (VHOTC); or by gathering each feature's count (VHOTG).
+// (VHOTN); by comparing each feature's bucket with those of up to four or
+// eight full buckets, in Z0-Z3 or Z0-Z7 (VHOTC, VHOTC8); or by gathering
+// each feature's count (VHOTG).
 // Each lists the features of v (lanes in k) whose bucket in cnt holds more
 // than tfCap: it compresses them to hot[nh] (DI, BX); Z28, Z29, K5, K6
 // and AX are clobbered.
 #define VHOTN(v, k)
 
 #define VHOTC(v, k) \
-	VPSRLQ      $3, v, Z28; \
-	VPANDQ      Z22, Z28, Z28; \
-	VPCMPEQQ    Z0, Z28, K6; \
-	VPCMPEQQ    Z1, Z28, K5; \
-	KORB        K5, K6, K6; \
-	VPCMPEQQ    Z2, Z28, K5; \
-	KORB        K5, K6, K6; \
-	VPCMPEQQ    Z3, Z28, K5; \
-	KORB        K5, K6, K6; \
+	CMP4(v); \
 	HOTOUT(v, k)
+
+#define VHOTC8(v, k) \
+	CMP4(v); \
+	ORCMP(Z4); \
+	ORCMP(Z5); \
+	ORCMP(Z6); \
+	ORCMP(Z7); \
+	HOTOUT(v, k)
+
+// CMP4 sets K6 to the lanes of v whose bucket (in Z28) is one of Z0-Z3's;
+// ORCMP adds those whose bucket is z's.
+#define CMP4(v) \
+	VPSRLQ   $3, v, Z28; \
+	VPANDQ   Z22, Z28, Z28; \
+	VPCMPEQQ Z0, Z28, K6; \
+	ORCMP(Z1); \
+	ORCMP(Z2); \
+	ORCMP(Z3)
+
+#define ORCMP(z) \
+	VPCMPEQQ z, Z28, K5; \
+	KORB     K5, K6, K6
 
 // VHOTG gathers each count with the next (a dword), shifts it to the top
 // and compares it with 5<<16 (Z23).
@@ -863,7 +878,7 @@ step: \
 // is left), R8 cnt, DI hot, BX nh, R14 full buckets; Z0-Z3 up to four of
 // them; Z10-Z19 the planes 0-9 of each lane (Z20, Z21: planes 10 and 11
 // when folding), Z22 the mask, Z23 5<<16, Z24-Z27 the step's features.
-TEXT ·tallyAVX512(SB), NOSPLIT, $32-120
+TEXT ·tallyAVX512(SB), NOSPLIT, $64-120
 	MOVQ         cnt_base+56(FP), R8
 	VPBROADCASTQ mask+80(FP), Z22
 	MOVL         $0x50000, AX
@@ -871,13 +886,17 @@ TEXT ·tallyAVX512(SB), NOSPLIT, $32-120
 	MOVQ         hot_base+88(FP), DI
 	XORQ         BX, BX
 
-	// The full buckets: up to four listed in hb, all counted in R14.
+	// The full buckets: up to eight listed in hb, all counted in R14.
 	MOVQ         $-1, AX
+	MOVQ         AX, hb-64(SP)
+	MOVQ         AX, hb-56(SP)
+	MOVQ         AX, hb-48(SP)
+	MOVQ         AX, hb-40(SP)
 	MOVQ         AX, hb-32(SP)
 	MOVQ         AX, hb-24(SP)
 	MOVQ         AX, hb-16(SP)
 	MOVQ         AX, hb-8(SP)
-	LEAQ         hb-32(SP), R10
+	LEAQ         hb-64(SP), R10
 	MOVL         $4, AX
 	VPBROADCASTW AX, Z5
 	MOVQ         cnt_len+64(FP), CX
@@ -899,7 +918,7 @@ scannext:
 full:
 	TZCNTL AX, R11
 	ADDQ   R9, R11
-	CMPQ   R14, $4
+	CMPQ   R14, $8
 	JAE    2(PC)
 	MOVQ   R11, (R10)(R14*8)
 	INCQ   R14
@@ -908,10 +927,14 @@ full:
 	JMP    scannext
 
 scanned:
-	VPBROADCASTQ hb-32(SP), Z0
-	VPBROADCASTQ hb-24(SP), Z1
-	VPBROADCASTQ hb-16(SP), Z2
-	VPBROADCASTQ hb-8(SP), Z3
+	VPBROADCASTQ hb-64(SP), Z0
+	VPBROADCASTQ hb-56(SP), Z1
+	VPBROADCASTQ hb-48(SP), Z2
+	VPBROADCASTQ hb-40(SP), Z3
+	VPBROADCASTQ hb-32(SP), Z4
+	VPBROADCASTQ hb-24(SP), Z5
+	VPBROADCASTQ hb-16(SP), Z6
+	VPBROADCASTQ hb-8(SP), Z7
 	VPXORQ       Z10, Z10, Z10
 	VPXORQ       Z11, Z11, Z11
 	VPXORQ       Z12, Z12, Z12
@@ -934,6 +957,8 @@ dispatch:
 	JEQ   stepn
 	CMPQ  R14, $4
 	JBE   stepc
+	CMPQ  R14, $8
+	JBE   stepc8
 	JMP   stepg
 
 arrays:
@@ -948,6 +973,7 @@ arrays:
 
 	STEPS(stepn, VHOTN)
 	STEPS(stepc, VHOTC)
+	STEPS(stepc8, VHOTC8)
 	STEPS(stepg, VHOTG)
 
 fold:

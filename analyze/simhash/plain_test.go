@@ -220,7 +220,7 @@ func TestSettleFast(t *testing.T) {
 // TestTallyAVX512 compares tallyAVX512 with slicedCounts and listHot, for
 // every count of features up to 70 and some larger ones, split at random
 // between ws and gs, sparse and dense bits, with no bucket full, one to
-// four (listed by comparing buckets), five, six and many (by gathering
+// eight (listed by comparing buckets), nine, ten and many (by gathering
 // counts); the
 // count past cnt's end, which the gathers may read, must not matter.
 func TestTallyAVX512(t *testing.T) {
@@ -238,18 +238,18 @@ func TestTallyAVX512(t *testing.T) {
 			for _, dense := range []bool{false, true} {
 				fs := randomFeatures(rng, n, dense)
 				split := rng.IntN(n + 1)
-				for full := range 9 {
-					// full buckets: 0-6 (most of them some features'),
-					// or 7 and 8 meaning many.
+				for full := range 13 {
+					// full buckets: 0-10 (most of them some features'),
+					// or 11 and 12 meaning many.
 					cnt := make([]uint16, buckets, buckets+1)
 					cnt[:buckets+1][buckets] = 0xffff
 					for i := range cnt {
 						cnt[i] = uint16(rng.IntN(5))
-						if full > 6 {
+						if full > 10 {
 							cnt[i] = uint16(rng.IntN(9))
 						}
 					}
-					for made := 0; made < full && full <= 6; {
+					for made := 0; made < full && full <= 10; {
 						b := rng.IntN(buckets)
 						if n > 0 && rng.IntN(4) > 0 {
 							b = int(fs[rng.IntN(n)] >> countBits & mask)

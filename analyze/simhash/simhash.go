@@ -380,11 +380,11 @@ func (h *hasher) reset(sp *space, size int) {
 }
 
 // sizeBuckets takes, and clears, the part of h.sp.cnt the text's features
-// are counted in: at least two buckets per feature (two per word kept), as
-// a power of two from 64.
+// are counted in: at least four buckets per feature (two per word kept),
+// as a power of two from 64.
 func (h *hasher) sizeBuckets() {
 	buckets := 64
-	for buckets < 4*h.n && buckets < len(h.sp.cnt) {
+	for buckets < 8*h.n && buckets < len(h.sp.cnt) {
 		buckets *= 2
 	}
 	h.cnt, h.mask = h.sp.cnt[:buckets], uint64(buckets-1)
