@@ -4,10 +4,13 @@ package simhash
 
 import "golang.org/x/sys/cpu"
 
-// plainWordsFast is plainWords in assembly (plain_amd64.s), with SSE2 only,
-// which every amd64 processor has: it finds a word's length and lowercases
-// it sixteen bytes at a time, and keeps its constants in registers. It
-// returns and keeps exactly what plainWords does (FuzzPlainWords).
+// plainWordsFast is plainWords in assembly (plain_amd64.s): it finds the
+// words' lengths from masks of the word bytes and white space of 64-byte
+// windows (built with SSE2, which every amd64 processor has, or AVX-512BW
+// where useAVX512), reads each word's halves from the window lowercased
+// once, and keeps its constants in registers; anything but a plain word it
+// reads 16 bytes at a time. It returns and keeps exactly what plainWords
+// does (TestPlainWordsFast, FuzzPlainWords).
 //
 //go:noescape
 func plainWordsFast(src []byte, p int, xs []uint64, n int) (end, m int)
@@ -57,14 +60,17 @@ func bucketFast(fs []uint64, cnt []uint16, mask uint64)
 // tallyAVX512 adds up the bits of the features ws and gs (at most 4095 in
 // all) into sums, twelve planes of 64 counts (see accumulator), and lists
 // those of full buckets in hot as listHot(ws) and listHot(gs) do,
-// returning how many, in assembly
-// (plain_amd64.s) with AVX-512; the caller checks useAVX512. len(cnt) must
-// be a multiple of 32 and mask len(cnt)-1; it needs cap(cnt) > len(cnt),
-// as it may read each count with the next, and room in hot for 8 features
-// past the last it lists.
+// returning how many, in assembly (plain_amd64.s) with AVX-512; the caller
+// checks useAVX512. len(cnt) must be a multiple of 32 and mask len(cnt)-1;
+// it needs cap(cnt) > len(cnt), as it may read each count with the next,
+// and room in hot for 8 features past the last it lists.
 //
 //go:noescape
 func tallyAVX512(ws, gs []uint64, sums *[12]uint64, cnt []uint16, mask uint64, hot []uint64) int
+
+// A text kept whole (maxBuffered words) has at most 4095 features, which
+// is what tallyAVX512's twelve planes hold: this fails to compile if not.
+var _ [4095 - (2*maxBuffered - 1)]struct{}
 
 // prefetch asks the processor for the first 256 bytes of src (plain_amd64.s).
 //

@@ -14,8 +14,8 @@ import (
 // The reference implementation: the documented rules written the obvious
 // way (strings.ToLower, one anchored regexp per rule, a Go map for the
 // feature counts, a per-bit loop for the SimHash), sharing nothing with the
-// fast path but the hash primitives wordBlock, wordFinal and bigram and the
-// constants tfCap and tieBits. FuzzHash checks that both agree.
+// fast path but the hash primitives wordBlock, wordOpen, mix64 and bigram
+// and the constants tfCap and tieBits. FuzzHash checks that both agree.
 
 var (
 	refSpace = regexp.MustCompile(`^[\t\n\v\f\r \x{85}\p{Z}]+`)
@@ -87,7 +87,7 @@ func refWordHash(w string) uint64 {
 	}
 	var pad [8]byte
 	copy(pad[:], w)
-	return wordFinal(h, binary.LittleEndian.Uint64(pad[:]), n)
+	return mix64(wordOpen(h, binary.LittleEndian.Uint64(pad[:]), n))
 }
 
 // refFeatures returns the counted features of normalized text: for each

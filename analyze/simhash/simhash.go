@@ -448,23 +448,19 @@ func (h *hasher) endWord(tail uint64, k int) {
 
 // The word hash: the word's bytes in little-endian 8-byte blocks, each
 // folded into the state by wordBlock, then the remaining 0–7 bytes (tail,
-// zero-padded) and the length folded in by wordFinal. Words of up to 7 bytes
-// (most words) get distinct hashes, as wordFinal is a bijection of
-// tail|length<<56.
+// zero-padded) and the length folded in by wordOpen, then mixed by mix64.
+// Words of up to 7 bytes (most words) get distinct hashes, as both steps
+// are bijections of tail|length<<56.
 const wordSeed = 0x243f6a8885a308d3
 
 func wordBlock(h, x uint64) uint64 {
 	return bits.RotateLeft64(h^x*0x9e3779b97f4a7c15, 27) * 0xc2b2ae3d27d4eb4f
 }
 
-// wordFinal folds in the tail, whose top byte is free, with the length in it:
+// wordOpen is a word's open hash, its hash before the final mix64 (which
+// the hasher applies to all the words it keeps at once, see settle): the
+// tail, whose top byte is free, folded in with the length in it, so that
 // words of the same blocks differ in tail or length modulo 256.
-func wordFinal(h, tail uint64, n int) uint64 {
-	return mix64(wordOpen(h, tail, n))
-}
-
-// wordOpen is a word's open hash: its hash before the final mix64, which
-// the hasher applies to all the words it keeps at once (see settle).
 func wordOpen(h, tail uint64, n int) uint64 {
 	return h ^ tail ^ uint64(n)<<56
 }
