@@ -70,29 +70,97 @@ func chatRequest20() []byte {
 	return b
 }
 
+// words returns about n bytes of prose without characters JSON escapes, as
+// the short-record corpus of ../../benchmarks has it.
+func words(seed, n int) string {
+	return strings.NewReplacer("\n", " ", `"`, "'").Replace(prose(seed, n))
+}
+
+// shortRequest builds a request of the short-record corpus
+// (benchmarks/short_test.go): a 1 KB system prompt, with tool an assistant
+// tool call and its JSON result, then a user message of ~170 words. Members
+// are in encoding/json's order, as there.
+func shortRequest(tool bool) []byte {
+	msgs := []any{map[string]any{"role": "system", "content": words(1, 1024)}}
+	if tool {
+		args, _ := json.Marshal(map[string]any{"query": "billing index margin", "limit": 20})
+		result, _ := json.Marshal(map[string]any{"status": "ok", "rows": 18, "summary": words(2, 200)})
+		msgs = append(msgs,
+			map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
+				"id": "call_agent-03748_0", "type": "function", "function": map[string]any{"name": "lookup", "arguments": string(args)}}}},
+			map[string]any{"role": "tool", "tool_call_id": "call_agent-03748_0", "content": string(result)})
+	}
+	msgs = append(msgs, map[string]any{"role": "user", "content": words(3, 1200)})
+	b, err := json.Marshal(map[string]any{"model": "gpt-4o-mini", "messages": msgs})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// shortResponse builds a response of the short-record corpus: one choice
+// holding an answer of ~110 words, or a tool call, and usage.
+func shortResponse(tool bool) []byte {
+	message := map[string]any{"role": "assistant", "content": words(4, 700)}
+	finish := "stop"
+	if tool {
+		message = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
+			"id": "call_r17", "type": "function",
+			"function": map[string]any{"name": "get_invoice", "arguments": `{"id":48213}`}}}}
+		finish = "tool_calls"
+	}
+	b, err := json.Marshal(map[string]any{"id": "chatcmpl-17", "object": "chat.completion",
+		"choices": []any{map[string]any{"index": 0, "message": message, "finish_reason": finish}},
+		"usage":   map[string]int{"prompt_tokens": 700, "completion_tokens": 185}})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// chatResponse builds a chat completion of ~2 KB of text with escapes and a
+// tool call.
+func chatResponse() []byte {
+	return []byte(`{"id":"chatcmpl-1","object":"chat.completion","model":"gpt-4o-2024-08-06","choices":[{"index":0,"message":{"role":"assistant","content":` +
+		mustJSON(prose(5, 2000)) + `,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"execute_bash","arguments":"{\"command\":\"pytest -x tests/test_7.py\",\"timeout\":120}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":9000,"completion_tokens":500}}`)
+}
+
+// benchBody is a named body of the benchmarks.
+type benchBody struct {
+	name string
+	body []byte
+}
+
+// benchBodies returns the request and response bodies the benchmarks parse
+// as JSON documents.
+func benchBodies() []benchBody {
+	return []benchBody{
+		{"chat-20msg", chatRequest20()},
+		{"short", shortRequest(false)},
+		{"short-tool-turn", shortRequest(true)},
+		{"chat-json", chatResponse()},
+		{"short-text", shortResponse(false)},
+		{"short-tool-call", shortResponse(true)},
+	}
+}
+
 // BenchmarkParseRequest measures the replay hot path on a realistic 20-message
-// chat request (~30 KB). "fastjson-only" is the floor: parsing the same body
+// chat request (~30 KB) and on the requests of the short-record corpus (~2.5
+// KB). "fastjson-only" is the tree path's floor: parsing the 20-message body
 // with fastjson and nothing else.
 func BenchmarkParseRequest(b *testing.B) {
-	body := chatRequest20()
-	var p Parser
-	r, err := p.ParseRequest(body)
-	if err != nil || !r.HasPrompt || r.ToolSig == "" {
-		b.Fatalf("bad benchmark body: %v %+v", err, r)
+	for _, bc := range benchBodies()[:3] {
+		b.Run(bc.name, func(b *testing.B) {
+			var p Parser
+			benchParse(b, bc.body, func(body []byte) error {
+				_, err := p.ParseRequest(body)
+				return err
+			})
+		})
 	}
-	b.Run("chat-20msg", func(b *testing.B) {
-		b.SetBytes(int64(len(body)))
-		b.ReportAllocs()
-		cpu0, _ := cputime.Used()
-		for b.Loop() {
-			if _, err := p.ParseRequest(body); err != nil {
-				b.Fatal(err)
-			}
-		}
-		cputime.Report(b, cpu0, int64(len(body)))
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
-	})
 	b.Run("fastjson-only", func(b *testing.B) {
+		body := chatRequest20()
+		var p Parser
 		b.SetBytes(int64(len(body)))
 		b.ReportAllocs()
 		cpu0, _ := cputime.Used()
@@ -123,32 +191,32 @@ func anthropicStream() []byte {
 }
 
 func BenchmarkParseResponse(b *testing.B) {
-	chat := []byte(`{"id":"chatcmpl-1","object":"chat.completion","model":"gpt-4o-2024-08-06","choices":[{"index":0,"message":{"role":"assistant","content":` +
-		mustJSON(prose(5, 2000)) + `,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"execute_bash","arguments":"{\"command\":\"pytest -x tests/test_7.py\",\"timeout\":120}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":9000,"completion_tokens":500}}`)
-	for _, bc := range []struct {
-		name string
-		body []byte
-	}{
-		{"chat-json", chat},
-		{"anthropic-sse", anthropicStream()},
-	} {
+	for _, bc := range append(benchBodies()[3:], benchBody{"anthropic-sse", anthropicStream()}) {
 		b.Run(bc.name, func(b *testing.B) {
 			var p Parser
-			if r, err := p.ParseResponse(bc.body); err != nil || len(r.Text) == 0 {
-				b.Fatalf("bad benchmark body: %v", err)
-			}
-			b.SetBytes(int64(len(bc.body)))
-			b.ReportAllocs()
-			cpu0, _ := cputime.Used()
-			for b.Loop() {
-				if _, err := p.ParseResponse(bc.body); err != nil {
-					b.Fatal(err)
-				}
-			}
-			cputime.Report(b, cpu0, int64(len(bc.body)))
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+			benchParse(b, bc.body, func(body []byte) error {
+				_, err := p.ParseResponse(body)
+				return err
+			})
 		})
 	}
+}
+
+// benchParse measures parse on body, which must succeed.
+func benchParse(b *testing.B, body []byte, parse func([]byte) error) {
+	if err := parse(body); err != nil {
+		b.Fatalf("bad benchmark body: %v", err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	cpu0, _ := cputime.Used()
+	for b.Loop() {
+		if err := parse(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cputime.Report(b, cpu0, int64(len(body)))
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
 
 func mustJSON(s string) string {

@@ -10,9 +10,13 @@
 // JSON array of chunks) into exactly the Response the non-streamed body gives.
 //
 // The functions are pure: no I/O, no clock, no global state. They run on the
-// replay hot path, so they parse with github.com/valyala/fastjson and reuse
-// the buffers of a Parser; a Parser is not safe for concurrent use (use one
-// per goroutine).
+// replay hot path, so they reuse the buffers of a Parser; a Parser is not
+// safe for concurrent use (use one per goroutine). The common shapes, an
+// OpenAI chat request and a non-streamed chat completion, are read straight
+// from the body's bytes without building a tree (fast.go); every other body,
+// and any of those the fast path is not sure of, is parsed with
+// github.com/valyala/fastjson (the tree path, request.go and response.go),
+// the reference the fast path gives exactly the results of.
 //
 // # Choices the spec leaves open (documented in README, spec profile)
 //
@@ -142,6 +146,7 @@ type Parser struct {
 	doc fastjson.Parser // the body, or one event of a stream
 	aux fastjson.Parser // tool-call arguments given as JSON text
 
+	fast  fastState // the fast path's scratch space (fast.go)
 	canon canonicalizer
 	calls callSet
 	text  textParts
@@ -154,6 +159,8 @@ type Parser struct {
 
 	interned [8]string // recently returned strings, to avoid allocating them again
 	next     int
+
+	treeOnly bool // tests: parse every body with the tree path, the fast path's reference
 }
 
 // intern returns b as a string, reusing a recently returned equal string so

@@ -44,7 +44,7 @@ type harEntry struct {
 // readHAR decodes the entries of a HAR file. Response bodies stored as
 // base64 are a JSON array of base64 chunks of a gzip stream (Polly.JS), or
 // one base64 string (see captures/README.md).
-func readHAR(t *testing.T, path string) []harEntry {
+func readHAR(t testing.TB, path string) []harEntry {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -14,6 +14,17 @@ import (
 // until p's next call. The error says what is wrong with the body; callers
 // prefix the record position.
 func (p *Parser) ParseRequest(raw []byte) (Request, error) {
+	if !p.treeOnly {
+		if req, ok := p.fastRequest(raw); ok {
+			return req, nil
+		}
+	}
+	return p.parseRequestTree(raw)
+}
+
+// parseRequestTree is ParseRequest on fastjson's tree of the whole body: the
+// reference for the fast path, and the path of every shape it leaves.
+func (p *Parser) parseRequestTree(raw []byte) (Request, error) {
 	v, err := p.doc.ParseBytes(raw)
 	if err != nil {
 		return Request{}, notJSON("request body", raw)
@@ -47,6 +58,12 @@ func (p *Parser) ParseRequest(raw []byte) (Request, error) {
 	default:
 		return Request{}, fmt.Errorf("unknown request body shape: %s", describe(v))
 	}
+	p.finishRequest(&req)
+	return req, nil
+}
+
+// finishRequest sets HasPrompt and the signature of the calls collected.
+func (p *Parser) finishRequest(req *Request) {
 	req.HasPrompt = len(req.Prompt) > 0
 	if !req.HasPrompt {
 		req.Prompt = nil
@@ -55,7 +72,6 @@ func (p *Parser) ParseRequest(raw []byte) (Request, error) {
 		p.sig = p.calls.appendTo(p.sig[:0], '\n')
 		req.ToolSig = p.intern(p.sig)
 	}
-	return req, nil
 }
 
 // present reports whether v has the field key with a non-null value.

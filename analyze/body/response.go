@@ -24,6 +24,19 @@ func (p *Parser) ParseResponse(raw []byte) (Response, error) {
 	if isEventStream(b) {
 		return p.eventStream(b)
 	}
+	if !p.treeOnly {
+		if r, ok := p.fastResponse(b); ok {
+			return r, nil
+		}
+		p.resetOutput()
+	}
+	return p.parseResponseTree(b)
+}
+
+// parseResponseTree is ParseResponse on fastjson's tree of the whole body b
+// (trimmed, not an event stream): the reference for the fast path, and the
+// path of every shape it leaves.
+func (p *Parser) parseResponseTree(b []byte) (Response, error) {
 	v, err := p.doc.ParseBytes(b)
 	if err != nil {
 		return Response{}, notJSON("response body", b)
