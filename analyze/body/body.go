@@ -153,7 +153,6 @@ type Parser struct {
 
 	prompt []byte // joined prompt parts
 	sig    []byte // joined signature
-	out    []byte // response text
 
 	st streamState
 

@@ -199,12 +199,14 @@ func (p *Parser) resetOutput() {
 	p.calls.reset()
 }
 
-// output assembles the response text from the collected parts and calls.
+// output assembles the response text: the calls follow the collected text
+// parts in the text buffer (so the text is not copied again).
 func (p *Parser) output() []byte {
-	p.out = append(p.out[:0], p.text.buf...)
-	p.out = p.calls.appendTo(p.out, '\n')
-	if len(p.out) == 0 {
+	n := len(p.text.buf)
+	out := p.calls.appendTo(p.text.buf, '\n')
+	p.text.buf = out[:n] // keeps a grown buffer; the calls are not text parts
+	if len(out) == 0 {
 		return nil
 	}
-	return p.out
+	return out
 }
