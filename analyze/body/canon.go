@@ -19,6 +19,7 @@ type span struct{ off, end int }
 type canonicalizer struct {
 	tmp   []byte // an object's members while they are sorted
 	norm  []byte // one normalized string
+	unq   []byte // one unescaped string or name (text only)
 	spans []span // a stack of object members, one frame per open object
 }
 
@@ -71,6 +72,13 @@ func (c *canonicalizer) object(dst []byte, v *fastjson.Value) []byte {
 		dst = c.value(dst, mv)
 		c.spans = append(c.spans, span{m - start, len(dst) - start})
 	})
+	return c.sortMembers(dst, start, base)
+}
+
+// sortMembers ends an object whose members, dst[start:], were written back
+// to back as c.spans[base:] (offsets from start): it sorts them, separates
+// them with commas and closes the object.
+func (c *canonicalizer) sortMembers(dst []byte, start, base int) []byte {
 	members := c.spans[base:]
 	if len(members) > 1 {
 		// The members were written back to back; copy them out, sort, and
@@ -91,6 +99,75 @@ func (c *canonicalizer) object(dst []byte, v *fastjson.Value) []byte {
 	}
 	c.spans = c.spans[:base]
 	return append(dst, '}')
+}
+
+// text appends the canonical form of the JSON text b, reading it in place
+// (scan.go) instead of building fastjson's tree of it: the same bytes value
+// appends for that tree. It reports false, and dst is to be taken as it was,
+// when b is not one strict JSON value (fastjson then decides what it is).
+func (c *canonicalizer) text(dst, b []byte) ([]byte, bool) {
+	base := len(c.spans)
+	out, end, ok := c.raw(dst, b, skipWS(b, 0), 0)
+	if !ok || skipWS(b, end) != len(b) {
+		c.spans = c.spans[:base]
+		return dst, false
+	}
+	return out, true
+}
+
+// raw appends the canonical form of the JSON value at b[i] (depth levels
+// down) and returns the index just past it.
+func (c *canonicalizer) raw(dst, b []byte, i, depth int) (out []byte, end int, ok bool) {
+	if i >= len(b) || depth == maxSkipDepth {
+		return dst, 0, false
+	}
+	switch b[i] {
+	case '{':
+		dst = append(dst, '{')
+		start, base := len(dst), len(c.spans)
+		m := objectAt(b, i)
+		m.escapes = true // a name is unescaped, as fastjson's Visit gives it
+		for name, more := m.next(); more; name, more = m.next() {
+			k := len(dst)
+			c.unq = appendUnescaped(c.unq[:0], name)
+			dst = ingest.AppendJSONString(dst, c.unq)
+			dst = append(dst, ':')
+			if dst, m.i, ok = c.raw(dst, b, m.i, depth+1); !ok {
+				return dst, 0, false
+			}
+			c.spans = append(c.spans, span{k - start, len(dst) - start})
+		}
+		return c.sortMembers(dst, start, base), m.i, !m.failed
+	case '[':
+		dst = append(dst, '[')
+		e := arrayAt(b, i)
+		for n := 0; e.next(); n++ {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			if dst, e.i, ok = c.raw(dst, b, e.i, depth+1); !ok {
+				return dst, 0, false
+			}
+		}
+		return append(dst, ']'), e.i, !e.failed
+	case '"':
+		if end, ok = skipString(b, i); !ok {
+			return dst, 0, false
+		}
+		c.unq = appendUnescaped(c.unq[:0], b[i+1:end-1])
+		return c.str(dst, c.unq), end, true
+	case 't':
+		end, ok = skipLiteral(b, i, "true")
+		return append(dst, "true"...), end, ok
+	case 'f':
+		end, ok = skipLiteral(b, i, "false")
+		return append(dst, "false"...), end, ok
+	case 'n':
+		end, ok = skipLiteral(b, i, "null")
+		return append(dst, "null"...), end, ok
+	}
+	end, ok = skipNumber(b, i)
+	return append(dst, "<NUM>"...), end, ok
 }
 
 // callSet collects the canonical forms of tool calls.
@@ -161,7 +238,9 @@ func (p *Parser) addCallJSON(name, text []byte) {
 	case len(t) == 0:
 		b = append(b, "{}"...)
 	default:
-		if v, err := p.aux.ParseBytes(t); err == nil {
+		if out, ok := p.canon.text(b, t); ok {
+			b = out
+		} else if v, err := p.aux.ParseBytes(t); err == nil {
 			b = p.canon.value(b, v)
 		} else {
 			b = p.canon.str(b, t)

@@ -158,9 +158,7 @@ func (p *Parser) fastRequest(raw []byte) (req Request, ok bool) {
 		end--
 	}
 	for i := end; i >= 0 && all[i].role == roleAssistant; i-- {
-		if !p.addCalls(raw, &all[i]) {
-			return req, false
-		}
+		p.addCalls(raw, &all[i])
 		anthropic = anthropic || all[i].blocks
 	}
 
@@ -446,7 +444,7 @@ func (p *Parser) fastContentText(b []byte, msg *chatMsg) (text []byte, toolOutpu
 
 // addCalls adds the tool calls of a message read by readMessage, as
 // addCall does.
-func (p *Parser) addCalls(b []byte, msg *chatMsg) bool {
+func (p *Parser) addCalls(b []byte, msg *chatMsg) {
 	for _, c := range p.fast.calls[msg.calls[0]:msg.calls[1]] {
 		var name []byte
 		if c.name.kind(b) == '"' {
@@ -460,16 +458,11 @@ func (p *Parser) addCalls(b []byte, msg *chatMsg) bool {
 			p.fast.args = appendUnescaped(p.fast.args[:0], c.args.str(b))
 			p.addCallJSON(name, p.fast.args)
 		default:
-			// An object, array, number or boolean: parsed alone, it gives
-			// the tree the whole document would.
-			v, err := p.aux.ParseBytes(b[c.args.off:c.args.end])
-			if err != nil {
-				return false
-			}
-			p.addCall(name, v)
+			// An object, array, number or boolean: its own text, as JSON
+			// text arguments, has the canonical form of the value.
+			p.addCallJSON(name, b[c.args.off:c.args.end])
 		}
 	}
-	return true
 }
 
 // fastResponse is ParseResponse's fast path for a non-streamed OpenAI chat
@@ -481,9 +474,10 @@ func (p *Parser) fastResponse(b []byte) (r Response, ok bool) {
 		return r, false
 	}
 	var (
-		errv, typ, use, model span
-		choices               bool
-		c                     choice
+		errv, typ, model span
+		choices, counts  bool // a "choices" member; a "usage" member
+		c                choice
+		u                usage
 	)
 	p.fast.reset()
 	m := objectAt(b, 0)
@@ -509,7 +503,15 @@ func (p *Parser) fastResponse(b []byte) (r Response, ok bool) {
 		case "type":
 			first(&typ, m.value())
 		case "usage":
-			first(&use, m.value())
+			if counts || b[m.i] != '{' {
+				counts = true
+				m.value()
+				break
+			}
+			counts, u.has = true, true
+			if m.i, ok = fastUsage(b, m.i, &u); !ok {
+				return r, false
+			}
 		case "model":
 			first(&model, m.value())
 		case "candidates", "usageMetadata", "promptFeedback", "output":
@@ -525,13 +527,6 @@ func (p *Parser) fastResponse(b []byte) (r Response, ok bool) {
 		return Response{}, true // an error body (isError)
 	}
 
-	var u usage
-	if use.kind(b) == '{' {
-		u.has = true
-		if !fastUsage(b, use, &u) {
-			return r, false
-		}
-	}
 	r.API = APIOpenAIChat
 	switch {
 	case c.message:
@@ -546,9 +541,7 @@ func (p *Parser) fastResponse(b []byte) (r Response, ok bool) {
 		if c.msg.refusal.kind(b) == '"' {
 			p.text.add(p.unquoted(b, c.msg.refusal))
 		}
-		if !p.addCalls(b, &c.msg) {
-			return r, false
-		}
+		p.addCalls(b, &c.msg)
 	case c.text.kind(b) == '"':
 		p.text.add(p.unquoted(b, c.text))
 		r.API = APILegacy
@@ -608,13 +601,13 @@ func (p *Parser) readChoices(b []byte, i int, c *choice) (int, bool) {
 	return e.i, !e.failed
 }
 
-// fastUsage reads OpenAI's usage object at s like readOpenAI. It reports
-// false for a count that is a number but not a small integer (readInt's
-// float fallback is left to the tree path).
-func fastUsage(b []byte, s span, u *usage) bool {
+// fastUsage reads OpenAI's usage object at b[i] like readOpenAI and returns
+// the index just past it. It reports false for a count that is a number but
+// not a small integer (readInt's float fallback is left to the tree path).
+func fastUsage(b []byte, i int, u *usage) (int, bool) {
 	var v [2]span
-	_, ok := fields(b, s.off, []string{"prompt_tokens", "completion_tokens"}, v[:])
-	return ok && fastInt(b, v[0], &u.in) && fastInt(b, v[1], &u.out)
+	end, ok := fields(b, i, []string{"prompt_tokens", "completion_tokens"}, v[:])
+	return end, ok && fastInt(b, v[0], &u.in) && fastInt(b, v[1], &u.out)
 }
 
 // fastInt is readInt for the value at s: it sets *dst when s is a number,

@@ -332,11 +332,14 @@ func (c *cursor) value() span {
 //	if m.failed { … }
 //
 // Each member's value must be consumed (m.i moved past it) before the next
-// call. Names holding a backslash fail (see scanName).
-type members struct{ cursor }
+// call. Names holding a backslash fail (see scanName) unless escapes is set.
+type members struct {
+	cursor
+	escapes bool // names may hold escapes; next returns them raw
+}
 
 // objectAt returns a reader of the object at b[i] == '{'.
-func objectAt(b []byte, i int) members { return members{cursor{b: b, i: i}} }
+func objectAt(b []byte, i int) members { return members{cursor: cursor{b: b, i: i}} }
 
 // next moves to the next member and returns its name, unquoted; its value
 // starts at m.i. It returns false after the last member (m.i is then just
@@ -351,7 +354,12 @@ func (m *members) next() ([]byte, bool) {
 		m.failed = true
 		return nil, false
 	}
-	end, ok := scanName(b, i)
+	var end int
+	if m.escapes {
+		end, ok = skipString(b, i)
+	} else {
+		end, ok = scanName(b, i)
+	}
 	if !ok {
 		m.failed = true
 		return nil, false
@@ -372,7 +380,7 @@ func (m *members) next() ([]byte, bool) {
 type elements struct{ cursor }
 
 // arrayAt returns a reader of the array at b[i] == '['.
-func arrayAt(b []byte, i int) elements { return elements{cursor{b: b, i: i}} }
+func arrayAt(b []byte, i int) elements { return elements{cursor: cursor{b: b, i: i}} }
 
 // next moves to the next element, which starts at e.i. It returns false
 // after the last element (e.i is then just past the ']') or on failure.
