@@ -76,6 +76,64 @@ func words(seed, n int) string {
 	return strings.NewReplacer("\n", " ", `"`, "'").Replace(prose(seed, n))
 }
 
+// shortMix returns n distinct requests and n responses of the short-record
+// corpus's shapes (prompts of 50-300 words, a tool turn in a third of the
+// requests, a tool call in an eighth of the answers), ~1 MB of each for
+// n = 400: parsing them in turn, as a replay does, neither the caches nor
+// the branch predictor see one body again and again.
+func shortMix(n int) (reqs, resps [][]byte) {
+	for i := range n {
+		user := words(i, 350+i*7919%1800)
+		msgs := []any{map[string]any{"role": "system", "content": words(i%16, 1024)}}
+		if i%3 == 0 {
+			args, _ := json.Marshal(map[string]any{"query": words(i, 20), "limit": 10 * (1 + i%5)})
+			result, _ := json.Marshal(map[string]any{"status": "ok", "rows": i % 40, "summary": words(i+1, 120+i%240)})
+			msgs = append(msgs,
+				map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
+					"id": fmt.Sprint("call_", i), "type": "function", "function": map[string]any{"name": "lookup", "arguments": string(args)}}}},
+				map[string]any{"role": "tool", "tool_call_id": fmt.Sprint("call_", i), "content": string(result)})
+		}
+		msgs = append(msgs, map[string]any{"role": "user", "content": user})
+		req, _ := json.Marshal(map[string]any{"model": "gpt-4o-mini", "messages": msgs})
+		message := map[string]any{"role": "assistant", "content": words(i+2, 140+i*104729%1200)}
+		if i%8 == 0 {
+			args, _ := json.Marshal(map[string]any{"id": i * 7})
+			message = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
+				"id": fmt.Sprint("call_r", i), "type": "function", "function": map[string]any{"name": "get_invoice", "arguments": string(args)}}}}
+		}
+		resp, _ := json.Marshal(map[string]any{"id": fmt.Sprint("chatcmpl-", i), "object": "chat.completion",
+			"choices": []any{map[string]any{"index": 0, "message": message, "finish_reason": "stop"}},
+			"usage":   map[string]int{"prompt_tokens": 400 + len(user)/4, "completion_tokens": 100}})
+		reqs, resps = append(reqs, req), append(resps, resp)
+	}
+	return reqs, resps
+}
+
+// benchMix measures parse over all bodies in turn; ns/op is per body.
+func benchMix(b *testing.B, bodies [][]byte, parse func([]byte) error) {
+	size := 0
+	for _, body := range bodies {
+		if err := parse(body); err != nil {
+			b.Fatalf("bad benchmark body: %v", err)
+		}
+		size += len(body)
+	}
+	b.SetBytes(int64(size / len(bodies)))
+	b.ReportAllocs()
+	cpu0, _ := cputime.Used()
+	i := 0
+	for b.Loop() {
+		if err := parse(bodies[i]); err != nil {
+			b.Fatal(err)
+		}
+		if i++; i == len(bodies) {
+			i = 0
+		}
+	}
+	cputime.Report(b, cpu0, int64(size/len(bodies)))
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
 // shortRequest builds a request of the short-record corpus
 // (benchmarks/short_test.go): a 1 KB system prompt, with tool an assistant
 // tool call and its JSON result, then a user message of ~170 words. Members
@@ -158,6 +216,14 @@ func BenchmarkParseRequest(b *testing.B) {
 			})
 		})
 	}
+	b.Run("short-mix", func(b *testing.B) {
+		reqs, _ := shortMix(400)
+		var p Parser
+		benchMix(b, reqs, func(body []byte) error {
+			_, err := p.ParseRequest(body)
+			return err
+		})
+	})
 	b.Run("fastjson-only", func(b *testing.B) {
 		body := chatRequest20()
 		var p Parser
@@ -191,6 +257,14 @@ func anthropicStream() []byte {
 }
 
 func BenchmarkParseResponse(b *testing.B) {
+	b.Run("short-mix", func(b *testing.B) {
+		_, resps := shortMix(400)
+		var p Parser
+		benchMix(b, resps, func(body []byte) error {
+			_, err := p.ParseResponse(body)
+			return err
+		})
+	})
 	for _, bc := range append(benchBodies()[3:], benchBody{"anthropic-sse", anthropicStream()}) {
 		b.Run(bc.name, func(b *testing.B) {
 			var p Parser

@@ -14,9 +14,9 @@ import (
 //
 // It accepts strictly less than fastjson: every document it accepts parses
 // with fastjson into the values it reads here, and anything else (numbers
-// outside the JSON grammar, NaN and Inf, names holding escapes, nesting
-// deeper than maxSkipDepth) makes it fail, so that the caller falls back to
-// fastjson. Strings are read as fastjson reads them: a string ends at the
+// outside the JSON grammar, NaN and Inf, escaped names in an object whose
+// members it looks up, nesting deeper than maxSkipDepth) makes it fail, so
+// that the caller falls back to fastjson. Strings are read as fastjson reads them: a string ends at the
 // first quote not escaped by a backslash, and its bytes are not checked
 // (control characters, invalid UTF-8 and unknown escapes pass through).
 
