@@ -109,31 +109,6 @@ func shortMix(n int) (reqs, resps [][]byte) {
 	return reqs, resps
 }
 
-// benchMix measures parse over all bodies in turn; ns/op is per body.
-func benchMix(b *testing.B, bodies [][]byte, parse func([]byte) error) {
-	size := 0
-	for _, body := range bodies {
-		if err := parse(body); err != nil {
-			b.Fatalf("bad benchmark body: %v", err)
-		}
-		size += len(body)
-	}
-	b.SetBytes(int64(size / len(bodies)))
-	b.ReportAllocs()
-	cpu0, _ := cputime.Used()
-	i := 0
-	for b.Loop() {
-		if err := parse(bodies[i]); err != nil {
-			b.Fatal(err)
-		}
-		if i++; i == len(bodies) {
-			i = 0
-		}
-	}
-	cputime.Report(b, cpu0, int64(size/len(bodies)))
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
-}
-
 // shortRequest builds a request of the short-record corpus
 // (benchmarks/short_test.go): a 1 KB system prompt, with tool an assistant
 // tool call and its JSON result, then a user message of ~170 words. Members
@@ -208,21 +183,11 @@ func benchBodies() []benchBody {
 // with fastjson and nothing else.
 func BenchmarkParseRequest(b *testing.B) {
 	for _, bc := range benchBodies()[:3] {
-		b.Run(bc.name, func(b *testing.B) {
-			var p Parser
-			benchParse(b, bc.body, func(body []byte) error {
-				_, err := p.ParseRequest(body)
-				return err
-			})
-		})
+		b.Run(bc.name, func(b *testing.B) { benchParse(b, parseRequest, bc.body) })
 	}
 	b.Run("short-mix", func(b *testing.B) {
 		reqs, _ := shortMix(400)
-		var p Parser
-		benchMix(b, reqs, func(body []byte) error {
-			_, err := p.ParseRequest(body)
-			return err
-		})
+		benchParse(b, parseRequest, reqs...)
 	})
 	b.Run("fastjson-only", func(b *testing.B) {
 		body := chatRequest20()
@@ -259,37 +224,48 @@ func anthropicStream() []byte {
 func BenchmarkParseResponse(b *testing.B) {
 	b.Run("short-mix", func(b *testing.B) {
 		_, resps := shortMix(400)
-		var p Parser
-		benchMix(b, resps, func(body []byte) error {
-			_, err := p.ParseResponse(body)
-			return err
-		})
+		benchParse(b, parseResponse, resps...)
 	})
 	for _, bc := range append(benchBodies()[3:], benchBody{"anthropic-sse", anthropicStream()}) {
-		b.Run(bc.name, func(b *testing.B) {
-			var p Parser
-			benchParse(b, bc.body, func(body []byte) error {
-				_, err := p.ParseResponse(body)
-				return err
-			})
-		})
+		b.Run(bc.name, func(b *testing.B) { benchParse(b, parseResponse, bc.body) })
 	}
 }
 
-// benchParse measures parse on body, which must succeed.
-func benchParse(b *testing.B, body []byte, parse func([]byte) error) {
-	if err := parse(body); err != nil {
-		b.Fatalf("bad benchmark body: %v", err)
+func parseRequest(p *Parser, body []byte) error {
+	_, err := p.ParseRequest(body)
+	return err
+}
+
+func parseResponse(p *Parser, body []byte) error {
+	_, err := p.ParseResponse(body)
+	return err
+}
+
+// benchParse measures parse with one Parser on each body in turn, which
+// must succeed; ns/op and MB/s are per body.
+func benchParse(b *testing.B, parse func(*Parser, []byte) error, bodies ...[]byte) {
+	var p Parser
+	size := 0
+	for _, body := range bodies {
+		if err := parse(&p, body); err != nil {
+			b.Fatalf("bad benchmark body: %v", err)
+		}
+		size += len(body)
 	}
-	b.SetBytes(int64(len(body)))
+	size /= len(bodies)
+	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	cpu0, _ := cputime.Used()
+	i := 0
 	for b.Loop() {
-		if err := parse(body); err != nil {
+		if err := parse(&p, bodies[i]); err != nil {
 			b.Fatal(err)
 		}
+		if i++; i == len(bodies) {
+			i = 0
+		}
 	}
-	cputime.Report(b, cpu0, int64(len(body)))
+	cputime.Report(b, cpu0, int64(size))
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
 

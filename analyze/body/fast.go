@@ -272,12 +272,10 @@ func (p *Parser) readMessage(b []byte, i int, toolType string, msg *chatMsg) (in
 			first(&msg.refusal, m.value())
 		case "tool_calls":
 			msg.toolCalls = true
-			if seenCalls || b[m.i] != '[' {
-				seenCalls = true
+			if !m.firstOf(&seenCalls, '[') {
 				m.value()
 				break
 			}
-			seenCalls = true
 			if m.i, ok = p.readToolCalls(b, m.i); !ok {
 				return 0, false
 			}
@@ -503,12 +501,11 @@ func (p *Parser) fastResponse(b []byte) (r Response, ok bool) {
 		case "type":
 			first(&typ, m.value())
 		case "usage":
-			if counts || b[m.i] != '{' {
-				counts = true
+			if !m.firstOf(&counts, '{') {
 				m.value()
 				break
 			}
-			counts, u.has = true, true
+			u.has = true
 			if m.i, ok = fastUsage(b, m.i, &u); !ok {
 				return r, false
 			}
@@ -577,12 +574,11 @@ func (p *Parser) readChoices(b []byte, i int, c *choice) (int, bool) {
 			case "delta":
 				return 0, false // a lone stream chunk
 			case "message":
-				if seen || b[m.i] != '{' {
-					seen = true
+				if !m.firstOf(&seen, '{') {
 					m.value()
 					break
 				}
-				seen, c.message = true, true
+				c.message = true
 				var ok bool
 				if m.i, ok = p.readMessage(b, m.i, "", &c.msg); !ok {
 					return 0, false

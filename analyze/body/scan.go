@@ -376,6 +376,16 @@ func (m *members) next() ([]byte, bool) {
 	return b[i+1 : end-1], true
 }
 
+// firstOf reports whether the current member is the first of its name (as
+// *seen says, which it then sets) and its value starts with open: the one
+// fastjson's Get finds, of the type the caller reads. The caller skips the
+// value when it is not.
+func (m *members) firstOf(seen *bool, open byte) bool {
+	ok := !*seen && m.b[m.i] == open
+	*seen = true
+	return ok
+}
+
 // elements reads the elements of a JSON array in order, like members.
 type elements struct{ cursor }
 
