@@ -210,9 +210,32 @@ func (h *hasher) hash(src, buf []byte, sp *space) (uint64, bool) {
 		}
 	}
 	if p < len(src) {
+		p = h.tail(src, p)
+	}
+	if p < len(src) {
 		h.normalized(src, p, len(src), buf)
 	}
 	return h.finish()
+}
+
+// tail hashes the plain words (and words with one number) of src[p:], the
+// text's last bytes (fewer than 16), as plainWordsFast does, from a copy
+// followed by spaces: a word the text ends normalizes as one white space
+// follows, which is what plainWordsFast needs to see. It returns where it
+// stopped in src: len(src), or the start of the first word that is
+// neither, which the scanner then reads.
+func (h *hasher) tail(src []byte, p int) int {
+	if h.n+16 > len(h.ws) {
+		return p // no room for 16 more words: the scanner does it
+	}
+	var pad [32]byte
+	k := copy(pad[:], src[p:])
+	for i := k; i < len(pad); i++ {
+		pad[i] = ' '
+	}
+	var end int
+	end, h.n = plainWordsFast(pad[:], 0, h.ws, h.n)
+	return p + min(end, k)
 }
 
 // plainWords hashes the plain words of src from p, the start of a word,
