@@ -166,13 +166,17 @@ GLOBL tails<>(SB), RODATA|NOPTR, $448
 // func plainWordsFast(src []byte, p int, xs []uint64, n int) (end, m int)
 //
 // Registers: BX &src[p], DX &src[len(src)-16], SI class, R12 tails, DI
-// xs, R9 n; X8-X14 the byte constants. Per word, with k its length:
-//   X0 = src[p:p+16]; word bytes (0x21-0x7f but digits) → AX; k = BSF(^AX)
-//   1 <= k <= 15 and class[src[p+k]]&cSpace != 0, else stop (or skip
-//   white space when k == 0 and src[p] is white space)
-//   lowercase X0; y0, y1 = its halves
+// xs, R9 n; R15 the window's start, R8 and R14 its masks (inverted word
+// bytes, white space), 0(SP) its bytes lowercased (see refill); X8-X14 the
+// byte constants. Per word, with k its length and o = p - R15:
+//   k = TZCNT(R8 >> o): the word bytes (0x21-0x7f but digits) from p
+//   1 <= k <= 15 and bit o+k of R14 set (white space follows), else the
+//   16-byte code at bytes: more white space, a number word, or the end
+//   y0, y1 = the lowercased halves at o(SP)
 //   xs[n] = (k>=8 ? wordBlock(seed, y0) : seed) ^ y0&lo[k] ^ y1&hi[k] ^ k<<56
-// and, where the word is not plain, numberWord's work (see number).
+// fast is that loop without the end and room checks, where neither is
+// needed; texts under 64 bytes have no window, and go word by word through
+// the 16-byte code.
 TEXT ·plainWordsFast(SB), NOSPLIT, $160-80
 	MOVQ  n+56(FP), R9
 	MOVQ  src_base+0(FP), BX
