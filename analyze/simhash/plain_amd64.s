@@ -305,7 +305,13 @@ window512:
 	VPBROADCASTB letters<>(SB), Z3
 	VPCMPUB      $1, Z3, Z2, K2  // 'A'-'Z'
 	VPADDB       Z1, Z0, K2, Z0  // + 0x20
-	VMOVDQU8     Z0, (SP)
+	VMOVDQU      X0, (SP)        // in 16-byte stores, which the words'
+	VEXTRACTI32X4 $1, Z0, X2     // 8-byte loads are forwarded from
+	VMOVDQU      X2, 16(SP)
+	VEXTRACTI32X4 $2, Z0, X2
+	VMOVDQU      X2, 32(SP)
+	VEXTRACTI32X4 $3, Z0, X2
+	VMOVDQU      X2, 48(SP)
 	VZEROUPPER
 	MOVQ BX, CX
 	SUBQ R15, CX
