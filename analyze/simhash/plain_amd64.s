@@ -17,19 +17,15 @@ BYTES16(b9a, $0x9a9a9a9a9a9a9a9a)
 BYTES16(b77, $0x7777777777777777)
 BYTES16(b85, $0x8585858585858585)
 
-DATA digit0<>+0(SB)/1, $0x30
-GLOBL digit0<>(SB), RODATA|NOPTR, $1
-DATA ten<>+0(SB)/1, $10
-GLOBL ten<>(SB), RODATA|NOPTR, $1
-DATA tab<>+0(SB)/1, $0x09
-GLOBL tab<>(SB), RODATA|NOPTR, $1
-DATA five<>+0(SB)/1, $5
-GLOBL five<>(SB), RODATA|NOPTR, $1
-
-DATA upperA<>+0(SB)/1, $0x41
-GLOBL upperA<>(SB), RODATA|NOPTR, $1
-DATA letters<>+0(SB)/1, $26
-GLOBL letters<>(SB), RODATA|NOPTR, $1
+// The bytes the AVX-512 window broadcasts: '0' and 10 (digits), 9 and 5
+// (0x09-0x0d), 'A' and 26 (upper case letters).
+DATA bytes<>+0(SB)/1, $0x30
+DATA bytes<>+1(SB)/1, $10
+DATA bytes<>+2(SB)/1, $0x09
+DATA bytes<>+3(SB)/1, $5
+DATA bytes<>+4(SB)/1, $0x41
+DATA bytes<>+5(SB)/1, $26
+GLOBL bytes<>(SB), RODATA|NOPTR, $6
 
 DATA mul<>+0(SB)/8, $0x9e3779b97f4a7c15  // wordBlock
 DATA mul<>+8(SB)/8, $0xc2b2ae3d27d4eb4f  // wordBlock
@@ -286,23 +282,23 @@ window512:
 	VPBROADCASTB b20<>(SB), Z1
 	VPCMPGTB     Z1, Z0, K1
 	VPCMPEQB     Z1, Z0, K3
-	VPBROADCASTB digit0<>(SB), Z2
+	VPBROADCASTB bytes<>+0(SB), Z2
 	VPSUBB       Z2, Z0, Z2
-	VPBROADCASTB ten<>(SB), Z3
+	VPBROADCASTB bytes<>+1(SB), Z3
 	VPCMPUB      $1, Z3, Z2, K2  // below 10: a digit
 	KANDNQ       K1, K2, K1
-	VPBROADCASTB tab<>(SB), Z2
+	VPBROADCASTB bytes<>+2(SB), Z2
 	VPSUBB       Z2, Z0, Z2
-	VPBROADCASTB five<>(SB), Z3
+	VPBROADCASTB bytes<>+3(SB), Z3
 	VPCMPUB      $1, Z3, Z2, K2  // 0x09-0x0d
 	KORQ         K2, K3, K3
 	KMOVQ        K1, R8
 	KMOVQ        K3, R14
 	NOTQ         R8
 	BTSQ         $63, R8
-	VPBROADCASTB upperA<>(SB), Z2
+	VPBROADCASTB bytes<>+4(SB), Z2
 	VPSUBB       Z2, Z0, Z2
-	VPBROADCASTB letters<>(SB), Z3
+	VPBROADCASTB bytes<>+5(SB), Z3
 	VPCMPUB      $1, Z3, Z2, K2  // 'A'-'Z'
 	VPADDB       Z1, Z0, K2, Z0  // + 0x20
 	VMOVDQU      X0, (SP)        // in 16-byte stores, which the words'
@@ -616,11 +612,6 @@ groupdone:
 	MOVQ   BX, ret+104(FP)
 	RET
 
-// Constants of settleAVX512: mix64's multipliers and bigram's constant.
-DATA settle<>+0(SB)/8, $0xbf58476d1ce4e5b9
-DATA settle<>+8(SB)/8, $0x94d049bb133111eb
-DATA settle<>+16(SB)/8, $0x6a09e667f3bcc909
-GLOBL settle<>(SB), RODATA|NOPTR, $24
 
 // VMIX64 applies mix64 to each lane of z, with t as scratch (Z30, Z31:
 // the multipliers).
@@ -655,9 +646,9 @@ TEXT ·settleAVX512(SB), NOSPLIT, $0-56
 	MOVQ         ws_base+0(FP), SI
 	MOVQ         gs_base+24(FP), DI
 	MOVQ         n+48(FP), DX
-	VPBROADCASTQ settle<>+0(SB), Z30
-	VPBROADCASTQ settle<>+8(SB), Z31
-	VPBROADCASTQ settle<>+16(SB), Z29
+	VPBROADCASTQ mul<>+16(SB), Z30
+	VPBROADCASTQ mul<>+24(SB), Z31
+	VPBROADCASTQ mul<>+40(SB), Z29
 	XORQ         BX, BX
 
 unigrams:
@@ -1048,9 +1039,9 @@ TEXT ·settleScalar(SB), NOSPLIT, $0-56
 	MOVQ n+48(FP), DX
 	TESTQ DX, DX
 	JEQ  sdone
-	MOVQ settle<>+0(SB), R8
-	MOVQ settle<>+8(SB), R9
-	MOVQ settle<>+16(SB), R10
+	MOVQ mul<>+16(SB), R8
+	MOVQ mul<>+24(SB), R9
+	MOVQ mul<>+40(SB), R10
 	MOVQ (SI), R11
 	SMIX64(R11, AX)
 	MOVQ R11, (SI)

@@ -23,29 +23,31 @@ func checkPlainWords(t *testing.T, src []byte, p, room, n int) {
 	}
 	want := start()
 	wantEnd, wantN := plainWords(src, p, want, n)
-	for _, avx := range paths() {
-		useAVX512 = avx
+	eachPath(func(avx bool) {
 		got := start()
 		gotEnd, gotN := plainWordsFast(src, p, got, n)
-		useAVX512 = hasAVX512
 		if gotEnd != wantEnd || gotN != wantN || !slices.Equal(got, want) {
 			t.Fatalf("plainWordsFast(%q, %d, room %d after %d; AVX-512 %v) = %d, %d, %x; plainWords %d, %d, %x",
 				src, p, room, n, avx, gotEnd, gotN, got[n:], wantEnd, wantN, want[n:])
 		}
-	}
+	})
 }
 
 // hasAVX512 is whether this processor has what the AVX-512 code paths
 // need.
 var hasAVX512 = useAVX512
 
-// paths lists the settings of useAVX512 this processor can run: false,
-// and true where it has AVX-512.
-func paths() []bool {
-	if hasAVX512 {
-		return []bool{false, true}
+// eachPath runs f with useAVX512 off, then on where this processor has
+// AVX-512, and leaves it as it found it.
+func eachPath(f func(avx bool)) {
+	defer func() { useAVX512 = hasAVX512 }()
+	for _, avx := range []bool{false, true} {
+		if avx && !hasAVX512 {
+			return
+		}
+		useAVX512 = avx
+		f(avx)
 	}
-	return []bool{false}
 }
 
 // TestPlainWordsFast compares the assembly version of plainWords (where
@@ -196,16 +198,14 @@ func TestSettleFast(t *testing.T) {
 		wantG := make([]uint64, n+9)
 		settle(want, wantG, n)
 		var got []uint64
-		for _, avx := range paths() {
-			useAVX512 = avx
+		eachPath(func(avx bool) {
 			got = slices.Clone(xs)
 			gotG := make([]uint64, n+9)
 			settleFast(got, gotG, n)
-			useAVX512 = hasAVX512
 			if !slices.Equal(got, want) || !slices.Equal(gotG, wantG) {
 				t.Fatalf("%d words, AVX-512 %v: settleFast %x %x; settle %x %x", n, avx, got, gotG, want, wantG)
 			}
-		}
+		})
 		for _, size := range []int{64, 1024} {
 			wantC, gotC := make([]uint16, size), make([]uint16, size)
 			bucket(want[:n], wantC, uint64(size-1))
@@ -221,8 +221,8 @@ func TestSettleFast(t *testing.T) {
 // every count of features up to 70 and some larger ones, split at random
 // between ws and gs, sparse and dense bits, with no bucket full, one to
 // eight (listed by comparing buckets), nine, ten and many (by gathering
-// counts); the
-// count past cnt's end, which the gathers may read, must not matter.
+// counts); the count past cnt's end, which the gathers may read, must not
+// matter.
 func TestTallyAVX512(t *testing.T) {
 	if !hasAVX512 {
 		t.Skip("no AVX-512 here")

@@ -261,9 +261,11 @@ func TestMatchesReferenceRandom(t *testing.T) {
 			t.Fatalf("Normalize(%q)\n got %q\nwant %q", src, got, want)
 		}
 		wantH, wantOK := refSimHash(refFeatures(want))
-		if h, ok := Hash(src); h != wantH || ok != wantOK {
-			t.Fatalf("Hash(%q) = %016x, %v; reference %016x, %v", src, h, ok, wantH, wantOK)
-		}
+		eachPath(func(avx bool) {
+			if h, ok := Hash(src); h != wantH || ok != wantOK {
+				t.Fatalf("Hash(%q), AVX-512 %v = %016x, %v; reference %016x, %v", src, avx, h, ok, wantH, wantOK)
+			}
+		})
 		if h, ok := hashWithBuf(src, 16+n%50); h != wantH || ok != wantOK {
 			t.Fatalf("hash of %q with a %d-byte buffer = %016x, %v; reference %016x, %v",
 				src, 16+n%50, h, ok, wantH, wantOK)
