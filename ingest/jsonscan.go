@@ -77,6 +77,13 @@ func skipValue(b []byte, i int) (int, error) {
 	case '"':
 		return skipString(b, i)
 	case '{', '[':
+		if useAVX512 {
+			if n := skipContainer(b[i:]); n > 0 {
+				return i + n, nil
+			}
+			// Not closed within b, or a backslash outside strings: the
+			// loop below finds the error, or makes sense of it.
+		}
 		depth := 0
 		for j := i; j < len(b); j++ {
 			switch b[j] {

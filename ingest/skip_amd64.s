@@ -1,0 +1,146 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// Bytes skipContainer compares with: '"', '\\', and '{' / '}' as '[' / ']'
+// become with 0x20 set ('[' | 0x20 == '{', ']' | 0x20 == '}').
+DATA skipc<>+0(SB)/1, $0x22
+DATA skipc<>+1(SB)/1, $0x5c
+DATA skipc<>+2(SB)/1, $0x20
+DATA skipc<>+3(SB)/1, $0x7b
+DATA skipc<>+4(SB)/1, $0x7d
+GLOBL skipc<>(SB), RODATA|NOPTR, $5
+
+// func skipContainer(b []byte) int
+//
+// One 64-byte block per round: compares give masks of the quotes,
+// backslashes, opening and closing brackets. Quotes escaped by an odd run
+// of backslashes are removed (the run's parity carried from block to
+// block in R10); a carry-less multiply by all ones turns the quotes into
+// the mask of string bytes (opening quote included, closing excluded), its
+// top bit carried in R9. Brackets outside strings change the depth (R11):
+// by their counts when fewer closes than the depth cannot reach zero, else
+// one by one in order until the depth is back to zero.
+TEXT ·skipContainer(SB), NOSPLIT, $0-32
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), DX
+	VPBROADCASTB skipc<>+0(SB), Z10
+	VPBROADCASTB skipc<>+1(SB), Z11
+	VPBROADCASTB skipc<>+2(SB), Z12
+	VPBROADCASTB skipc<>+3(SB), Z13
+	VPBROADCASTB skipc<>+4(SB), Z14
+	MOVQ $-1, AX
+	MOVQ AX, X9
+	MOVQ $0x5555555555555555, R13 // even bits
+	XORQ R8, R8                   // the block's offset in b
+	XORQ R9, R9                   // all ones if the last block ended inside a string
+	XORQ R10, R10                 // 1 if it ended in an odd run of backslashes
+	XORQ R11, R11                 // depth
+
+block:
+	MOVQ DX, CX
+	SUBQ R8, CX
+	JLE  none
+	CMPQ CX, $64
+	JB   partial
+	VMOVDQU8 (SI)(R8*1), Z0
+	JMP  compare
+
+partial:
+	// The last bytes, through a mask: the bytes past b read as zero, which
+	// is none of the bytes compared with.
+	MOVQ       $-1, AX
+	BZHIQ      CX, AX, AX
+	KMOVQ      AX, K7
+	VMOVDQU8.Z (SI)(R8*1), K7, Z0
+
+compare:
+	VPCMPEQB Z10, Z0, K1
+	VPCMPEQB Z11, Z0, K2
+	VPORQ    Z12, Z0, Z1
+	VPCMPEQB Z13, Z1, K3
+	VPCMPEQB Z14, Z1, K4
+	KMOVQ    K1, AX      // quotes
+	KMOVQ    K2, BX      // backslashes
+	MOVQ     BX, CX
+	ORQ      R10, CX
+	JNZ      escapes
+
+strings:
+	// AX: the quotes no backslash escapes.
+	MOVQ      AX, X1
+	PCLMULQDQ $0, X9, X1
+	MOVQ      X1, AX
+	XORQ      R9, AX     // AX: the bytes inside strings
+	ANDNQ     BX, AX, CX // backslashes outside strings
+	JNZ       none
+	MOVQ      AX, R9
+	SARQ      $63, R9
+	KMOVQ     K3, CX
+	KMOVQ     K4, DI
+	ANDNQ     CX, AX, CX // opening brackets outside strings
+	ANDNQ     DI, AX, DI // closing ones
+	MOVQ      CX, BX
+	ORQ       DI, BX
+	JZ        next
+	POPCNTQ   DI, R12
+	CMPQ      R11, R12
+	JLE       walk
+	POPCNTQ   CX, R14
+	ADDQ      R14, R11
+	SUBQ      R12, R11
+
+next:
+	ADDQ $64, R8
+	JMP  block
+
+walk:
+	// BX: the brackets, lowest first; CX tells which open.
+	TZCNTQ BX, R12
+	BTQ    R12, CX
+	JCC    closing
+	INCQ   R11
+	BLSRQ  BX, BX
+	JNZ    walk
+	JMP    next
+
+closing:
+	DECQ  R11
+	JZ    found
+	BLSRQ BX, BX
+	JNZ   walk
+	JMP   next
+
+found:
+	LEAQ       1(R8)(R12*1), AX
+	MOVQ       AX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+escapes:
+	// The backslashes that escape (BX, without one the last block's run
+	// escapes) and the bytes they escape: a run starting on an odd bit
+	// is found by adding its start to it, whose carry marks where it
+	// ends; even and odd starts flip which bits of the run's tail are
+	// escaped (Langdale and Lemire, "Parsing gigabytes of JSON per
+	// second", 2019).
+	ANDNQ  BX, R10, BX    // BX &^ R10
+	MOVQ   BX, R12
+	SHLQ   $1, R12
+	ORQ    R10, R12       // the bytes after a backslash
+	MOVQ   R13, R14
+	ORQ    R12, R14
+	ANDNQ  BX, R14, R14   // runs starting on an odd bit
+	XORQ   R10, R10
+	ADDQ   BX, R14
+	SETCS  R10
+	SHLQ   $1, R14
+	XORQ   R13, R14
+	ANDQ   R12, R14       // the escaped bytes
+	ANDNQ  AX, R14, AX
+	JMP    strings
+
+none:
+	MOVQ       $-1, ret+24(FP)
+	VZEROUPPER
+	RET
