@@ -181,7 +181,7 @@ type members struct {
 }
 
 func (r *JSONLReader) parse(line []byte) *Record {
-	if !utf8.Valid(line) {
+	if !ValidUTF8(line) {
 		off := invalidUTF8Offset(line)
 		return r.bad("invalid UTF-8 at byte %d", off+1)
 	}

@@ -2,7 +2,11 @@
 
 package ingest
 
-import "golang.org/x/sys/cpu"
+import (
+	"unicode/utf8"
+
+	"golang.org/x/sys/cpu"
+)
 
 // useAVX512 says skipContainer may run: AVX-512BW for the byte compares,
 // PCLMULQDQ for the prefix XOR that tells string bytes from the others,
@@ -22,3 +26,18 @@ var useAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasPCLMULQD
 //
 //go:noescape
 func skipContainer(b []byte) int
+
+// asciiPrefix returns the length of b's longest prefix of whole 64-byte
+// blocks holding only ASCII (skip_amd64.s). The caller checks useAVX512.
+//
+//go:noescape
+func asciiPrefix(b []byte) int
+
+// ValidUTF8 is utf8.Valid, its ASCII blocks checked 64 bytes at a time
+// where the processor can.
+func ValidUTF8(b []byte) bool {
+	if useAVX512 {
+		b = b[asciiPrefix(b):]
+	}
+	return utf8.Valid(b)
+}

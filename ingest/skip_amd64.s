@@ -144,3 +144,39 @@ none:
 	MOVQ       $-1, ret+24(FP)
 	VZEROUPPER
 	RET
+
+// func asciiPrefix(b []byte) int
+//
+// The length of b's longest prefix of whole 64-byte blocks holding only
+// ASCII (bytes below 0x80): two blocks a round while it can.
+TEXT ·asciiPrefix(SB), NOSPLIT, $0-32
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), DX
+	XORQ AX, AX
+
+pair:
+	LEAQ     128(AX), CX
+	CMPQ     CX, DX
+	JA       single
+	VMOVDQU8 (SI)(AX*1), Z0
+	VPORQ    64(SI)(AX*1), Z0, Z1
+	VPMOVB2M Z1, K1
+	KORTESTQ K1, K1
+	JNZ      single
+	MOVQ     CX, AX
+	JMP      pair
+
+single:
+	LEAQ     64(AX), CX
+	CMPQ     CX, DX
+	JA       done
+	VMOVDQU8 (SI)(AX*1), Z0
+	VPMOVB2M Z0, K1
+	KORTESTQ K1, K1
+	JNZ      done
+	MOVQ     CX, AX
+
+done:
+	MOVQ       AX, ret+24(FP)
+	VZEROUPPER
+	RET

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"testing"
+	"unicode/utf8"
 )
 
 // refSkipContainer finds the end of the object or array b starts with the
@@ -189,5 +190,50 @@ func FuzzSkipValue(f *testing.F) {
 			return
 		}
 		checkSkipContainer(t, b)
+	})
+}
+
+// checkASCIIPrefix checks asciiPrefix's contract on b, and ValidUTF8
+// against utf8.Valid.
+func checkASCIIPrefix(t *testing.T, b []byte) {
+	t.Helper()
+	n := asciiPrefix(b)
+	if n%64 != 0 || n > len(b) {
+		t.Fatalf("asciiPrefix(%d bytes) = %d", len(b), n)
+	}
+	for i, c := range b[:n] {
+		if c >= 0x80 {
+			t.Fatalf("asciiPrefix(%q) = %d, but byte %d is %#x", b, n, i, c)
+		}
+	}
+	if n+64 <= len(b) && bytes.IndexFunc(b[n:n+64], func(r rune) bool { return r >= 0x80 }) < 0 {
+		t.Fatalf("asciiPrefix(%q) = %d: the next block is ASCII too", b, n)
+	}
+	if got, want := ValidUTF8(b), utf8.Valid(b); got != want {
+		t.Fatalf("ValidUTF8(%q) = %v; utf8.Valid says %v", b, got, want)
+	}
+}
+
+// TestASCIIPrefix puts valid and broken UTF-8 at every offset around the
+// blocks asciiPrefix reads.
+func TestASCIIPrefix(t *testing.T) {
+	needAVX512(t)
+	for _, ins := range []string{"é", "€", "😀", "\xff", "\xe2\x82", "\x80", "\x7f"} {
+		for size := 0; size < 300; size += 7 {
+			for at := 0; at <= size; at++ {
+				b := append(bytes.Repeat([]byte("a"), at), ins...)
+				checkASCIIPrefix(t, append(b, bytes.Repeat([]byte("b"), size-at)...))
+			}
+		}
+	}
+}
+
+// FuzzValidUTF8: ValidUTF8 agrees with utf8.Valid.
+func FuzzValidUTF8(f *testing.F) {
+	f.Add([]byte(`{"ts":"2026-03-01T00:00:00Z","agent":"é"}`))
+	f.Add(bytes.Repeat([]byte("x"), 200))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		needAVX512(t)
+		checkASCIIPrefix(t, b)
 	})
 }

@@ -223,7 +223,7 @@ func (s *source) restIsBlank() bool {
 // expand returns the units of one JSONL line: the line itself, or the
 // elements of a top-level array.
 func (s *source) expand(line []byte, n int64) []unit {
-	if !utf8.Valid(line) {
+	if !ingest.ValidUTF8(line) {
 		pos := ingest.Pos{File: s.name, Kind: ingest.PosLine, N: n}
 		return []unit{{line: n, index: -1, err: ingest.Errorf(pos, "invalid UTF-8 at byte %d", invalidUTF8(line)+1)}}
 	}
