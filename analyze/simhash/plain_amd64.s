@@ -35,6 +35,18 @@ DATA mul<>+32(SB)/8, $0x243f6a8885a308d3 // wordSeed
 DATA mul<>+40(SB)/8, $0x6a09e667f3bcc909 // bigram
 GLOBL mul<>(SB), RODATA|NOPTR, $48
 
+// numWord512's constants: the byte offsets 0-31, then "<NUM>" at the
+// start of both 16-byte lanes.
+DATA num512<>+0(SB)/8, $0x0706050403020100
+DATA num512<>+8(SB)/8, $0x0f0e0d0c0b0a0908
+DATA num512<>+16(SB)/8, $0x1716151413121110
+DATA num512<>+24(SB)/8, $0x1f1e1d1c1b1a1918
+DATA num512<>+32(SB)/8, $0x0000003e4d554e3c
+DATA num512<>+40(SB)/8, $0
+DATA num512<>+48(SB)/8, $0x0000003e4d554e3c
+DATA num512<>+56(SB)/8, $0
+GLOBL num512<>(SB), RODATA|NOPTR, $64
+
 // LOWER lowercases the bytes of x: upper case letters are b+0x3f as a
 // signed byte below -102 (X11: 0x3f, X12: 0x9a, X8: 0x20); X4 and X5 are
 // clobbered.
@@ -465,6 +477,8 @@ suffix:
 	// in out (from src lowercased in lc, zero-padded), then hashed as
 	// wordBlock and wordOpen do; n = R13 + 5 + CX - R10 (at most 19).
 	LOWER(X0)
+	CMPB ·useAVX512(SB), $0
+	JNE  num512
 	PXOR  X6, X6
 	MOVOU X0, lc-80(SP)
 	MOVOU X6, lc-64(SP)
@@ -489,6 +503,65 @@ numtail:
 	MOVL  R13, AX
 	ANDL  $7, AX
 	MOVQ  (R11), R11
+	ANDQ  (R12)(AX*8), R11
+	XORQ  R11, R10
+	SHLQ  $56, R13
+	XORQ  R13, R10
+	JMP   keep
+
+num512:
+	// The same word built in registers: byte j of the word is lc[j] for
+	// j < R13 (the prefix), "<NUM>"[j-R13] up to R13+5, then lc[j+R10-R13-5]
+	// (the suffix) up to n, shuffled from lc in both lanes of Y0. Built in
+	// memory, its loads span several stores, which the processor does not
+	// forward: a number word cost several plain words.
+	VINSERTI128  $1, X0, Y0, Y0
+	VMOVDQU      num512<>+0(SB), Y1 // j
+	VPBROADCASTB R13, Y2
+	VPCMPUB      $1, Y2, Y1, K1     // j < R13: the prefix
+	LEAL         5(R13), AX
+	VPBROADCASTB AX, Y3
+	VPCMPUB      $1, Y3, Y1, K2     // j < R13+5
+	KANDNQ       K2, K1, K3         // <NUM>
+	MOVL         CX, AX
+	SUBL         R10, AX
+	ADDL         R13, AX
+	ADDL         $5, AX             // n
+	VPBROADCASTB AX, Y3
+	VPCMPUB      $1, Y3, Y1, K4     // j < n
+	KANDNQ       K4, K2, K4         // the suffix
+	SUBL         R13, R10
+	SUBL         $5, R10
+	VPBROADCASTB R10, Y3
+	VPADDB       Y3, Y1, Y4         // j + R10-R13-5
+	VMOVDQU8     Y1, K1, Y4         // j in the prefix
+	KORQ         K1, K4, K4
+	VPSHUFB.Z    Y4, Y0, K4, Y5
+	VPSUBB       Y2, Y1, Y4         // j - R13
+	VMOVDQU      num512<>+32(SB), Y6
+	VPSHUFB      Y4, Y6, K3, Y5
+	MOVQ         mul<>+32(SB), R10  // wordSeed
+	MOVQ         X5, R11
+	CMPL         AX, $8
+	JLT          num512tail
+	IMULQ        mul<>+0(SB), R11
+	XORQ         R11, R10
+	ROLQ         $27, R10
+	IMULQ        mul<>+8(SB), R10
+	VPEXTRQ      $1, X5, R11
+	CMPL         AX, $16
+	JLT          num512tail
+	IMULQ        mul<>+0(SB), R11
+	XORQ         R11, R10
+	ROLQ         $27, R10
+	IMULQ        mul<>+8(SB), R10
+	VEXTRACTI128 $1, Y5, X5
+	MOVQ         X5, R11
+
+num512tail:
+	VZEROUPPER
+	MOVL  AX, R13
+	ANDL  $7, AX
 	ANDQ  (R12)(AX*8), R11
 	XORQ  R11, R10
 	SHLQ  $56, R13
