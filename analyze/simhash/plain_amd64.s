@@ -58,14 +58,19 @@ GLOBL num512<>(SB), RODATA|NOPTR, $64
 	PAND    X8, X5; \
 	POR     X5, x
 
-// NUMBLOCK folds the 8 bytes at R11 into the word hash R10 (wordBlock)
-// and moves R11 past them; AX is clobbered.
+// FOLD folds the 8 bytes in register r into the word hash R10
+// (wordBlock); r is clobbered.
+#define FOLD(r) \
+	IMULQ mul<>+0(SB), r; \
+	XORQ  r, R10; \
+	ROLQ  $27, R10; \
+	IMULQ mul<>+8(SB), R10
+
+// NUMBLOCK folds the 8 bytes at R11 into the word hash R10 and moves R11
+// past them; AX is clobbered.
 #define NUMBLOCK \
 	MOVQ  (R11), AX; \
-	IMULQ mul<>+0(SB), AX; \
-	XORQ  AX, R10; \
-	ROLQ  $27, R10; \
-	IMULQ mul<>+8(SB), R10; \
+	FOLD(AX); \
 	ADDQ  $8, R11
 
 // tails: the masks of a word's last 0-7 bytes; then, for a plain word of
@@ -544,17 +549,11 @@ num512:
 	MOVQ         X5, R11
 	CMPL         AX, $8
 	JLT          num512tail
-	IMULQ        mul<>+0(SB), R11
-	XORQ         R11, R10
-	ROLQ         $27, R10
-	IMULQ        mul<>+8(SB), R10
+	FOLD(R11)
 	VPEXTRQ      $1, X5, R11
 	CMPL         AX, $16
 	JLT          num512tail
-	IMULQ        mul<>+0(SB), R11
-	XORQ         R11, R10
-	ROLQ         $27, R10
-	IMULQ        mul<>+8(SB), R10
+	FOLD(R11)
 	VEXTRACTI128 $1, Y5, X5
 	MOVQ         X5, R11
 
