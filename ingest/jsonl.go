@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/killswitch/killswitch/internal/jsonsimd"
 	"github.com/valyala/fastjson"
 )
 
@@ -181,7 +182,7 @@ type members struct {
 }
 
 func (r *JSONLReader) parse(line []byte) *Record {
-	if !ValidUTF8(line) {
+	if !jsonsimd.ValidUTF8(line) {
 		off := invalidUTF8Offset(line)
 		return r.bad("invalid UTF-8 at byte %d", off+1)
 	}

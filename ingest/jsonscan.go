@@ -9,6 +9,8 @@ import (
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/killswitch/killswitch/internal/jsonsimd"
 )
 
 // This file is a minimal scanner over one JSON object: it yields the raw
@@ -77,8 +79,8 @@ func skipValue(b []byte, i int) (int, error) {
 	case '"':
 		return skipString(b, i)
 	case '{', '[':
-		if useAVX512 {
-			if n := skipContainer(b[i:]); n > 0 {
+		if jsonsimd.Enabled {
+			if n := jsonsimd.SkipContainer(b[i:]); n > 0 {
 				return i + n, nil
 			}
 			// Not closed within b, or a backslash outside strings: the

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"testing"
-	"unicode/utf8"
+
+	"github.com/killswitch/killswitch/internal/jsonsimd"
 )
 
 // refSkipContainer finds the end of the object or array b starts with the
@@ -35,7 +36,7 @@ func refSkipContainer(b []byte) (end int, ok bool) {
 }
 
 // strayBackslash says whether b holds a backslash outside strings: not
-// JSON, which skipContainer leaves to the scalar loop.
+// JSON, which SkipContainer leaves to the scalar loop.
 func strayBackslash(b []byte) bool {
 	in := false
 	for j := 0; j < len(b); j++ {
@@ -51,12 +52,12 @@ func strayBackslash(b []byte) bool {
 	return false
 }
 
-// checkSkipContainer checks skipContainer on b (b[0] is '{' or '[')
+// checkSkipContainer checks jsonsimd.SkipContainer on b (b[0] is '{' or '[')
 // against refSkipContainer, and skipValue's two paths against each other.
 func checkSkipContainer(t *testing.T, b []byte) {
 	t.Helper()
 	want, ok := refSkipContainer(b)
-	got := skipContainer(b)
+	got := jsonsimd.SkipContainer(b)
 	// Whole blocks are read: a stray backslash in the end's block, even
 	// after the end, is a reason to hand over.
 	block := len(b)
@@ -65,14 +66,14 @@ func checkSkipContainer(t *testing.T, b []byte) {
 	}
 	switch {
 	case got > 0 && (!ok || got != want):
-		t.Fatalf("skipContainer(%q) = %d; want %d (ends: %v)", b, got, want, ok)
+		t.Fatalf("SkipContainer(%q) = %d; want %d (ends: %v)", b, got, want, ok)
 	case got < 0 && ok && !strayBackslash(b[:block]):
-		t.Fatalf("skipContainer(%q) = %d; want %d", b, got, want)
+		t.Fatalf("SkipContainer(%q) = %d; want %d", b, got, want)
 	}
 	fast, errFast := skipValue(b, 0)
-	useAVX512 = false
+	jsonsimd.Enabled = false
 	slow, errSlow := skipValue(b, 0)
-	useAVX512 = true
+	jsonsimd.Enabled = true
 	if fast != slow || (errFast == nil) != (errSlow == nil) ||
 		(errFast != nil && errFast.Error() != errSlow.Error()) {
 		t.Fatalf("skipValue(%q) = %d, %v with AVX-512; %d, %v without", b, fast, errFast, slow, errSlow)
@@ -80,12 +81,12 @@ func checkSkipContainer(t *testing.T, b []byte) {
 }
 
 func needAVX512(t testing.TB) {
-	if !useAVX512 {
+	if !jsonsimd.Enabled {
 		t.Skip("no AVX-512 here: skipValue runs its scalar loop only")
 	}
 }
 
-// TestSkipContainer runs skipContainer on strings of the bytes it looks
+// TestSkipContainer runs jsonsimd.SkipContainer on strings of the bytes it looks
 // for (and others), 0 to 300 bytes long, so that runs of backslashes,
 // strings and depth changes fall across its 64-byte blocks.
 func TestSkipContainer(t *testing.T) {
@@ -108,7 +109,7 @@ func TestSkipContainer(t *testing.T) {
 	}
 }
 
-// TestSkipContainerJSON runs skipContainer on valid JSON: nested values
+// TestSkipContainerJSON runs jsonsimd.SkipContainer on valid JSON: nested values
 // whose strings hold quotes, backslashes and brackets, followed by more
 // members as in a capture line.
 func TestSkipContainerJSON(t *testing.T) {
@@ -153,8 +154,8 @@ func TestSkipContainerJSON(t *testing.T) {
 		}
 		n := len(b)
 		b = append(b, `,"response":{"x":"\\\""}}`...)
-		if got := skipContainer(b); got != n {
-			t.Fatalf("skipContainer(%q) = %d; want %d", b, got, n)
+		if got := jsonsimd.SkipContainer(b); got != n {
+			t.Fatalf("SkipContainer(%q) = %d; want %d", b, got, n)
 		}
 		checkSkipContainer(t, b)
 	}
@@ -179,7 +180,7 @@ func TestSkipContainerEdges(t *testing.T) {
 }
 
 // FuzzSkipValue: skipValue gives the same end or the same error with
-// skipContainer as with its scalar loop alone.
+// jsonsimd.SkipContainer as with its scalar loop alone.
 func FuzzSkipValue(f *testing.F) {
 	for _, s := range []string{`{}`, `[{"a":"\\\""}]`, `{"a":[1,2,{"b":"}"}]}x`, `{\"}`, `{"a`, `["\\\\"]`} {
 		f.Add([]byte(s))
@@ -190,50 +191,5 @@ func FuzzSkipValue(f *testing.F) {
 			return
 		}
 		checkSkipContainer(t, b)
-	})
-}
-
-// checkASCIIPrefix checks asciiPrefix's contract on b, and ValidUTF8
-// against utf8.Valid.
-func checkASCIIPrefix(t *testing.T, b []byte) {
-	t.Helper()
-	n := asciiPrefix(b)
-	if n%64 != 0 || n > len(b) {
-		t.Fatalf("asciiPrefix(%d bytes) = %d", len(b), n)
-	}
-	for i, c := range b[:n] {
-		if c >= 0x80 {
-			t.Fatalf("asciiPrefix(%q) = %d, but byte %d is %#x", b, n, i, c)
-		}
-	}
-	if n+64 <= len(b) && bytes.IndexFunc(b[n:n+64], func(r rune) bool { return r >= 0x80 }) < 0 {
-		t.Fatalf("asciiPrefix(%q) = %d: the next block is ASCII too", b, n)
-	}
-	if got, want := ValidUTF8(b), utf8.Valid(b); got != want {
-		t.Fatalf("ValidUTF8(%q) = %v; utf8.Valid says %v", b, got, want)
-	}
-}
-
-// TestASCIIPrefix puts valid and broken UTF-8 at every offset around the
-// blocks asciiPrefix reads.
-func TestASCIIPrefix(t *testing.T) {
-	needAVX512(t)
-	for _, ins := range []string{"é", "€", "😀", "\xff", "\xe2\x82", "\x80", "\x7f"} {
-		for size := 0; size < 300; size += 7 {
-			for at := 0; at <= size; at++ {
-				b := append(bytes.Repeat([]byte("a"), at), ins...)
-				checkASCIIPrefix(t, append(b, bytes.Repeat([]byte("b"), size-at)...))
-			}
-		}
-	}
-}
-
-// FuzzValidUTF8: ValidUTF8 agrees with utf8.Valid.
-func FuzzValidUTF8(f *testing.F) {
-	f.Add([]byte(`{"ts":"2026-03-01T00:00:00Z","agent":"é"}`))
-	f.Add(bytes.Repeat([]byte("x"), 200))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		needAVX512(t)
-		checkASCIIPrefix(t, b)
 	})
 }

@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/killswitch/killswitch/internal/jsonsimd"
 )
 
 // This file reads JSON bytes in place, for the fast path of fast.go: it
@@ -47,10 +49,19 @@ func quoteOrBackslash(x uint64) uint64 {
 // skipString returns the index just past the string starting at b[i] == '"',
 // or false when it is not terminated. A backslash escapes the byte after it.
 func skipString(b []byte, i int) (int, bool) {
+	j := i + 1 // never inside an escape
+	if jsonsimd.Enabled {
+		// 64 bytes at a time, escapes included: faster than the loops
+		// below on the short corpus's requests (TestSkipStringPaths
+		// checks they agree).
+		if k := jsonsimd.StringEnd(b[j:]); k >= 0 {
+			return j + k + 1, true
+		}
+		return 0, false
+	}
 	// Look 8 bytes at a time for a quote or a backslash, stepping over
 	// escapes, until 4 words in a row hold neither: names, ids and JSON text
 	// in strings end or escape soon.
-	j := i + 1 // never inside an escape
 	for n := 0; n < 4 && j+8 <= len(b); {
 		m := quoteOrBackslash(binary.LittleEndian.Uint64(b[j:]))
 		if m == 0 {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/jsonsimd"
 )
 
 // peekSize is how much of an input is looked at to choose between JSONL and
@@ -223,7 +224,7 @@ func (s *source) restIsBlank() bool {
 // expand returns the units of one JSONL line: the line itself, or the
 // elements of a top-level array.
 func (s *source) expand(line []byte, n int64) []unit {
-	if !ingest.ValidUTF8(line) {
+	if !jsonsimd.ValidUTF8(line) {
 		pos := ingest.Pos{File: s.name, Kind: ingest.PosLine, N: n}
 		return []unit{{line: n, index: -1, err: ingest.Errorf(pos, "invalid UTF-8 at byte %d", invalidUTF8(line)+1)}}
 	}

@@ -11,7 +11,31 @@ DATA skipc<>+3(SB)/1, $0x7b
 DATA skipc<>+4(SB)/1, $0x7d
 GLOBL skipc<>(SB), RODATA|NOPTR, $5
 
-// func skipContainer(b []byte) int
+// ESCAPES removes from the quotes (AX) those a backslash escapes: BX holds
+// the block's backslashes, R10 is 1 when the last block ended in an odd
+// run of them (it escapes this block's first byte) and is set for the
+// next, R13 holds the even bits; R12 and R14 are clobbered, BX loses the
+// backslash R10 escapes. A run starting on an odd bit is found by adding
+// its start to it, whose carry marks where it ends; even and odd starts
+// flip which bits of the run's tail are escaped (Langdale and Lemire,
+// "Parsing gigabytes of JSON per second", 2019).
+#define ESCAPES \
+	ANDNQ BX, R10, BX; \
+	MOVQ  BX, R12; \
+	SHLQ  $1, R12; \
+	ORQ   R10, R12; \
+	MOVQ  R13, R14; \
+	ORQ   R12, R14; \
+	ANDNQ BX, R14, R14; \
+	XORQ  R10, R10; \
+	ADDQ  BX, R14; \
+	SETCS R10; \
+	SHLQ  $1, R14; \
+	XORQ  R13, R14; \
+	ANDQ  R12, R14; \
+	ANDNQ AX, R14, AX
+
+// func SkipContainer(b []byte) int
 //
 // One 64-byte block per round: compares give masks of the quotes,
 // backslashes, opening and closing brackets. Quotes escaped by an odd run
@@ -21,7 +45,7 @@ GLOBL skipc<>(SB), RODATA|NOPTR, $5
 // top bit carried in R9. Brackets outside strings change the depth (R11):
 // by their counts when fewer closes than the depth cannot reach zero, else
 // one by one in order until the depth is back to zero.
-TEXT ·skipContainer(SB), NOSPLIT, $0-32
+TEXT ·SkipContainer(SB), NOSPLIT, $0-32
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), DX
 	VPBROADCASTB skipc<>+0(SB), Z10
@@ -118,38 +142,78 @@ found:
 	RET
 
 escapes:
-	// The backslashes that escape (BX, without one the last block's run
-	// escapes) and the bytes they escape: a run starting on an odd bit
-	// is found by adding its start to it, whose carry marks where it
-	// ends; even and odd starts flip which bits of the run's tail are
-	// escaped (Langdale and Lemire, "Parsing gigabytes of JSON per
-	// second", 2019).
-	ANDNQ  BX, R10, BX    // BX &^ R10
-	MOVQ   BX, R12
-	SHLQ   $1, R12
-	ORQ    R10, R12       // the bytes after a backslash
-	MOVQ   R13, R14
-	ORQ    R12, R14
-	ANDNQ  BX, R14, R14   // runs starting on an odd bit
-	XORQ   R10, R10
-	ADDQ   BX, R14
-	SETCS  R10
-	SHLQ   $1, R14
-	XORQ   R13, R14
-	ANDQ   R12, R14       // the escaped bytes
-	ANDNQ  AX, R14, AX
-	JMP    strings
+	ESCAPES
+	JMP strings
 
 none:
 	MOVQ       $-1, ret+24(FP)
 	VZEROUPPER
 	RET
 
-// func asciiPrefix(b []byte) int
+// func StringEnd(b []byte) int
+//
+// One 64-byte block per round, as SkipContainer: the first quote no odd
+// run of backslashes escapes.
+TEXT ·StringEnd(SB), NOSPLIT, $0-32
+	MOVQ         b_base+0(FP), SI
+	MOVQ         b_len+8(FP), DX
+	VPBROADCASTB skipc<>+0(SB), Z10
+	VPBROADCASTB skipc<>+1(SB), Z11
+	MOVQ         $0x5555555555555555, R13
+	XORQ         R8, R8
+	XORQ         R10, R10
+
+sblock:
+	MOVQ DX, CX
+	SUBQ R8, CX
+	JLE  snone
+	CMPQ CX, $64
+	JB   spartial
+	VMOVDQU8 (SI)(R8*1), Z0
+	JMP  scompare
+
+spartial:
+	MOVQ       $-1, AX
+	BZHIQ      CX, AX, AX
+	KMOVQ      AX, K7
+	VMOVDQU8.Z (SI)(R8*1), K7, Z0
+
+scompare:
+	VPCMPEQB Z10, Z0, K1
+	VPCMPEQB Z11, Z0, K2
+	KMOVQ    K1, AX
+	KMOVQ    K2, BX
+	MOVQ     BX, CX
+	ORQ      R10, CX
+	JNZ      sescapes
+
+squotes:
+	TESTQ AX, AX
+	JNZ   sfound
+	ADDQ  $64, R8
+	JMP   sblock
+
+sescapes:
+	ESCAPES
+	JMP squotes
+
+sfound:
+	TZCNTQ     AX, AX
+	ADDQ       R8, AX
+	MOVQ       AX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+snone:
+	MOVQ       $-1, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func ASCIIPrefix(b []byte) int
 //
 // The length of b's longest prefix of whole 64-byte blocks holding only
 // ASCII (bytes below 0x80): two blocks a round while it can.
-TEXT ·asciiPrefix(SB), NOSPLIT, $0-32
+TEXT ·ASCIIPrefix(SB), NOSPLIT, $0-32
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), DX
 	XORQ AX, AX

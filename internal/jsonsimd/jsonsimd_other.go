@@ -1,0 +1,11 @@
+//go:build !amd64 || purego
+
+package jsonsimd
+
+// Enabled is false where jsonsimd_amd64.s is not built; the functions
+// below are then never called.
+var Enabled = false
+
+func SkipContainer(b []byte) int { panic("jsonsimd: SkipContainer without AVX-512") }
+func StringEnd(b []byte) int     { panic("jsonsimd: StringEnd without AVX-512") }
+func ASCIIPrefix(b []byte) int   { panic("jsonsimd: ASCIIPrefix without AVX-512") }

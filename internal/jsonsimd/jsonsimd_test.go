@@ -1,0 +1,129 @@
+package jsonsimd
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+	"unicode/utf8"
+)
+
+func needAVX512(t testing.TB) {
+	if !Enabled {
+		t.Skip("no AVX-512 here: callers run their scalar code only")
+	}
+}
+
+// refStringEnd is StringEnd the slow way: byte by byte, a backslash
+// escaping the byte after it.
+func refStringEnd(b []byte) int {
+	for j := 0; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j
+		}
+	}
+	return -1
+}
+
+func checkStringEnd(t *testing.T, b []byte) {
+	t.Helper()
+	if got, want := StringEnd(b), refStringEnd(b); got != want {
+		t.Fatalf("StringEnd(%q) = %d; want %d", b, got, want)
+	}
+}
+
+// TestStringEnd runs StringEnd on strings of quotes, backslashes and
+// other bytes, 0 to 300 long, so that runs of backslashes and quotes
+// fall across its 64-byte blocks.
+func TestStringEnd(t *testing.T) {
+	needAVX512(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 200000 {
+		b := make([]byte, rng.IntN(300))
+		p := 0.01 + 0.3*rng.Float64()
+		for j := range b {
+			switch r := rng.Float64(); {
+			case r < p/4:
+				b[j] = '"'
+			case r < p:
+				b[j] = '\\'
+			default:
+				b[j] = "ab\x00\xff"[rng.IntN(4)]
+			}
+		}
+		checkStringEnd(t, b)
+	}
+}
+
+// TestStringEndEdges: runs of 0-5 backslashes before a quote, ending at
+// every offset around the first block boundaries.
+func TestStringEndEdges(t *testing.T) {
+	needAVX512(t)
+	for pad := 0; pad < 200; pad++ {
+		for run := 0; run < 6; run++ {
+			s := bytes.Repeat([]byte("x"), pad)
+			s = append(s, bytes.Repeat([]byte(`\`), run)...)
+			checkStringEnd(t, append(s, '"'))
+			checkStringEnd(t, append(s, `"x"`...))
+			checkStringEnd(t, s)
+		}
+	}
+}
+
+// FuzzStringEnd: StringEnd agrees with the byte-by-byte reference.
+func FuzzStringEnd(f *testing.F) {
+	for _, s := range []string{``, `"`, `\"`, `\\"`, `abc\\\"def"`, string(bytes.Repeat([]byte(`\`), 63)) + `""`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		needAVX512(t)
+		checkStringEnd(t, b)
+	})
+}
+
+// checkASCIIPrefix checks ASCIIPrefix's contract on b, and ValidUTF8
+// against utf8.Valid.
+func checkASCIIPrefix(t *testing.T, b []byte) {
+	t.Helper()
+	n := ASCIIPrefix(b)
+	if n%64 != 0 || n > len(b) {
+		t.Fatalf("ASCIIPrefix(%d bytes) = %d", len(b), n)
+	}
+	for i, c := range b[:n] {
+		if c >= 0x80 {
+			t.Fatalf("ASCIIPrefix(%q) = %d, but byte %d is %#x", b, n, i, c)
+		}
+	}
+	if n+64 <= len(b) && bytes.IndexFunc(b[n:n+64], func(r rune) bool { return r >= 0x80 }) < 0 {
+		t.Fatalf("ASCIIPrefix(%q) = %d: the next block is ASCII too", b, n)
+	}
+	if got, want := ValidUTF8(b), utf8.Valid(b); got != want {
+		t.Fatalf("ValidUTF8(%q) = %v; utf8.Valid says %v", b, got, want)
+	}
+}
+
+// TestASCIIPrefix puts valid and broken UTF-8 at every offset around the
+// blocks ASCIIPrefix reads.
+func TestASCIIPrefix(t *testing.T) {
+	needAVX512(t)
+	for _, ins := range []string{"é", "€", "😀", "\xff", "\xe2\x82", "\x80", "\x7f"} {
+		for size := 0; size < 300; size += 7 {
+			for at := 0; at <= size; at++ {
+				b := append(bytes.Repeat([]byte("a"), at), ins...)
+				checkASCIIPrefix(t, append(b, bytes.Repeat([]byte("b"), size-at)...))
+			}
+		}
+	}
+}
+
+// FuzzValidUTF8: ValidUTF8 agrees with utf8.Valid.
+func FuzzValidUTF8(f *testing.F) {
+	f.Add([]byte(`{"ts":"2026-03-01T00:00:00Z","agent":"é"}`))
+	f.Add(bytes.Repeat([]byte("x"), 200))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		needAVX512(t)
+		checkASCIIPrefix(t, b)
+	})
+}
