@@ -648,14 +648,15 @@ func (a *accumulator) sum() (uint64, bool) {
 	half := uint64(a.n / 2)
 	var gt uint64    // bits whose count is greater than half
 	eq := ^uint64(0) // bits whose count equals half so far
+	// Without a branch on half's bits, which no predictor learns: where
+	// half has a 1 (set all ones), a count equal so far stays equal only
+	// with a 1 too; where it has a 0, a 1 makes it greater, a 0 keeps it
+	// equal.
 	for j := max(a.top, bits.Len64(half)) - 1; j >= 0; j-- {
 		p := a.planes[j]
-		if half>>j&1 != 0 {
-			eq &= p
-		} else {
-			gt |= eq & p
-			eq &^= p
-		}
+		set := -(half >> j & 1)
+		gt |= eq & p &^ set
+		eq &^= p ^ set
 	}
 	if a.n%2 == 0 {
 		gt |= eq & tieBits
