@@ -15,12 +15,13 @@ run: build
 	./$(BIN) replay fixtures/scenarios/*.jsonl
 
 # Everything CI runs: formatting, vet, the unit/golden/fuzz-seed tests
-# (simhash also without its assembly, -tags purego, and on 32 bits, where
-# its bit tricks once went wrong), and the captured-loop regression check
-# over fixtures/.
+# (the packages with assembly, and those calling it, also without it,
+# -tags purego, as a processor without AVX-512 runs them; simhash also on
+# 32 bits, where its bit tricks once went wrong), and the captured-loop
+# regression check over fixtures/.
 test: services fmt-check tidy-check vet build
 	$(GO) test ./...
-	$(GO) test -tags purego ./analyze/simhash/
+	$(GO) test -tags purego ./analyze/simhash/ ./internal/jsonsimd/ ./ingest/ ./analyze/body/
 	GOARCH=386 $(GO) vet ./...
 	@if GOARCH=386 $(GO) test -count=1 -run '^$$' ./internal/cputime/ >/dev/null 2>&1; then \
 	  echo "GOARCH=386 $(GO) test ./analyze/simhash/"; GOARCH=386 $(GO) test ./analyze/simhash/; \
