@@ -2,8 +2,8 @@
 
 #include "textflag.h"
 
-// Bytes skipContainer compares with: '"', '\\', and '{' / '}' as '[' / ']'
-// become with 0x20 set ('[' | 0x20 == '{', ']' | 0x20 == '}').
+// Bytes SkipContainer and StringEnd compare with: '"', '\\', and '{' / '}'
+// as '[' / ']' become with 0x20 set ('[' | 0x20 == '{', ']' | 0x20 == '}').
 DATA skipc<>+0(SB)/1, $0x22
 DATA skipc<>+1(SB)/1, $0x5c
 DATA skipc<>+2(SB)/1, $0x20
@@ -43,8 +43,9 @@ GLOBL skipc<>(SB), RODATA|NOPTR, $5
 // block in R10); a carry-less multiply by all ones turns the quotes into
 // the mask of string bytes (opening quote included, closing excluded), its
 // top bit carried in R9. Brackets outside strings change the depth (R11):
-// by their counts when fewer closes than the depth cannot reach zero, else
-// one by one in order until the depth is back to zero.
+// by their counts when the block holds fewer closing brackets than the
+// depth (which cannot then reach zero in it), else one by one in order
+// until the depth is back to zero.
 TEXT ·SkipContainer(SB), NOSPLIT, $0-32
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), DX
