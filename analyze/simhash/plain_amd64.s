@@ -265,8 +265,8 @@ refill:
 	MOVQ wmax-88(SP), R15
 	CMPQ BX, R15
 	CMOVQCS BX, R15       // min(p, &src[len(src)-64])
-	PREFETCHT0 64(R15)    // the next windows' bytes (no fault past the end)
-	PREFETCHT0 128(R15)
+	PREFETCHT0 256(R15)   // the bytes five windows on, about as far as a
+	PREFETCHT0 320(R15)   // cold line takes to come (no fault past the end)
 	CMPB ·useAVX512(SB), $0
 	JNE  window512
 	WINDOW(0, R8, R14)
