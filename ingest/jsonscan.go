@@ -121,7 +121,7 @@ func skipValue(b []byte, i int) (int, error) {
 		switch string(lit) {
 		case "true", "false", "null":
 		default:
-			if !json.Valid(lit) {
+			if end, ok := SkipJSONNumber(lit, 0); !ok || end != len(lit) {
 				return 0, fmt.Errorf("invalid literal of %d bytes at byte %d", len(lit), i+1)
 			}
 		}
@@ -275,4 +275,48 @@ func NotJSON(b []byte) string {
 		return fmt.Sprintf("invalid JSON at byte %d of %d", se.Offset, len(b))
 	}
 	return fmt.Sprintf("invalid JSON (%d bytes)", len(b))
+}
+
+// SkipJSONNumber returns the index just past the JSON number (RFC 8259 grammar)
+// starting at b[i], or false when there is none.
+func SkipJSONNumber(b []byte, i int) (int, bool) {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(b):
+		return 0, false
+	case b[i] == '0':
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		i = skipDigits(b, i+1)
+	default:
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		j := skipDigits(b, i+1)
+		if j == i+1 {
+			return 0, false
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := skipDigits(b, i)
+		if j == i {
+			return 0, false
+		}
+		i = j
+	}
+	return i, true
+}
+
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
 }

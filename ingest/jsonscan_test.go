@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"bytes"
+	"encoding/json"
 	"math/rand/v2"
 	"testing"
 )
@@ -40,4 +42,43 @@ func TestSkipString(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkNumber compares SkipJSONNumber taking all of lit with json.Valid.
+func checkNumber(t *testing.T, lit []byte) {
+	t.Helper()
+	end, ok := SkipJSONNumber(lit, 0)
+	got := ok && end == len(lit)
+	// json.Valid also takes true/false/null, strings and white space
+	// around a value; a literal of the bytes below is none of those.
+	if want := json.Valid(lit); got != want {
+		t.Fatalf("SkipJSONNumber(%q) = %d, %v; json.Valid says %v", lit, end, ok, want)
+	}
+}
+
+// TestSkipJSONNumber checks SkipJSONNumber's grammar against json.Valid
+// on short strings of the bytes numbers are made of.
+func TestSkipJSONNumber(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	for range 200000 {
+		lit := make([]byte, 1+rng.IntN(8))
+		for j := range lit {
+			lit[j] = "0123456789-+.eE"[rng.IntN(15)]
+		}
+		checkNumber(t, lit)
+	}
+}
+
+// FuzzSkipJSONNumber: SkipJSONNumber agrees with json.Valid on any
+// literal without white space, quotes or letters json.Valid would take.
+func FuzzSkipJSONNumber(f *testing.F) {
+	for _, s := range []string{"0", "-0.5e+10", "01", "1.", ".5", "1e", "-", "2E-3"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, lit []byte) {
+		if len(lit) == 0 || bytes.ContainsAny(lit, " \t\r\n\"tfn[{") {
+			return
+		}
+		checkNumber(t, lit)
+	})
 }

@@ -166,7 +166,7 @@ func (c *canonicalizer) raw(dst, b []byte, i, depth int) (out []byte, end int, o
 		end, ok = skipLiteral(b, i, "null")
 		return append(dst, "null"...), end, ok
 	}
-	end, ok = skipNumber(b, i)
+	end, ok = ingest.SkipJSONNumber(b, i)
 	return append(dst, "<NUM>"...), end, ok
 }
 

@@ -7,6 +7,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/jsonsimd"
 )
 
@@ -130,50 +131,6 @@ func scanName(b []byte, i int) (int, bool) {
 	return 0, false
 }
 
-// skipNumber returns the index just past the JSON number (RFC 8259 grammar)
-// starting at b[i], or false when there is none.
-func skipNumber(b []byte, i int) (int, bool) {
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i >= len(b):
-		return 0, false
-	case b[i] == '0':
-		i++
-	case b[i] >= '1' && b[i] <= '9':
-		i = skipDigits(b, i+1)
-	default:
-		return 0, false
-	}
-	if i < len(b) && b[i] == '.' {
-		j := skipDigits(b, i+1)
-		if j == i+1 {
-			return 0, false
-		}
-		i = j
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j := skipDigits(b, i)
-		if j == i {
-			return 0, false
-		}
-		i = j
-	}
-	return i, true
-}
-
-func skipDigits(b []byte, i int) int {
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		i++
-	}
-	return i
-}
-
 // skipLiteral returns the index just past lit at b[i], or false.
 func skipLiteral(b []byte, i int, lit string) (int, bool) {
 	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
@@ -195,7 +152,7 @@ func skipScalar(b []byte, i int) (int, bool) {
 	case 'n':
 		return skipLiteral(b, i, "null")
 	}
-	return skipNumber(b, i)
+	return ingest.SkipJSONNumber(b, i)
 }
 
 // skipValue returns the index just past the JSON value starting at b[i],
