@@ -7,6 +7,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/killswitch/killswitch/ingest"
 )
 
 // A strict JSON scanner and tree builder for the readers' hot paths. They
@@ -187,49 +189,14 @@ func hex4(b []byte, i int) rune {
 	return r
 }
 
-// strictNumber returns the end of the number at b[i], or -1 (RFC 8259:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?). A number must end
-// where a delimiter can follow; the caller checks what follows.
+// strictNumber returns the end of the number at b[i], or -1 (RFC 8259,
+// ingest.SkipJSONNumber). A number must end where a delimiter can follow;
+// the caller checks what follows.
 func strictNumber(b []byte, i int) int {
-	if b[i] == '-' {
-		i++
+	if end, ok := ingest.SkipJSONNumber(b, i); ok {
+		return end
 	}
-	if i >= len(b) {
-		return -1
-	}
-	if b[i] == '0' {
-		i++
-	} else if b[i] >= '1' && b[i] <= '9' {
-		i = digits(b, i)
-	} else {
-		return -1
-	}
-	if i < len(b) && b[i] == '.' {
-		j := digits(b, i+1)
-		if j == i+1 {
-			return -1
-		}
-		i = j
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j := digits(b, i)
-		if j == i {
-			return -1
-		}
-		i = j
-	}
-	return i
-}
-
-func digits(b []byte, i int) int {
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		i++
-	}
-	return i
+	return -1
 }
 
 // fastTree parses b, one JSON value with optional white space around it,
