@@ -83,9 +83,9 @@ func (p *Parser) parseResponseTree(b []byte) (Response, error) {
 
 // trimLeft drops leading whitespace and a UTF-8 byte order mark.
 func trimLeft(b []byte) []byte {
-	b = bytes.TrimLeft(b, " \t\r\n")
+	b = b[skipWS(b, 0):]
 	if bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) {
-		b = bytes.TrimLeft(b[3:], " \t\r\n")
+		b = b[3+skipWS(b[3:], 0):]
 	}
 	return b
 }
@@ -93,8 +93,11 @@ func trimLeft(b []byte) []byte {
 // isEventStream reports whether b (left-trimmed) starts like a
 // text/event-stream: a comment or a data, event, id or retry field.
 func isEventStream(b []byte) bool {
-	if b[0] == ':' {
+	switch b[0] {
+	case ':':
 		return true
+	case '{', '[':
+		return false // JSON, the common case
 	}
 	for _, f := range [...]string{"data", "event", "id", "retry"} {
 		if len(b) > len(f) && string(b[:len(f)]) == f && (b[len(f)] == ':' || b[len(f)] == '\n' || b[len(f)] == '\r') {
