@@ -1,7 +1,9 @@
 package analyze
 
 import (
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/killswitch/killswitch/ingest"
@@ -260,7 +262,8 @@ func (s *Summary) finish() {
 			s.WarningCounts = append(s.WarningCounts, WarningCount{WarningKind(k), n})
 		}
 	}
-	sort.Slice(s.Agents, func(i, j int) bool { return s.Agents[i].Agent < s.Agents[j].Agent })
+	// Ids are unique: any sort gives the same order.
+	slices.SortFunc(s.Agents, func(a, b *AgentSummary) int { return strings.Compare(a.Agent, b.Agent) })
 	for reason, n := range s.skips {
 		s.Skips = append(s.Skips, SkipCount{reason, n})
 	}
