@@ -277,8 +277,10 @@ func NotJSON(b []byte) string {
 	return fmt.Sprintf("invalid JSON (%d bytes)", len(b))
 }
 
-// SkipJSONNumber returns the index just past the JSON number (RFC 8259 grammar)
-// starting at b[i], or false when there is none.
+// SkipJSONNumber returns the index just past the JSON number starting at
+// b[i] (RFC 8259: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?), or false
+// when there is none. The one number grammar of the scanners in ingest,
+// ingest/logs and analyze/body.
 func SkipJSONNumber(b []byte, i int) (int, bool) {
 	if i < len(b) && b[i] == '-' {
 		i++
