@@ -2,11 +2,9 @@ package ingest
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/bits"
 	"strconv"
 	"unicode/utf8"
 
@@ -30,44 +28,13 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// zeroByte flags the lowest zero byte of x exactly (bytes above it may be
-// flagged wrongly): its top bit is set in the result.
-func zeroByte(x uint64) uint64 {
-	return (x - 0x0101010101010101) &^ x & 0x8080808080808080
-}
-
 // skipString returns the index just past the string starting at b[i] == '"'.
 func skipString(b []byte, i int) (int, error) {
-	j := i + 1
-	// Most strings of a record are short (member names, roles, ids): look
-	// for the closing quote 8 bytes at a time before calling IndexByte, up
-	// to a backslash, which the loop below handles.
-	for n := 0; n < 4 && j+8 <= len(b); n++ {
-		x := binary.LittleEndian.Uint64(b[j:])
-		if m := zeroByte(x^0x2222222222222222) | zeroByte(x^0x5c5c5c5c5c5c5c5c); m != 0 {
-			if k := j + bits.TrailingZeros64(m)>>3; b[k] == '"' {
-				return k + 1, nil
-			}
-			break
-		}
-		j += 8
+	k := jsonsimd.StringEnd(b[i+1:])
+	if k < 0 {
+		return 0, fmt.Errorf("unterminated string starting at byte %d", i+1)
 	}
-	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return 0, fmt.Errorf("unterminated string starting at byte %d", i+1)
-		}
-		j += k
-		// Count the backslashes before the quote: an odd number escapes it.
-		n := 0
-		for p := j - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		j++
-		if n%2 == 0 {
-			return j, nil
-		}
-	}
+	return i + k + 2, nil
 }
 
 // skipValue returns the index just past the JSON value starting at b[i].

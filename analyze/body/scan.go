@@ -50,61 +50,11 @@ func quoteOrBackslash(x uint64) uint64 {
 // skipString returns the index just past the string starting at b[i] == '"',
 // or false when it is not terminated. A backslash escapes the byte after it.
 func skipString(b []byte, i int) (int, bool) {
-	j := i + 1 // never inside an escape
-	if jsonsimd.Enabled {
-		// 64 bytes at a time, escapes included: faster than the loops
-		// below on the short corpus's requests (TestSkipStringPaths
-		// checks they agree).
-		if k := jsonsimd.StringEnd(b[j:]); k >= 0 {
-			return j + k + 1, true
-		}
+	k := jsonsimd.StringEnd(b[i+1:])
+	if k < 0 {
 		return 0, false
 	}
-	// Look 8 bytes at a time for a quote or a backslash, stepping over
-	// escapes, until 4 words in a row hold neither: names, ids and JSON text
-	// in strings end or escape soon.
-	for n := 0; n < 4 && j+8 <= len(b); {
-		m := quoteOrBackslash(binary.LittleEndian.Uint64(b[j:]))
-		if m == 0 {
-			j += 8
-			n++
-			continue
-		}
-		k := j + bits.TrailingZeros64(m)>>3
-		if b[k] == '"' {
-			return k + 1, true
-		}
-		j, n = k+2, 0 // past the backslash and the byte it escapes
-	}
-	if j+8 > len(b) {
-		for ; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				return j + 1, true
-			case '\\':
-				j++
-			}
-		}
-		return 0, false
-	}
-	// A long run of text: IndexByte finds quotes faster, and a quote is
-	// escaped by an odd number of backslashes before it.
-	start := j
-	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return 0, false
-		}
-		j += k
-		n := 0
-		for q := j - 1; q >= start && b[q] == '\\'; q-- {
-			n++
-		}
-		j++
-		if n%2 == 0 {
-			return j, true
-		}
-	}
+	return i + k + 2, true
 }
 
 // scanName returns the index just past the member name starting at

@@ -1,11 +1,19 @@
-// Package jsonsimd finds JSON structure 64 bytes at a time with AVX-512:
-// the end of an object or array, the end of a string, the ASCII prefix
-// of a line. Each function has a scalar twin in the package that uses it
-// (ingest's skipValue, analyze/body's skipString), which stays the
-// reference: callers check Enabled, and tests turn it off to compare.
+// Package jsonsimd finds JSON structure 64 bytes at a time with AVX-512,
+// for the scanners of ingest and analyze/body: the end of an object or
+// array (SkipContainer), the end of a string (StringEnd), the ASCII prefix
+// of a line (ASCIIPrefix, ValidUTF8). SkipContainer and ASCIIPrefix run
+// only with AVX-512: their callers check Enabled and keep a scalar twin
+// (ingest's skipValue loop, utf8.Valid), which stays the reference and
+// words the errors. StringEnd and ValidUTF8 run everywhere, with their
+// scalar code here. Tests turn Enabled off to compare the two paths.
 package jsonsimd
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+)
 
 // ValidUTF8 is utf8.Valid, its ASCII blocks checked 64 bytes at a time
 // where the processor can.
@@ -14,4 +22,71 @@ func ValidUTF8(b []byte) bool {
 		b = b[ASCIIPrefix(b):]
 	}
 	return utf8.Valid(b)
+}
+
+// StringEnd returns the index in b of the first quote no backslash
+// escapes (a backslash escapes the byte after it), or -1 when there is
+// none: b is a JSON string's content from its start, or from any byte
+// that is not escaped.
+func StringEnd(b []byte) int {
+	if Enabled {
+		return stringEndAVX512(b)
+	}
+	return stringEnd(b)
+}
+
+// zeroByte flags the lowest zero byte of x exactly (bytes above it may be
+// flagged wrongly): its top bit is set in the result.
+func zeroByte(x uint64) uint64 {
+	return (x - 0x0101010101010101) &^ x & 0x8080808080808080
+}
+
+// stringEnd is StringEnd without AVX-512: 8 bytes at a time for a quote or
+// a backslash, stepping over escapes, until 4 words in a row hold neither
+// (names, ids and JSON text in strings end or escape soon); then, in a
+// long run of text, IndexByte for quotes, a quote being escaped by an odd
+// number of backslashes before it.
+func stringEnd(b []byte) int {
+	j := 0
+	for n := 0; n < 4 && j+8 <= len(b); {
+		x := binary.LittleEndian.Uint64(b[j:])
+		m := zeroByte(x^0x2222222222222222) | zeroByte(x^0x5c5c5c5c5c5c5c5c)
+		if m == 0 {
+			j += 8
+			n++
+			continue
+		}
+		k := j + bits.TrailingZeros64(m)>>3
+		if b[k] == '"' {
+			return k
+		}
+		j, n = k+2, 0 // past the backslash and the byte it escapes
+	}
+	if j+8 > len(b) {
+		for ; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				return j
+			case '\\':
+				j++
+			}
+		}
+		return -1
+	}
+	start := j
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		n := 0
+		for q := j - 1; q >= start && b[q] == '\\'; q-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j
+		}
+		j++
+	}
 }

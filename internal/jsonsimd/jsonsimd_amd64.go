@@ -22,13 +22,10 @@ var Enabled = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL &
 //go:noescape
 func SkipContainer(b []byte) int
 
-// StringEnd returns the index in b of the first quote no backslash
-// escapes (a backslash escapes the byte after it), or -1 when there is
-// none: b is a JSON string's content from its start, or from any byte
-// that is not escaped. The caller checks Enabled.
+// stringEndAVX512 is StringEnd 64 bytes at a time (jsonsimd_amd64.s).
 //
 //go:noescape
-func StringEnd(b []byte) int
+func stringEndAVX512(b []byte) int
 
 // ASCIIPrefix returns the length of b's longest prefix of whole 64-byte
 // blocks holding only ASCII. The caller checks Enabled.

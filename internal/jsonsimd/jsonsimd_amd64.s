@@ -2,7 +2,7 @@
 
 #include "textflag.h"
 
-// Bytes SkipContainer and StringEnd compare with: '"', '\\', and '{' / '}'
+// Bytes SkipContainer and stringEndAVX512 compare with: '"', '\\', and '{' / '}'
 // as '[' / ']' become with 0x20 set ('[' | 0x20 == '{', ']' | 0x20 == '}').
 DATA skipc<>+0(SB)/1, $0x22
 DATA skipc<>+1(SB)/1, $0x5c
@@ -151,11 +151,11 @@ none:
 	VZEROUPPER
 	RET
 
-// func StringEnd(b []byte) int
+// func stringEndAVX512(b []byte) int
 //
 // One 64-byte block per round, as SkipContainer: the first quote no odd
 // run of backslashes escapes.
-TEXT ·StringEnd(SB), NOSPLIT, $0-32
+TEXT ·stringEndAVX512(SB), NOSPLIT, $0-32
 	MOVQ         b_base+0(FP), SI
 	MOVQ         b_len+8(FP), DX
 	VPBROADCASTB skipc<>+0(SB), Z10
