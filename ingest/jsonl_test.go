@@ -140,6 +140,8 @@ func TestJSONLMalformed(t *testing.T) {
 		{"{\"ts\":1,\"agent\":\"a\xff\",\"request\":{}}", `c.jsonl:1: invalid UTF-8 at byte 19`},
 		{`{"ts":1,"agent":"a","request":{}} trailing`, `c.jsonl:1: not a JSON object: unexpected data after the JSON object at byte 35`},
 		{`{"ts":1,"agent":"a","request":{"a":"unterminated}}`, `c.jsonl:1: not a JSON object: member "request": unterminated string starting at byte 36`},
+		{`{"ts":1,"agent":"a","request":{},"cost_usd":01}`, `c.jsonl:1: not a JSON object: member "cost_usd": invalid literal of 2 bytes at byte 45`},
+		{`{"ts":1,"agent":"a","request":{},"cost_usd":-1.e3}`, `c.jsonl:1: not a JSON object: member "cost_usd": invalid literal of 5 bytes at byte 45`},
 	}
 	for _, tt := range tests {
 		recs := readAll(t, jsonl(tt.line+"\n"))
