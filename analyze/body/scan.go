@@ -36,17 +36,6 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
-// zeroByte flags the lowest zero byte of x exactly (bytes above it may be
-// flagged wrongly): its top bit is set in the result.
-func zeroByte(x uint64) uint64 {
-	return (x - 0x0101010101010101) &^ x & 0x8080808080808080
-}
-
-// quoteOrBackslash flags the lowest '"' or '\\' byte of x exactly.
-func quoteOrBackslash(x uint64) uint64 {
-	return zeroByte(x^0x2222222222222222) | zeroByte(x^0x5c5c5c5c5c5c5c5c)
-}
-
 // skipString returns the index just past the string starting at b[i] == '"',
 // or false when it is not terminated. A backslash escapes the byte after it.
 func skipString(b []byte, i int) (int, bool) {
@@ -65,7 +54,7 @@ func skipString(b []byte, i int) (int, bool) {
 func scanName(b []byte, i int) (int, bool) {
 	j := i + 1
 	for ; j+8 <= len(b); j += 8 {
-		if m := quoteOrBackslash(binary.LittleEndian.Uint64(b[j:])); m != 0 {
+		if m := jsonsimd.QuoteOrBackslash(binary.LittleEndian.Uint64(b[j:])); m != 0 {
 			k := j + bits.TrailingZeros64(m)>>3
 			return k + 1, b[k] == '"'
 		}

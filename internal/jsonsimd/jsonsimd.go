@@ -41,6 +41,13 @@ func zeroByte(x uint64) uint64 {
 	return (x - 0x0101010101010101) &^ x & 0x8080808080808080
 }
 
+// QuoteOrBackslash flags the lowest '"' or '\\' byte of the 8 bytes x
+// (little-endian) exactly: the top bit of its byte is set in the result,
+// which is zero when x holds neither.
+func QuoteOrBackslash(x uint64) uint64 {
+	return zeroByte(x^0x2222222222222222) | zeroByte(x^0x5c5c5c5c5c5c5c5c)
+}
+
 // stringEnd is StringEnd without AVX-512: 8 bytes at a time for a quote or
 // a backslash, stepping over escapes, until 4 words in a row hold neither
 // (names, ids and JSON text in strings end or escape soon); then, in a
@@ -50,7 +57,7 @@ func stringEnd(b []byte) int {
 	j := 0
 	for n := 0; n < 4 && j+8 <= len(b); {
 		x := binary.LittleEndian.Uint64(b[j:])
-		m := zeroByte(x^0x2222222222222222) | zeroByte(x^0x5c5c5c5c5c5c5c5c)
+		m := QuoteOrBackslash(x)
 		if m == 0 {
 			j += 8
 			n++
