@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// TestREADMECommands runs every `killswitch …` line of the README's sh
-// blocks as written, from a copy of the repository's fixtures (so that -o,
+// TestREADMECommands runs every `killswitch …` line of the sh blocks of
+// the README and of every docs/*.md page as written, from a copy of the repository's fixtures (so that -o,
 // --writes and check --update write nowhere in the checkout), with
 // ../shared beside it when the checkout has it. Each must exit 0, or 1
 // where the README says it reports a finding (--fail-on-kill, --fail-on-diff, check).
@@ -17,6 +17,19 @@ func TestREADMECommands(t *testing.T) {
 	cmds := readmeCommands(t, "README.md")
 	if len(cmds) < 15 {
 		t.Fatalf("found %d commands in README.md", len(cmds))
+	}
+	pages, err := filepath.Glob("docs/*.md")
+	if err != nil || len(pages) < 5 {
+		t.Fatalf("docs/*.md: %d pages, %v", len(pages), err)
+	}
+	inDocs := 0
+	for _, p := range pages {
+		c := readmeCommands(t, p)
+		inDocs += len(c)
+		cmds = append(cmds, c...)
+	}
+	if inDocs < 30 {
+		t.Fatalf("found %d commands in docs/*.md", inDocs)
 	}
 	root, err := os.Getwd()
 	if err != nil {
@@ -120,4 +133,30 @@ func expandGlobs(t *testing.T, args []string) []string {
 		out = append(out, m...)
 	}
 	return out
+}
+
+// TestHelpTopics: `killswitch help TOPIC` prints the page as it is in
+// docs/, a command's name gives its flags, and an unknown topic is a usage
+// error that lists the topics.
+func TestHelpTopics(t *testing.T) {
+	want, err := os.ReadFile("docs/formats.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := runCLI(t, "", "help", "formats")
+	if code != 0 || out != string(want) {
+		t.Errorf("help formats: exit %d, %d bytes; want docs/formats.md (%d bytes)", code, len(out), len(want))
+	}
+	out, _, code = runCLI(t, "", "help", "replay")
+	if code != 0 || !strings.Contains(out, "Usage: killswitch replay") || !strings.Contains(out, "--profile") {
+		t.Errorf("help replay: exit %d\n%s", code, out)
+	}
+	out, _, code = runCLI(t, "", "help")
+	if code != 0 || !strings.Contains(out, "exit-codes") || !strings.Contains(out, "settings") {
+		t.Errorf("help: exit %d\n%s", code, out)
+	}
+	_, stderr, code := runCLI(t, "", "help", "nope")
+	if code != 2 || !strings.Contains(stderr, `no topic or command "nope"`) || !strings.Contains(stderr, "formats") {
+		t.Errorf("help nope: exit %d\n%s", code, stderr)
+	}
 }

@@ -47,7 +47,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
 	}
-	fmt.Fprint(w, "\nRun 'killswitch COMMAND --help' for a command's flags, 'killswitch --version' for the version.\nExit status: 0 success, 1 a check failed or --fail-on-kill saw a kill, 2 bad usage or unreadable input.\n")
+	fmt.Fprint(w, "\nRun 'killswitch COMMAND --help' for a command's flags, 'killswitch help TOPIC' for the reference\n(topics: "+helpTopicNames()+"), 'killswitch --version' for the version.\nExit status: 0 success, 1 a check failed or --fail-on-kill saw a kill, 2 bad usage or unreadable input.\n")
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -57,9 +57,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return exitUsage
 	}
 	switch args[0] {
-	case "-h", "--help", "help":
+	case "-h", "--help":
 		usage(stdout)
 		return exitOK
+	case "help":
+		return cmdHelp(e, args[1:])
 	}
 	if args[0] == "--version" || args[0] == "version" {
 		fmt.Fprintln(stdout, versionLine())
