@@ -2,6 +2,7 @@
 GO      ?= go
 BIN     := bin/killswitch
 FUZZTIME ?= 10s
+STAGE   := scripts/stage
 
 .PHONY: all build run test services tidy-check vet fmt-check bench fuzz fixtures clean beam test-beam
 
@@ -19,16 +20,22 @@ run: build
 # -tags purego, as a processor without AVX-512 runs them; simhash also on
 # 32 bits, where its bit tricks once went wrong), and the captured-loop
 # regression check over fixtures/.
-test: services fmt-check tidy-check vet build
-	$(GO) test ./...
-	$(GO) test -tags purego ./analyze/simhash/ ./internal/jsonsimd/ ./ingest/ ./analyze/body/
-	GOARCH=386 $(GO) vet ./...
+test: services
+	@rm -f bin/stages.txt
+	@$(STAGE) fmt-check $(MAKE) -s fmt-check
+	@$(STAGE) tidy-check $(MAKE) -s tidy-check
+	@$(STAGE) vet $(GO) vet ./...
+	@$(STAGE) build $(MAKE) -s build
+	@$(STAGE) "go test" $(GO) test ./...
+	@$(STAGE) "go test -tags purego" $(GO) test -tags purego ./analyze/simhash/ ./internal/jsonsimd/ ./ingest/ ./analyze/body/
+	@$(STAGE) "vet GOARCH=386" env GOARCH=386 $(GO) vet ./...
 	@if GOARCH=386 $(GO) test -count=1 -run '^$$' ./internal/cputime/ >/dev/null 2>&1; then \
-	  echo "GOARCH=386 $(GO) test ./analyze/simhash/"; GOARCH=386 $(GO) test ./analyze/simhash/; \
+	  $(STAGE) "test GOARCH=386 simhash" env GOARCH=386 $(GO) test ./analyze/simhash/; \
 	else echo "make test: this machine cannot run 386 binaries; simhash's 32-bit tests not run (386 vet did run)"; fi
-	$(GO) test -race -run 'Deterministic|SweepEqualsReplay|SweepParallel|Formats|Apply|Example' ./analyze/ ./analyze/sweep/ ./cmd/killswitch/
-	./$(BIN) check fixtures/
-	$(MAKE) test-beam
+	@$(STAGE) "go test -race" $(GO) test -race -run 'Deterministic|SweepEqualsReplay|SweepParallel|Formats|Apply|Example' ./analyze/ ./analyze/sweep/ ./cmd/killswitch/
+	@$(STAGE) "check fixtures" ./$(BIN) check fixtures/
+	@$(STAGE) "beam module" $(MAKE) -s test-beam
+	@echo "make test: stage times"; cat bin/stages.txt
 
 # The servers the tests load our writes into (PostgreSQL, Redis): installed
 # when missing and we are root; otherwise it says what to install.
