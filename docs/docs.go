@@ -41,6 +41,7 @@ var Topics = []Topic{
 	{Name: "beam", File: "beam.md", Summary: "the same replay as an Apache Beam pipeline"},
 	{Name: "performance", File: "performance.md", Summary: "throughput and memory figures, how to reproduce them"},
 	{Name: "architecture", Aliases: []string{"layout"}, File: "architecture.md", Summary: "the layout, and where a profile, policy, format or store goes"},
+	{Name: "development", Aliases: []string{"contributing", "make"}, File: "development.md", Summary: "working on killswitch: make targets, what make test runs and how long it takes"},
 }
 
 // Lookup returns the topic called name (or one of its aliases).
