@@ -79,7 +79,7 @@ func (p *progressDetector) Score(f *Features) Score {
 	r := p.d.Score(pf, f.TS)
 	sc := Score{Value: r.Score, Explain: r.Reason()}
 	switch r.Signal {
-	case progress.SignalRepeat, progress.SignalCycle, progress.SignalChurn:
+	case progress.SignalRepeat, progress.SignalCycle, progress.SignalChurn, progress.SignalRecur, progress.SignalReapply:
 		if pf.Act == 0 {
 			sc.SimilarPrompts = r.NMatched
 		} else {

@@ -29,6 +29,17 @@ type Features struct {
 	ActNames uint64
 	// ActLabel names the calls for explanations ("read_file", "grep×2").
 	ActLabel string
+	// Continues: the request carries an earlier turn of the agent (an
+	// assistant message): it goes on with a task, it does not start one.
+	Continues bool
+	// ActBody: an argument of the action is a body it writes (a multi-line
+	// text of minBodyWords words or more: an edit, a file, a patch).
+	// Applying the same body again cannot progress: it is a no-op, or it
+	// stacks a copy, whatever the observation says.
+	ActBody bool
+	// ActText: the action is a command written in the assistant's text
+	// (a SWE-agent command block, a ReAct "Action:"), not tool calls.
+	ActText bool
 
 	// Obs is the churn-normalized hash of the observation, with the
 	// action's own string arguments (echoed back by tools) replaced. 0: no
@@ -36,6 +47,13 @@ type Features struct {
 	Obs      uint64
 	ObsWords int  // tokens in the observation
 	ObsErr   bool // the observation says the action failed (is_error, or an error word)
+	// ObsEmpty: the observation is empty, or short and says so ("No
+	// matches found", "did not produce any output"). An empty answer to a
+	// new question is news: it never counts as argument churn.
+	ObsEmpty bool
+	// ObsEcho: the observation echoes some argument of the action. An
+	// error that echoes none is the same whatever the action was.
+	ObsEcho bool
 
 	// Ans is the churn-normalized hash of the answer's text (without its
 	// tool calls); AnsSim its SimHash (near-duplicates); AnsWords its
@@ -65,9 +83,16 @@ func (f *Features) Key() uint64 {
 // argument-churn signal (the arguments change, the result does not). 0 when
 // the step has no tool call, or its observation is a trivial success
 // ("ok") that many different calls share.
+//
+// An error that echoes nothing of the action is the same error whatever
+// the action: its churn key is the observation alone, so that changing
+// commands (or tools) answered by one unchanged error add up.
 func (f *Features) ChurnKey() uint64 {
-	if f.Act == 0 || (!f.ObsErr && f.ObsWords > 0 && f.ObsWords < minWords) {
+	if f.Act == 0 || f.ObsEmpty || (!f.ObsErr && f.ObsWords < minWords) {
 		return 0
+	}
+	if f.ObsErr && !f.ObsEcho {
+		return fnvUint(fnvOffset^0xa5, f.Obs) | 1
 	}
 	return fnvUint(fnvUint(fnvOffset^0x5a, f.ActNames), f.Obs) | 1
 }
@@ -97,6 +122,8 @@ type Extractor struct {
 	next          int
 	echo          []byte // an observation with echoed arguments replaced
 	text          []byte // concatenation scratch
+	atext         []byte // an assistant's text parts, joined
+	hasBody       bool   // an argument of the action is a body (noteBody)
 }
 
 // ErrNoBody is the error of a record without a request body.
@@ -189,13 +216,14 @@ func (x *Extractor) request(raw []byte, f *Features, show *[]byte) error {
 	x.obsParts, x.toolPart, x.isErr, x.inTool = x.obsParts[:0], x.toolPart[:0], false, false
 	x.args, x.argSpans = x.args[:0], x.argSpans[:0]
 	x.callHashes, x.nameHashes, x.label = x.callHashes[:0], x.nameHashes[:0], x.label[:0]
+	x.hasBody = false
 	switch {
 	case v.Exists("messages"):
-		x.chat(v.GetArray("messages"))
+		x.chat(v.GetArray("messages"), f)
 	case v.Exists("contents"):
-		x.gemini(v.GetArray("contents"))
+		x.gemini(v.GetArray("contents"), f)
 	case v.Exists("input") && v.Get("input").Type() == fastjson.TypeArray:
-		x.responses(v.GetArray("input"))
+		x.responses(v.GetArray("input"), f)
 	default:
 		for _, k := range []string{"prompt", "input"} {
 			if p := v.Get(k); p != nil {
@@ -227,8 +255,9 @@ func lastRun(items []*fastjson.Value, isAgent func(*fastjson.Value) bool) (start
 }
 
 // chat reads OpenAI chat completions and Anthropic Messages.
-func (x *Extractor) chat(msgs []*fastjson.Value) {
+func (x *Extractor) chat(msgs []*fastjson.Value, f *Features) {
 	start, end := lastRun(msgs, func(m *fastjson.Value) bool { return role(m) == "assistant" })
+	f.Continues = end > 0
 	for _, m := range msgs[start:end] {
 		for _, tc := range m.GetArray("tool_calls") {
 			if fn := tc.Get("function"); fn != nil {
@@ -244,16 +273,51 @@ func (x *Extractor) chat(msgs []*fastjson.Value) {
 			}
 		}
 	}
+	// No tool call: the action may be a command in the text, and then the
+	// user turns after it are what the command printed.
+	textAct := false
+	if len(x.callHashes) == 0 && end > start {
+		if cmd := textCommand(x.assistantText(msgs[end-1].Get("content"))); cmd != nil {
+			x.textCall(cmd)
+			textAct = true
+			f.ActText = true
+		}
+	}
 	for _, m := range msgs[end:] {
 		switch role(m) {
 		case "system", "developer":
 			continue
 		case "tool", "function":
 			x.inTool = true
+		case "user":
+			x.inTool = textAct
 		}
 		x.content(m.Get("content"))
 		x.inTool = false
 	}
+}
+
+// assistantText returns an assistant message's text: its string content,
+// or its text parts joined by newlines (in scratch memory, valid until the
+// next call).
+func (x *Extractor) assistantText(c *fastjson.Value) []byte {
+	if c == nil {
+		return nil
+	}
+	if c.Type() == fastjson.TypeString {
+		s, _ := c.StringBytes()
+		return s
+	}
+	x.atext = x.atext[:0]
+	for _, p := range c.GetArray() {
+		if string(p.GetStringBytes("type")) == "text" {
+			if len(x.atext) > 0 {
+				x.atext = append(x.atext, '\n')
+			}
+			x.atext = append(x.atext, p.GetStringBytes("text")...)
+		}
+	}
+	return x.atext
 }
 
 // content adds the texts of a message content: a string, or an array of
@@ -333,8 +397,9 @@ func (x *Extractor) addPart(s []byte) {
 
 // gemini reads generateContent: role "model" turns with functionCall
 // parts; after them, user turns with text and functionResponse parts.
-func (x *Extractor) gemini(contents []*fastjson.Value) {
+func (x *Extractor) gemini(contents []*fastjson.Value, f *Features) {
 	start, end := lastRun(contents, func(c *fastjson.Value) bool { return role(c) == "model" })
+	f.Continues = end > 0
 	for _, c := range contents[start:end] {
 		for _, p := range c.GetArray("parts") {
 			if fc := p.Get("functionCall"); fc != nil {
@@ -350,8 +415,9 @@ func (x *Extractor) gemini(contents []*fastjson.Value) {
 // responses reads an OpenAI Responses input list: assistant-side items
 // (assistant messages, reasoning, *_call) form the agent's turns; after
 // the last run come *_output items and user messages.
-func (x *Extractor) responses(items []*fastjson.Value) {
+func (x *Extractor) responses(items []*fastjson.Value, f *Features) {
 	start, end := lastRun(items, assistantItem)
+	f.Continues = end > 0
 	for _, it := range items[start:end] {
 		if string(it.GetStringBytes("type")) == "function_call" {
 			x.call(it.GetStringBytes("name"), it.Get("arguments"))
@@ -450,10 +516,23 @@ func (x *Extractor) argHash(v *fastjson.Value) uint64 {
 		}
 		x.argNorm.reset()
 		x.argNorm.add(s)
+		x.noteBody(s, x.argNorm.words)
 		return x.argNorm.h
 	}
 	return fnvBytes(fnvByte(fnvOffset, '#'), v.MarshalTo(x.text[:0]))
 }
+
+// noteBody notes an argument that is a body: content the action writes
+// (an edit's new text, a file, a patch, a heredoc), not a path or a query.
+func (x *Extractor) noteBody(s []byte, words int) {
+	if words >= minBodyWords && bytes.IndexByte(s, '\n') >= 0 {
+		x.hasBody = true
+	}
+}
+
+// minBodyWords is the fewest words of a multi-line argument that is a
+// body.
+const minBodyWords = 8
 
 // finishAction combines the calls into the action's hashes, as sets.
 func (x *Extractor) finishAction(f *Features) {
@@ -461,6 +540,7 @@ func (x *Extractor) finishAction(f *Features) {
 		return
 	}
 	f.Act, f.ActNames = setHash(x.callHashes), setHash(x.nameHashes)
+	f.ActBody = x.hasBody
 	f.ActLabel = x.intern(x.label)
 }
 
@@ -492,15 +572,46 @@ func (x *Extractor) finishObs(f *Features, show *[]byte) {
 		x.norm.show, x.norm.out = true, (*show)[:0]
 		defer func() { *show, x.norm.show, x.norm.out = x.norm.out, false, nil }()
 	}
-	errs := false
+	errs, empty, blank := false, false, true
 	for i, p := range x.obsParts {
-		x.norm.errs = false
-		x.norm.add(x.unecho(p))
+		x.norm.errs, x.norm.empty = false, false
+		u := x.unecho(p)
+		f.ObsEcho = f.ObsEcho || len(u) != len(p) || (len(u) > 0 && &u[0] != &p[0])
+		x.norm.add(u)
 		errs = errs || (x.toolPart[i] && x.norm.errs)
+		empty = empty || x.norm.empty
+		blank = blank && blankOutput(u)
 	}
 	f.Obs, f.ObsWords = x.norm.h|1, x.norm.words
 	f.ObsErr = x.isErr || errs
+	f.ObsEmpty = f.ObsWords == 0 || blank || (empty && f.ObsWords <= maxEmptyWords)
 }
+
+// blankOutput reports whether a tool output holds nothing but markup and
+// an exit status: "<returncode>1</returncode>\n<output>\n</output>" is a
+// command that printed nothing (a search that found nothing).
+func blankOutput(p []byte) bool {
+	for len(p) > 0 {
+		switch c := p[0]; {
+		case c == '<':
+			j := bytes.IndexByte(p, '>')
+			if j < 0 || j > 40 || bytes.ContainsAny(p[1:j], " \n<") {
+				return false
+			}
+			p = p[j+1:]
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || isDigit(c):
+			p = p[1:]
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// maxEmptyWords is the longest observation that a phrase like "no
+// matches" makes empty: the phrase and a shell's or an editor's status
+// lines around it.
+const maxEmptyWords = 24
 
 // unecho returns p with every string argument of the action (3 bytes or
 // longer) replaced by a placeholder word.
