@@ -18,7 +18,10 @@ const (
 
 // Tuning constants (see the package documentation for what each means).
 const (
-	maxPeriod   = 6 // longest cycle of steps looked for
+	// maxPeriod is the longest cycle of steps looked for: as long as
+	// the default window, so that paging that wraps around a long list
+	// (pages 1..P, then 1 again) is a cycle of P steps.
+	maxPeriod   = DefaultWindow
 	nearAnswer  = 3 // SimHash distance within which two answers are the same
 	errWeight   = 1.5
 	busyGap     = 60 // seconds: gaps up to this are the agent's busy pace
@@ -303,18 +306,14 @@ func (d *Detector) Score(f *Features, ts int64) Result {
 	}
 	// Recurring errors: the same action with the same error, anywhere in
 	// the session's window (a failing edit retried between other steps).
-	if key != 0 && f.Act != 0 {
+	if key != 0 && f.Act != 0 && f.ObsErr {
 		c := 0
 		for i := m - 1; i >= first; i-- {
 			if d.at(i).key == key {
 				c++
 			}
 		}
-		s := float64(c)
-		if f.ObsErr {
-			s *= errWeight
-		}
-		if s > r.Score {
+		if s := float64(c) * errWeight; s > r.Score {
 			r.Score, r.Signal, r.Period, r.Error, r.Label, r.TextAction = s, SignalRecur, 1, f.ObsErr, f.ActLabel, f.ActText
 			r.NMatched = 0
 			for i := m - 1; i >= first && r.NMatched < len(r.Matched); i-- {

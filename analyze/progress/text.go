@@ -63,6 +63,7 @@ type normalizer struct {
 	errs    bool  // an error word or phrase was seen
 	empty   bool  // a phrase saying the result is empty ("no matches") was seen
 	shell   uint8 // shellName, shellLine: the last words began a shell's error prefix
+	exit    bool  // the last words were "exit code", "exit status" or "returncode"
 	prev    [8]byte
 	prevLen int
 	pending []byte // a number token that a duration unit may follow
@@ -72,7 +73,7 @@ type normalizer struct {
 }
 
 func (n *normalizer) reset() {
-	n.h, n.words, n.errs, n.empty, n.shell, n.prevLen, n.pending = fnvOffset, 0, false, false, 0, 0, nil
+	n.h, n.words, n.errs, n.empty, n.shell, n.exit, n.prevLen, n.pending = fnvOffset, 0, false, false, 0, false, 0, nil
 }
 
 // A shell prefixes its errors with its own input line counter
@@ -132,6 +133,12 @@ func (n *normalizer) token(tok []byte) {
 	case tokWord:
 		n.emitWord(tok)
 	case tokNum:
+		// A non-zero exit status says the command failed ("exit code:
+		// 1", "<returncode>2</returncode>").
+		if n.exit && string(tok) != "0" {
+			n.errs = true
+		}
+		n.exit = false
 		if n.shell != shellNone {
 			n.emitPlaceholder(shellCounter)
 			return
@@ -191,12 +198,13 @@ func (n *normalizer) emitWord(tok []byte) {
 		}
 		n.errWord(l)
 		n.shellWord(l)
+		n.exit = string(l) == "returncode" || (n.prevLen == 4 && string(n.prev[:4]) == "exit" && (string(l) == "code" || string(l) == "status"))
 		if len(l) <= len(n.prev) {
 			n.prevLen = copy(n.prev[:], l)
 			return
 		}
 	}
-	n.prevLen, n.shell = 0, shellNone
+	n.prevLen, n.shell, n.exit = 0, shellNone, false
 }
 
 // shellWord follows a shell's error prefix (see shellLine).

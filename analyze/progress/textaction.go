@@ -9,12 +9,23 @@ import "bytes"
 // text holds, not the text: the narration around it ("Let me try again",
 // a new thought every step) changes while the command stays the same.
 
-// textCommand returns the command an assistant text holds: the body of
-// its last fenced block (``` … ```, the info string after the opening
-// fence dropped), else what follows its last "Action:" line (up to an
-// "Observation:" line, when the model wrote one itself). nil when the
-// text holds neither: it is an answer, not an action.
+// textCommand returns the command an assistant text holds, the first
+// found of: its last function block (OpenHands without function calling:
+// "<function=execute_bash><parameter=command>ls</parameter></function>");
+// its last command element (<command>, <execute_bash>, <execute_ipython>);
+// the body of its last fenced block (``` … ```, as SWE-agent writes it; the
+// info string after the opening fence dropped); what follows its last
+// "Action:" line (ReAct; up to an "Observation:" line, when the model wrote
+// one itself). nil when it holds none: it is an answer, not an action.
 func textCommand(s []byte) []byte {
+	if cmd := lastElement(s, "<function=", "</function>"); cmd != nil {
+		return cmd
+	}
+	for _, tag := range commandTags {
+		if cmd := lastElement(s, tag[0], tag[1]); cmd != nil {
+			return cmd
+		}
+	}
 	if cmd := lastFence(s); cmd != nil {
 		return cmd
 	}
@@ -31,6 +42,28 @@ func textCommand(s []byte) []byte {
 		return nil
 	}
 	return cmd
+}
+
+// commandTags are the elements agents write a command in.
+var commandTags = [...][2]string{
+	{"<command>", "</command>"},
+	{"<execute_bash>", "</execute_bash>"},
+	{"<execute_ipython>", "</execute_ipython>"},
+}
+
+// lastElement returns the last element of s that opens with open and
+// closes with close, both included, trimmed; nil when there is none or it
+// is empty.
+func lastElement(s []byte, open, close string) []byte {
+	end := bytes.LastIndex(s, []byte(close))
+	if end < 0 {
+		return nil
+	}
+	start := bytes.LastIndex(s[:end], []byte(open))
+	if start < 0 || len(bytes.TrimSpace(s[start+len(open):end])) == 0 {
+		return nil
+	}
+	return s[start : end+len(close)]
 }
 
 // lastFence returns the trimmed body of the last complete fenced block,
