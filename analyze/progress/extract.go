@@ -202,6 +202,7 @@ func isCallLine(l []byte) bool {
 // request reads the action and the observation of a request body. When
 // show is non-nil, the normalized observation is appended to it.
 func (x *Extractor) request(raw []byte, f *Features, show *[]byte) error {
+	x.argNorm.keepCase = true
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return ErrNoBody

@@ -58,18 +58,22 @@ var boundary = func() (t [256]bool) {
 // and numbers kept. It also counts words and notices error words. A
 // normalizer is reused; reset starts a new text.
 type normalizer struct {
-	h       uint64
-	words   int
-	errs    bool  // an error word or phrase was seen
-	empty   bool  // a phrase saying the result is empty ("no matches") was seen
-	shell   uint8 // shellName, shellLine: the last words began a shell's error prefix
-	exit    bool  // the last words were "exit code", "exit status" or "returncode"
-	prev    [8]byte
-	prevLen int
-	pending []byte // a number token that a duration unit may follow
-	out     []byte // when non-nil, the normalized text is appended (fingerprint)
-	show    bool
-	low     [16]byte
+	h     uint64
+	words int
+	errs  bool  // an error word or phrase was seen
+	empty bool  // a phrase saying the result is empty ("no matches") was seen
+	shell uint8 // shellName, shellLine: the last words began a shell's error prefix
+	exit  bool  // the last words were "exit code", "exit status" or "returncode"
+	// keepCase hashes words with their case (an action's arguments: a
+	// search for RetryBudget is not one for retryBudget); observations
+	// are compared without it.
+	keepCase bool
+	prev     [8]byte
+	prevLen  int
+	pending  []byte // a number token that a duration unit may follow
+	out      []byte // when non-nil, the normalized text is appended (fingerprint)
+	show     bool
+	low      [16]byte
 }
 
 func (n *normalizer) reset() {
@@ -173,7 +177,7 @@ func (n *normalizer) emitWord(tok []byte) {
 	n.words++
 	h := fnvByte(n.h, 0x1f)
 	for _, c := range tok {
-		if c >= 'A' && c <= 'Z' {
+		if c >= 'A' && c <= 'Z' && !n.keepCase {
 			c += 'a' - 'A'
 		}
 		h = (h ^ uint64(c)) * fnvPrime
@@ -199,10 +203,11 @@ func (n *normalizer) emitWord(tok []byte) {
 		n.errWord(l)
 		n.shellWord(l)
 		n.exit = string(l) == "returncode" || (n.prevLen == 4 && string(n.prev[:4]) == "exit" && (string(l) == "code" || string(l) == "status"))
+		n.prevLen = 0
 		if len(l) <= len(n.prev) {
 			n.prevLen = copy(n.prev[:], l)
-			return
 		}
+		return
 	}
 	n.prevLen, n.shell, n.exit = 0, shellNone, false
 }
