@@ -120,10 +120,11 @@ type Extractor struct {
 	label         []byte
 	labels        [8]string
 	next          int
-	echo          []byte // an observation with echoed arguments replaced
+	echo, echo2   []byte // an observation with echoed arguments replaced (unecho's two buffers)
 	text          []byte // concatenation scratch
 	atext         []byte // an assistant's text parts, joined
 	hasBody       bool   // an argument of the action is a body (noteBody)
+	textCmd       bool   // the action is a text command: args holds it whole, then its words
 }
 
 // ErrNoBody is the error of a record without a request body.
@@ -217,7 +218,7 @@ func (x *Extractor) request(raw []byte, f *Features, show *[]byte) error {
 	x.obsParts, x.toolPart, x.isErr, x.inTool = x.obsParts[:0], x.toolPart[:0], false, false
 	x.args, x.argSpans = x.args[:0], x.argSpans[:0]
 	x.callHashes, x.nameHashes, x.label = x.callHashes[:0], x.nameHashes[:0], x.label[:0]
-	x.hasBody = false
+	x.hasBody, x.textCmd = false, false
 	switch {
 	case v.Exists("messages"):
 		x.chat(v.GetArray("messages"), f)
@@ -621,16 +622,41 @@ func (x *Extractor) unecho(p []byte) []byte {
 		return p
 	}
 	out := p
+	in := 0 // out is p (0), x.echo (1) or x.echo2 (2)
 	start := 0
-	for _, end := range x.argSpans {
+	for i, end := range x.argSpans {
 		a := x.args[start:end]
 		start = end
 		if !bytes.Contains(out, a) {
 			continue
 		}
-		x.echo = append(x.echo[:0], out...)
-		x.echo = bytes.ReplaceAll(x.echo, a, []byte(" ARG "))
-		out = x.echo
+		// Replace into the buffer out does not use (the two take turns),
+		// so that no replacement allocates once they have grown.
+		dst := x.echo[:0]
+		if in == 1 {
+			dst = x.echo2[:0]
+		}
+		rest := out
+		for {
+			i := bytes.Index(rest, a)
+			if i < 0 {
+				break
+			}
+			dst = append(append(dst, rest[:i]...), " ARG "...)
+			rest = rest[i+len(a):]
+		}
+		dst = append(dst, rest...)
+		if in == 1 {
+			x.echo2, in = dst, 2
+		} else {
+			x.echo, in = dst, 1
+		}
+		out = dst
+		if i == 0 && x.textCmd {
+			// The whole text command was echoed (a shell prints the
+			// command line): its words went with it.
+			break
+		}
 	}
 	return out
 }

@@ -1,7 +1,5 @@
 package progress
 
-import "bytes"
-
 // FNV-1a, 64 bits: the hash of every exact comparison (observations,
 // actions, answers). Equal hashes stand for equal normalized texts.
 const (
@@ -247,7 +245,17 @@ func (n *normalizer) errWord(w []byte) {
 }
 
 func isDurationUnit(tok []byte) bool {
-	switch string(bytes.ToLower(tok)) {
+	var low [12]byte
+	if len(tok) > len(low) {
+		return false
+	}
+	for i, c := range tok {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	switch string(low[:len(tok)]) {
 	case "s", "sec", "secs", "second", "seconds", "ms", "millisecond", "milliseconds",
 		"min", "mins", "minute", "minutes", "h", "hr", "hrs", "hour", "hours":
 		return true

@@ -55,6 +55,11 @@ var commandTags = [...][2]string{
 // closes with close, both included, trimmed; nil when there is none or it
 // is empty.
 func lastElement(s []byte, open, close string) []byte {
+	// bytes.Index is vectorized, LastIndex is not: most texts hold no
+	// such element, and are passed over at Index's speed.
+	if bytes.Index(s, []byte(close)) < 0 {
+		return nil
+	}
 	end := bytes.LastIndex(s, []byte(close))
 	if end < 0 {
 		return nil
@@ -69,6 +74,9 @@ func lastElement(s []byte, open, close string) []byte {
 // lastFence returns the trimmed body of the last complete fenced block,
 // or nil.
 func lastFence(s []byte) []byte {
+	if bytes.Index(s, []byte("```")) < 0 {
+		return nil
+	}
 	end := bytes.LastIndex(s, []byte("```"))
 	if end < 0 {
 		return nil
@@ -95,6 +103,9 @@ func lastFence(s []byte) []byte {
 // lastLineStart returns the index of the last occurrence of prefix at the
 // start of a line of s, or -1.
 func lastLineStart(s []byte, prefix string) int {
+	if bytes.Index(s, []byte(prefix)) < 0 {
+		return -1
+	}
 	for end := len(s); end > 0; {
 		i := bytes.LastIndex(s[:end], []byte(prefix))
 		if i < 0 {
@@ -154,16 +165,20 @@ func (x *Extractor) textCall(cmd []byte) {
 	x.noteBody(cmd, x.argNorm.words)
 	x.callHashes = append(x.callHashes, fnvUint(fnvByte(h, '`'), x.argNorm.h)|1)
 	// The whole command first (a shell echoes it), then its words.
+	x.textCmd = true
 	x.args = append(x.args, cmd...)
 	x.argSpans = append(x.argSpans, len(x.args))
-	for i, w := range bytes.Fields(cmd) {
-		if i == maxEchoWords {
-			break
+	for i, rest := 0, cmd; i < maxEchoWords && len(rest) > 0; i++ {
+		rest = bytes.TrimLeft(rest, " \t\r\n")
+		end := bytes.IndexAny(rest, " \t\r\n")
+		if end < 0 {
+			end = len(rest)
 		}
-		if len(w) >= 3 {
+		if w := rest[:end]; len(w) >= 3 {
 			x.args = append(x.args, w...)
 			x.argSpans = append(x.argSpans, len(x.args))
 		}
+		rest = rest[end:]
 	}
 	x.label = append(x.label, name...)
 }
