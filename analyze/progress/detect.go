@@ -75,6 +75,9 @@ type Result struct {
 	Seq int
 	// Label names the repeated action's tools ("" when there is none).
 	Label string
+	// Counter (SignalRepeat): the request repeats the one before it but
+	// for counters in the action's arguments.
+	Counter bool
 	// TextAction: the action is a command written in the assistant's
 	// text (Label is its program), not a tool call.
 	TextAction bool
@@ -110,6 +113,9 @@ func (r *Result) Reason() string {
 		what = "got the same error"
 	}
 	act := "made the same call " + r.Label
+	if r.Counter {
+		act += " (only its counters moved on)"
+	}
 	if r.TextAction {
 		act = "ran the same command " + r.Label
 	}
@@ -152,6 +158,9 @@ type entry struct {
 	ts       int64 // Unix nanoseconds
 	session  int
 	key      uint64
+	loose    uint64 // Features.LooseKey
+	numSum   int64
+	numCount int
 	act      uint64 // the action's hash when it writes a body (Features.ActBody), else 0
 	churn    uint64
 	err      bool
@@ -210,7 +219,8 @@ func (d *Detector) Push(f *Features, ts int64, forwarded bool) {
 			d.ng = min(d.ng+1, len(d.gaps))
 		}
 	}
-	e := entry{seq: d.seq, ts: ts, session: d.session, key: f.Key(), churn: f.ChurnKey(), err: f.ObsErr, label: f.ActLabel}
+	e := entry{seq: d.seq, ts: ts, session: d.session, key: f.Key(), churn: f.ChurnKey(), err: f.ObsErr, label: f.ActLabel,
+		loose: f.LooseKey(), numSum: f.NumSum, numCount: f.NumCount}
 	if f.ActBody {
 		e.act = f.Act
 	}
@@ -276,11 +286,30 @@ func (d *Detector) Score(f *Features, ts int64) Result {
 		}
 		return d.at(i).key
 	}
-	// Repeats and cycles: the run of steps equal to the step p back.
+	// Repeats and cycles: the run of steps equal to the step p back. A
+	// step also repeats the one before it when only counters moved on:
+	// the same action with its numbers as placeholders, the same
+	// observation, and the numbers' sum up by 1 to their count (a poll's
+	// attempt 3, 4, 5).
+	loose := f.LooseKey()
+	counted := func(i int) bool {
+		li, lj := loose, uint64(0)
+		si, ni := f.NumSum, f.NumCount
+		if i < m {
+			e := d.at(i)
+			li, si, ni = e.loose, e.numSum, e.numCount
+		}
+		if li == 0 || i-1 < first {
+			return false
+		}
+		p := d.at(i - 1)
+		lj = p.loose
+		return li == lj && si-p.numSum >= 1 && si-p.numSum <= int64(ni)
+	}
 	if key != 0 {
 		for p := 1; p <= maxPeriod && m-p >= first; p++ {
 			l := 0
-			for i := m; i-p >= first && keyAt(i) != 0 && keyAt(i) == keyAt(i-p); i-- {
+			for i := m; i-p >= first && keyAt(i) != 0 && (keyAt(i) == keyAt(i-p) || (p == 1 && counted(i))); i-- {
 				l++
 			}
 			if l == 0 {
@@ -292,6 +321,7 @@ func (d *Detector) Score(f *Features, ts int64) Result {
 			}
 			if s > r.Score || (s == r.Score && r.Signal == SignalCycle && p == 1) {
 				r.Score, r.Period, r.Error = s, p, p == 1 && f.ObsErr
+				r.Counter = p == 1 && key != keyAt(m-1)
 				r.Signal = SignalCycle
 				if p == 1 {
 					r.Signal = SignalRepeat

@@ -37,6 +37,14 @@ type Features struct {
 	// Applying the same body again cannot progress: it is a no-op, or it
 	// stacks a copy, whatever the observation says.
 	ActBody bool
+	// ActLoose is the action's hash with every number of its arguments
+	// one placeholder (0 for a text command); NumSum adds up its integer
+	// arguments and NumCount counts them. Two steps whose loose actions
+	// and observations are equal and whose sums differ by 1 to NumCount
+	// are one poll with its counters moved on (see Detector.Score).
+	ActLoose uint64
+	NumSum   int64
+	NumCount int
 	// ActText: the action is a command written in the assistant's text
 	// (a SWE-agent command block, a ReAct "Action:"), not tool calls.
 	ActText bool
@@ -79,6 +87,15 @@ func (f *Features) Key() uint64 {
 	return fnvUint(fnvUint(fnvOffset, f.Act), f.Obs) | 1
 }
 
+// LooseKey is Key with the action's numbers as placeholders (ActLoose);
+// 0 without a loose action.
+func (f *Features) LooseKey() uint64 {
+	if f.ActLoose == 0 {
+		return 0
+	}
+	return fnvUint(fnvUint(fnvOffset^0x3c, f.ActLoose), f.Obs) | 1
+}
+
 // ChurnKey is the tool names and the observation: the unit of the
 // argument-churn signal (the arguments change, the result does not). 0 when
 // the step has no tool call, or its observation is a trivial success
@@ -116,6 +133,9 @@ type Extractor struct {
 	args          []byte // the action's string arguments, back to back
 	argSpans      []int  // their ends in args
 	callHashes    []uint64
+	looseHashes   []uint64 // the calls' hashes with numbers as one placeholder (tool calls only)
+	numSum        int64    // the integers of the calls' arguments, added up
+	numCount      int      // how many there were
 	nameHashes    []uint64
 	label         []byte
 	labels        [8]string
@@ -217,7 +237,8 @@ func (x *Extractor) request(raw []byte, f *Features, show *[]byte) error {
 	}
 	x.obsParts, x.toolPart, x.isErr, x.inTool = x.obsParts[:0], x.toolPart[:0], false, false
 	x.args, x.argSpans = x.args[:0], x.argSpans[:0]
-	x.callHashes, x.nameHashes, x.label = x.callHashes[:0], x.nameHashes[:0], x.label[:0]
+	x.callHashes, x.nameHashes, x.looseHashes, x.label = x.callHashes[:0], x.nameHashes[:0], x.looseHashes[:0], x.label[:0]
+	x.numSum, x.numCount = 0, 0
 	x.hasBody, x.textCmd = false, false
 	switch {
 	case v.Exists("messages"):
@@ -480,10 +501,13 @@ func (x *Extractor) call(name []byte, args *fastjson.Value) {
 	h := fnvBytes(fnvOffset, name)
 	x.nameHashes = append(x.nameHashes, h|1)
 	h = fnvByte(h, '(')
+	l := h
 	if args != nil {
-		h = fnvUint(h, x.argHash(args))
+		e, el := x.argHash(args)
+		h, l = fnvUint(h, e), fnvUint(l, el)
 	}
 	x.callHashes = append(x.callHashes, h|1)
+	x.looseHashes = append(x.looseHashes, l|1)
 	if len(x.label) < 80 {
 		if len(x.label) > 0 {
 			x.label = append(x.label, ", "...)
@@ -493,23 +517,31 @@ func (x *Extractor) call(name []byte, args *fastjson.Value) {
 }
 
 // argHash hashes a JSON value: objects independently of member order,
-// strings churn-normalized, numbers and literals exactly.
-func (x *Extractor) argHash(v *fastjson.Value) uint64 {
+// strings churn-normalized, numbers and literals exactly. loose is the
+// same hash with every number one placeholder, and the integers met are
+// added up in x.numSum and counted in x.numCount: a poll whose only
+// change is a counter (attempt 3, 4, 5) has one loose hash.
+func (x *Extractor) argHash(v *fastjson.Value) (exact, loose uint64) {
 	switch v.Type() {
 	case fastjson.TypeObject:
 		o, _ := v.Object()
-		var sum uint64
+		var sum, lsum uint64
 		o.Visit(func(k []byte, m *fastjson.Value) {
-			sum += fnvUint(fnvBytes(fnvOffset, k), x.argHash(m))
+			e, l := x.argHash(m)
+			kh := fnvBytes(fnvOffset, k)
+			sum += fnvUint(kh, e)
+			lsum += fnvUint(kh, l)
 		})
-		return fnvUint(fnvByte(fnvOffset, '{'), sum)
+		return fnvUint(fnvByte(fnvOffset, '{'), sum), fnvUint(fnvByte(fnvOffset, '{'), lsum)
 	case fastjson.TypeArray:
 		a, _ := v.Array()
 		h := fnvByte(fnvOffset, '[')
+		l := h
 		for _, e := range a {
-			h = fnvUint(h, x.argHash(e))
+			eh, el := x.argHash(e)
+			h, l = fnvUint(h, eh), fnvUint(l, el)
 		}
-		return h
+		return h, l
 	case fastjson.TypeString:
 		s, _ := v.StringBytes()
 		if len(s) >= 3 {
@@ -519,10 +551,21 @@ func (x *Extractor) argHash(v *fastjson.Value) uint64 {
 		x.argNorm.reset()
 		x.argNorm.add(s)
 		x.noteBody(s, x.argNorm.words)
-		return x.argNorm.h
+		return x.argNorm.h, x.argNorm.h
+	case fastjson.TypeNumber:
+		if n, err := v.Int64(); err == nil && n > -maxCounter && n < maxCounter {
+			x.numSum += n
+			x.numCount++
+		}
+		return fnvBytes(fnvByte(fnvOffset, '#'), v.MarshalTo(x.text[:0])), fnvByte(fnvOffset, '#')
 	}
-	return fnvBytes(fnvByte(fnvOffset, '#'), v.MarshalTo(x.text[:0]))
+	h := fnvBytes(fnvByte(fnvOffset, '#'), v.MarshalTo(x.text[:0]))
+	return h, h
 }
+
+// maxCounter bounds the integers added up as counters (larger ones are
+// ids or times, and their sums could overflow).
+const maxCounter = 1 << 40
 
 // noteBody notes an argument that is a body: content the action writes
 // (an edit's new text, a file, a patch, a heredoc), not a path or a query.
@@ -542,6 +585,9 @@ func (x *Extractor) finishAction(f *Features) {
 		return
 	}
 	f.Act, f.ActNames = setHash(x.callHashes), setHash(x.nameHashes)
+	if len(x.looseHashes) == len(x.callHashes) {
+		f.ActLoose, f.NumSum, f.NumCount = setHash(x.looseHashes), x.numSum, x.numCount
+	}
 	f.ActBody = x.hasBody
 	f.ActLabel = x.intern(x.label)
 }
