@@ -345,6 +345,7 @@ func (d *Detector) Score(f *Features, ts int64) Result {
 		}
 		if s := float64(c) * errWeight; s > r.Score {
 			r.Score, r.Signal, r.Period, r.Error, r.Label, r.TextAction = s, SignalRecur, 1, f.ObsErr, f.ActLabel, f.ActText
+			r.Counter = false
 			r.NMatched = 0
 			for i := m - 1; i >= first && r.NMatched < len(r.Matched); i-- {
 				if d.at(i).key == key {
@@ -364,6 +365,7 @@ func (d *Detector) Score(f *Features, ts int64) Result {
 		}
 		if s := float64(c) * errWeight; s > r.Score {
 			r.Score, r.Signal, r.Period, r.Error, r.Label, r.TextAction = s, SignalReapply, 1, f.ObsErr, f.ActLabel, f.ActText
+			r.Counter = false
 			r.NMatched = 0
 			for i := m - 1; i >= first && r.NMatched < len(r.Matched); i-- {
 				if d.at(i).act == f.Act {
@@ -380,6 +382,7 @@ func (d *Detector) Score(f *Features, ts int64) Result {
 		}
 		if s := float64(l); s > r.Score {
 			r.Score, r.Signal, r.Period, r.Error, r.Label, r.TextAction = s, SignalChurn, 1, f.ObsErr, f.ActLabel, f.ActText
+			r.Counter = false
 			r.AnyAction = f.ObsErr && !f.ObsEcho
 			r.NMatched = 0
 			for t := 1; t <= l; t++ {
@@ -400,6 +403,7 @@ func (d *Detector) Score(f *Features, ts int64) Result {
 		}
 		if s := float64(l); s > r.Score {
 			r.Score, r.Signal, r.Period, r.Error, r.Label, r.TextAction = s, SignalAnswer, 1, false, "", false
+			r.Counter = false
 			r.NMatched = 0
 			for t := l + 1; t >= 1; t-- {
 				r.addMatch(d.at(m - t).seq)
