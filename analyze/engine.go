@@ -309,6 +309,10 @@ func (e *Engine) step(rec *ingest.Record, f *Features) (*Decision, []Transition)
 	}
 	e.effects(rec.Pos, b)
 	e.sum.add(&b.sum, dp)
+	if dp.Action == ActionKill && e.cfg.Profile.ToolAgentProfile() != "" && f.ToolSig != "" &&
+		2*float64(dp.SimilarPrompts) > dp.Score {
+		e.sum.ToolAgentKills++
+	}
 	return dp, e.fx.Transitions
 }
 

@@ -324,3 +324,31 @@ func TestOutOfOrderWarningsAreBounded(t *testing.T) {
 		t.Errorf("counts %v, want %v", sum.WarningCounts, want)
 	}
 }
+
+// TestToolAgentKills: spec kills a tool-using agent whose last user
+// message (its task) never changes while its tool calls do: the summary
+// counts that kill, so that the report can name --profile progress; a
+// loop without tool calls is not counted, and the progress profile, which
+// has no hint, counts nothing.
+func TestToolAgentKills(t *testing.T) {
+	b := &Builder{}
+	for i := range 12 {
+		// Prompt 1 every time, new answers, new tool calls: at request
+		// k the score is k−1 similar prompts; > 10 at k = 12.
+		b.Req("tools", 1, uint64(100+i), fmt.Sprintf("read_file(f%d)", i))
+	}
+	b.Repeat(6, "text", 2, 3, "") // 5 + 2×4 = 13 > 10 at request 6
+	ds, _, sum := Replay(t, analyze.NewConfig(), b)
+	kills := 0
+	for _, d := range ds {
+		if d.Action == analyze.ActionKill {
+			kills++
+		}
+	}
+	if kills != 2 || sum.ToolAgentKills != 1 {
+		t.Errorf("%d kills, %d tool-agent kills; want 2 and 1", kills, sum.ToolAgentKills)
+	}
+	if h := analyze.ProfileProgress.ToolAgentProfile(); h != "" {
+		t.Errorf("progress suggests %q", h)
+	}
+}

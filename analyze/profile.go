@@ -50,6 +50,11 @@ type Profile struct {
 	// evaluates unless told otherwise (sweep.ParseThresholds syntax): each
 	// profile scores on its own scale.
 	SweepThresholds string
+	// ToolAgentHint names the profile a report suggests when this one
+	// kills agents on a last user message that stays the same while their
+	// tool calls change (Summary.ToolAgentKills): a tool-using agent's
+	// last user message is its task. "": no suggestion.
+	ToolAgentHint string
 }
 
 // String returns the profile's name. A nil *Profile is ProfileSpec in
@@ -62,6 +67,9 @@ func (p *Profile) or() *Profile {
 	}
 	return p
 }
+
+// ToolAgentProfile returns ToolAgentHint (of ProfileSpec for a nil p).
+func (p *Profile) ToolAgentProfile() string { return p.or().ToolAgentHint }
 
 // Fires reports whether score fires the kill switch at threshold.
 func (p *Profile) Fires(score, threshold float64) bool {

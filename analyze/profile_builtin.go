@@ -23,6 +23,7 @@ var (
 		Defaults:    DefaultSettings,
 		// SweepThresholds: around the default 10, by halves.
 		SweepThresholds: "4:16:0.5",
+		ToolAgentHint:   "progress",
 	}
 	// ProfileAgentGazer is bit-exact with the AgentGazer proxy (§4.2).
 	ProfileAgentGazer = &Profile{

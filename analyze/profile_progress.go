@@ -6,21 +6,25 @@ import (
 )
 
 // ProfileProgress scores what is new in each request (the observation
-// after the agent's last turn) against the action that produced it, and
-// fires when the agent gets nowhere: the same action with the same result
-// step after step, a cycle of steps, the same tool with changing arguments
-// and the same result, the same answer again and again. Its scale is its
-// own: the score counts repeated steps (an error counts 1.5).
+// after the agent's last turn) against the action that produced it (its
+// tool calls, or the command its text holds), and fires when the agent
+// gets nowhere: the same action with the same result step after step (a
+// counter aside), a cycle of steps, the same error retried between other
+// steps, the same body written again, changing arguments (or any action)
+// with the same result, the same answer again and again. Its scale is its
+// own: the score counts repeated steps (an error or a re-applied body
+// counts 1.5). Package progress and docs/progress.md describe each rule.
 var ProfileProgress = &Profile{
 	Name:        "progress",
-	About:       "what is new in each request: the same action with the same result, cycles, churn, repeated answers",
+	About:       "what is new in each request: the same action (tool call or text command) with the same result, cycles, retried errors, re-applied edits, churn, repeated answers",
 	Inclusive:   true,
 	Extract:     progressExtract,
 	Fingerprint: progressFingerprint,
 	NewDetector: func(n int) Detector { return &progressDetector{d: progress.New(n)} },
 	Defaults:    Settings{Enabled: true, WindowSize: progress.DefaultWindow, Threshold: progress.DefaultThreshold},
 	// SweepThresholds: its scores count repeated steps; on the fixture
-	// library the first false positive is at 1 and the first miss at 9.5.
+	// library the first false positive is at 1 and the first miss at 9.5,
+	// on the real trajectories 2 and 4.5 (docs/progress.md).
 	SweepThresholds: "1:12:0.5",
 }
 
@@ -79,7 +83,7 @@ func (p *progressDetector) Score(f *Features) Score {
 	r := p.d.Score(pf, f.TS)
 	sc := Score{Value: r.Score, Explain: r.Reason()}
 	switch r.Signal {
-	case progress.SignalRepeat, progress.SignalCycle, progress.SignalChurn:
+	case progress.SignalRepeat, progress.SignalCycle, progress.SignalChurn, progress.SignalRecur, progress.SignalReapply:
 		if pf.Act == 0 {
 			sc.SimilarPrompts = r.NMatched
 		} else {

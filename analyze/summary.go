@@ -197,6 +197,11 @@ type Summary struct {
 	// WarningCounts counts all of them by kind (kinds with none left out).
 	Warnings      []Warning
 	WarningCounts []WarningCount
+	// ToolAgentKills counts the kills of requests that carry tool calls
+	// and whose score is more than half similar prompts: a tool-using
+	// agent's unchanged task (its last user message) rather than a loop
+	// of its actions. Counted only for a profile with a ToolAgentHint.
+	ToolAgentKills int
 
 	warnCounts [numWarningKinds]int
 	skips      map[string]int

@@ -11,6 +11,7 @@ import (
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/analyze/breaker"
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/cputime"
 )
 
 var (
@@ -65,6 +66,7 @@ func BenchmarkReplayJSONL(b *testing.B) {
 				cfg.Profile = p
 				b.SetBytes(int64(len(data)))
 				b.ReportAllocs()
+				cpu0, _ := cputime.Used()
 				for b.Loop() {
 					r := ingest.NewJSONL(bytes.NewReader(data), "bench.jsonl", ingest.JSONLOptions{})
 					sum, err := analyze.Replay(r, cfg, workers, analyze.Hooks{})
@@ -72,6 +74,7 @@ func BenchmarkReplayJSONL(b *testing.B) {
 						b.Fatalf("%v %d", err, sum.Totals.Requests)
 					}
 				}
+				cputime.Report(b, cpu0, int64(len(data)))
 				reportRecords(b, n)
 			})
 		}

@@ -234,6 +234,10 @@ func inputLines(s *analyze.Summary) []string {
 	if n := s.WarningTotal(); n > 0 {
 		lines = append(lines, fmt.Sprintf("%d warnings (see standard error)", n))
 	}
+	if hint := s.Profile.ToolAgentProfile(); s.ToolAgentKills > 0 && hint != "" {
+		lines = append(lines, fmt.Sprintf("note: %d of %d kills scored a last user message that stayed the same while the tool calls changed: a tool-using agent's task, which %s compares as SPEC §1 says; --profile %s compares what each step adds",
+			s.ToolAgentKills, t.Kills, s.Profile, hint))
+	}
 	if t.Saved.Unpriced > 0 {
 		lines = append(lines, fmt.Sprintf("* %d refused requests carry no tokens or cost in the capture", t.Saved.Unpriced))
 	}

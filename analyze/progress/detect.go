@@ -18,7 +18,10 @@ const (
 
 // Tuning constants (see the package documentation for what each means).
 const (
-	maxPeriod   = 6 // longest cycle of steps looked for
+	// maxPeriod is the longest cycle of steps looked for: as long as
+	// the default window, so that paging that wraps around a long list
+	// (pages 1..P, then 1 again) is a cycle of P steps.
+	maxPeriod   = DefaultWindow
 	nearAnswer  = 3 // SimHash distance within which two answers are the same
 	errWeight   = 1.5
 	busyGap     = 60 // seconds: gaps up to this are the agent's busy pace
@@ -30,11 +33,13 @@ const (
 type Signal uint8
 
 const (
-	SignalNone   Signal = iota
-	SignalRepeat        // the same action with the same observation, step after step
-	SignalCycle         // a cycle of steps (A, B, A, B…) with the same observations
-	SignalChurn         // the same tool with changing arguments and the same result
-	SignalAnswer        // the same answer, with no tool use, again and again
+	SignalNone    Signal = iota
+	SignalRepeat         // the same action with the same observation, step after step
+	SignalCycle          // a cycle of steps (A, B, A, B…) with the same observations
+	SignalChurn          // the same tool with changing arguments and the same result
+	SignalAnswer         // the same answer, with no tool use, again and again
+	SignalRecur          // the same action with the same error, other steps between
+	SignalReapply        // the same body (an edit, a file) written again, whatever the result
 )
 
 func (s Signal) String() string {
@@ -47,6 +52,10 @@ func (s Signal) String() string {
 		return "churn"
 	case SignalAnswer:
 		return "answer"
+	case SignalRecur:
+		return "recur"
+	case SignalReapply:
+		return "reapply"
 	}
 	return "none"
 }
@@ -66,6 +75,15 @@ type Result struct {
 	Seq int
 	// Label names the repeated action's tools ("" when there is none).
 	Label string
+	// Counter (SignalRepeat): the request repeats the one before it but
+	// for counters in the action's arguments.
+	Counter bool
+	// TextAction: the action is a command written in the assistant's
+	// text (Label is its program), not a tool call.
+	TextAction bool
+	// AnyAction (SignalChurn): the repeated error names nothing of the
+	// actions, which differ in more than their arguments.
+	AnyAction bool
 	// Schedule is set when the request came after a pause long against
 	// the agent's pace: the history before it is not compared.
 	Schedule bool
@@ -95,6 +113,12 @@ func (r *Result) Reason() string {
 		what = "got the same error"
 	}
 	act := "made the same call " + r.Label
+	if r.Counter {
+		act += " (only its counters moved on)"
+	}
+	if r.TextAction {
+		act = "ran the same command " + r.Label
+	}
 	if r.Label == "" {
 		act = "sent the same input (ids and timestamps aside)"
 		what = "with no tool call between"
@@ -105,7 +129,15 @@ func (r *Result) Reason() string {
 	case SignalCycle:
 		fmt.Fprintf(&b, " repeat a cycle of %d steps with the same results: no progress", r.Period)
 	case SignalChurn:
+		if r.AnyAction {
+			fmt.Fprintf(&b, " ran different actions (%s the last) and %s, which names none of them: the action changes nothing", r.Label, what)
+			break
+		}
 		fmt.Fprintf(&b, " called %s with changing arguments and %s: the arguments change nothing", r.Label, what)
+	case SignalRecur:
+		fmt.Fprintf(&b, " %s and %s, with other steps between: retrying it changes nothing", act, what)
+	case SignalReapply:
+		fmt.Fprintf(&b, " %s, writing the same body again: re-applying a change is a no-op or stacks a copy", act)
 	case SignalAnswer:
 		b.Reset()
 		b.WriteString("the answers to requests ")
@@ -126,6 +158,10 @@ type entry struct {
 	ts       int64 // Unix nanoseconds
 	session  int
 	key      uint64
+	loose    uint64 // Features.LooseKey
+	numSum   int64
+	numCount int
+	act      uint64 // the action's hash when it writes a body (Features.ActBody), else 0
 	churn    uint64
 	err      bool
 	label    string
@@ -174,7 +210,7 @@ func (d *Detector) Push(f *Features, ts int64, forwarded bool) {
 	if d.n > 0 {
 		last := d.at(d.n - 1)
 		gap := ts - last.ts
-		if d.isPause(gap) {
+		if !f.Continues && d.isPause(gap) {
 			d.session++
 		}
 		if gap >= 0 && gap <= busyGap*1e9 {
@@ -183,7 +219,11 @@ func (d *Detector) Push(f *Features, ts int64, forwarded bool) {
 			d.ng = min(d.ng+1, len(d.gaps))
 		}
 	}
-	e := entry{seq: d.seq, ts: ts, session: d.session, key: f.Key(), churn: f.ChurnKey(), err: f.ObsErr, label: f.ActLabel}
+	e := entry{seq: d.seq, ts: ts, session: d.session, key: f.Key(), churn: f.ChurnKey(), err: f.ObsErr, label: f.ActLabel,
+		loose: f.LooseKey(), numSum: f.NumSum, numCount: f.NumCount}
+	if f.ActBody {
+		e.act = f.Act
+	}
 	if forwarded && f.HasAns && f.AnsCalls == 0 && f.AnsWords >= 2*minWords && f.ObsWords < 2*minWords {
 		e.ans, e.ansSim, e.ansShown = f.Ans, f.AnsSim, true
 	}
@@ -231,7 +271,7 @@ func (d *Detector) Score(f *Features, ts int64) Result {
 	r := Result{Seq: d.seq + 1}
 	// The comparable history: the current session's entries.
 	m := d.n
-	if m > 0 && d.isPause(ts-d.at(m-1).ts) {
+	if m > 0 && !f.Continues && d.isPause(ts-d.at(m-1).ts) {
 		r.Schedule = true
 		return r
 	}
@@ -246,11 +286,30 @@ func (d *Detector) Score(f *Features, ts int64) Result {
 		}
 		return d.at(i).key
 	}
-	// Repeats and cycles: the run of steps equal to the step p back.
+	// Repeats and cycles: the run of steps equal to the step p back. A
+	// step also repeats the one before it when only counters moved on:
+	// the same action with its numbers as placeholders, the same
+	// observation, and the numbers' sum up by 1 to their count (a poll's
+	// attempt 3, 4, 5).
+	loose := f.LooseKey()
+	counted := func(i int) bool {
+		li, lj := loose, uint64(0)
+		si, ni := f.NumSum, f.NumCount
+		if i < m {
+			e := d.at(i)
+			li, si, ni = e.loose, e.numSum, e.numCount
+		}
+		if li == 0 || i-1 < first {
+			return false
+		}
+		p := d.at(i - 1)
+		lj = p.loose
+		return li == lj && si-p.numSum >= 1 && si-p.numSum <= int64(ni)
+	}
 	if key != 0 {
 		for p := 1; p <= maxPeriod && m-p >= first; p++ {
 			l := 0
-			for i := m; i-p >= first && keyAt(i) != 0 && keyAt(i) == keyAt(i-p); i-- {
+			for i := m; i-p >= first && keyAt(i) != 0 && (keyAt(i) == keyAt(i-p) || (p == 1 && counted(i))); i-- {
 				l++
 			}
 			if l == 0 {
@@ -262,6 +321,7 @@ func (d *Detector) Score(f *Features, ts int64) Result {
 			}
 			if s > r.Score || (s == r.Score && r.Signal == SignalCycle && p == 1) {
 				r.Score, r.Period, r.Error = s, p, p == 1 && f.ObsErr
+				r.Counter = p == 1 && key != keyAt(m-1)
 				r.Signal = SignalCycle
 				if p == 1 {
 					r.Signal = SignalRepeat
@@ -270,7 +330,47 @@ func (d *Detector) Score(f *Features, ts int64) Result {
 				for t := 1; t*p <= l+p-1 && m-t*p >= first; t++ {
 					r.addMatch(d.at(m - t*p).seq)
 				}
-				r.Label = f.ActLabel
+				r.Label, r.TextAction = f.ActLabel, f.ActText
+			}
+		}
+	}
+	// Recurring errors: the same action with the same error, anywhere in
+	// the session's window (a failing edit retried between other steps).
+	if key != 0 && f.Act != 0 && f.ObsErr {
+		c := 0
+		for i := m - 1; i >= first; i-- {
+			if d.at(i).key == key {
+				c++
+			}
+		}
+		if s := float64(c) * errWeight; s > r.Score {
+			r.Score, r.Signal, r.Period, r.Error, r.Label, r.TextAction = s, SignalRecur, 1, f.ObsErr, f.ActLabel, f.ActText
+			r.Counter = false
+			r.NMatched = 0
+			for i := m - 1; i >= first && r.NMatched < len(r.Matched); i-- {
+				if d.at(i).key == key {
+					r.addMatch(d.at(i).seq)
+				}
+			}
+		}
+	}
+	// Re-applied bodies: the same edit or file written again, whatever
+	// the result (the file may show a stacked copy).
+	if f.ActBody {
+		c := 0
+		for i := m - 1; i >= first; i-- {
+			if d.at(i).act == f.Act {
+				c++
+			}
+		}
+		if s := float64(c) * errWeight; s > r.Score {
+			r.Score, r.Signal, r.Period, r.Error, r.Label, r.TextAction = s, SignalReapply, 1, f.ObsErr, f.ActLabel, f.ActText
+			r.Counter = false
+			r.NMatched = 0
+			for i := m - 1; i >= first && r.NMatched < len(r.Matched); i-- {
+				if d.at(i).act == f.Act {
+					r.addMatch(d.at(i).seq)
+				}
 			}
 		}
 	}
@@ -281,7 +381,9 @@ func (d *Detector) Score(f *Features, ts int64) Result {
 			l++
 		}
 		if s := float64(l); s > r.Score {
-			r.Score, r.Signal, r.Period, r.Error, r.Label = s, SignalChurn, 1, f.ObsErr, f.ActLabel
+			r.Score, r.Signal, r.Period, r.Error, r.Label, r.TextAction = s, SignalChurn, 1, f.ObsErr, f.ActLabel, f.ActText
+			r.Counter = false
+			r.AnyAction = f.ObsErr && !f.ObsEcho
 			r.NMatched = 0
 			for t := 1; t <= l; t++ {
 				r.addMatch(d.at(m - t).seq)
@@ -300,7 +402,8 @@ func (d *Detector) Score(f *Features, ts int64) Result {
 			l++
 		}
 		if s := float64(l); s > r.Score {
-			r.Score, r.Signal, r.Period, r.Error, r.Label = s, SignalAnswer, 1, false, ""
+			r.Score, r.Signal, r.Period, r.Error, r.Label, r.TextAction = s, SignalAnswer, 1, false, "", false
+			r.Counter = false
 			r.NMatched = 0
 			for t := l + 1; t >= 1; t-- {
 				r.addMatch(d.at(m - t).seq)

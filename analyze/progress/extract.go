@@ -29,6 +29,25 @@ type Features struct {
 	ActNames uint64
 	// ActLabel names the calls for explanations ("read_file", "grep×2").
 	ActLabel string
+	// Continues: the request carries an earlier turn of the agent (an
+	// assistant message): it goes on with a task, it does not start one.
+	Continues bool
+	// ActBody: an argument of the action is a body it writes (a multi-line
+	// text of minBodyWords words or more: an edit, a file, a patch).
+	// Applying the same body again cannot progress: it is a no-op, or it
+	// stacks a copy, whatever the observation says.
+	ActBody bool
+	// ActLoose is the action's hash with every number of its arguments
+	// one placeholder (0 for a text command); NumSum adds up its integer
+	// arguments and NumCount counts them. Two steps whose loose actions
+	// and observations are equal and whose sums differ by 1 to NumCount
+	// are one poll with its counters moved on (see Detector.Score).
+	ActLoose uint64
+	NumSum   int64
+	NumCount int
+	// ActText: the action is a command written in the assistant's text
+	// (a SWE-agent command block, a ReAct "Action:"), not tool calls.
+	ActText bool
 
 	// Obs is the churn-normalized hash of the observation, with the
 	// action's own string arguments (echoed back by tools) replaced. 0: no
@@ -36,6 +55,13 @@ type Features struct {
 	Obs      uint64
 	ObsWords int  // tokens in the observation
 	ObsErr   bool // the observation says the action failed (is_error, or an error word)
+	// ObsEmpty: the observation is empty, or short and says so ("No
+	// matches found", "did not produce any output"). An empty answer to a
+	// new question is news: it never counts as argument churn.
+	ObsEmpty bool
+	// ObsEcho: the observation echoes some argument of the action. An
+	// error that echoes none is the same whatever the action was.
+	ObsEcho bool
 
 	// Ans is the churn-normalized hash of the answer's text (without its
 	// tool calls); AnsSim its SimHash (near-duplicates); AnsWords its
@@ -61,13 +87,29 @@ func (f *Features) Key() uint64 {
 	return fnvUint(fnvUint(fnvOffset, f.Act), f.Obs) | 1
 }
 
+// LooseKey is Key with the action's numbers as placeholders (ActLoose);
+// 0 without a loose action.
+func (f *Features) LooseKey() uint64 {
+	if f.ActLoose == 0 {
+		return 0
+	}
+	return fnvUint(fnvUint(fnvOffset^0x3c, f.ActLoose), f.Obs) | 1
+}
+
 // ChurnKey is the tool names and the observation: the unit of the
 // argument-churn signal (the arguments change, the result does not). 0 when
 // the step has no tool call, or its observation is a trivial success
 // ("ok") that many different calls share.
+//
+// An error that echoes nothing of the action is the same error whatever
+// the action: its churn key is the observation alone, so that changing
+// commands (or tools) answered by one unchanged error add up.
 func (f *Features) ChurnKey() uint64 {
-	if f.Act == 0 || (!f.ObsErr && f.ObsWords > 0 && f.ObsWords < minWords) {
+	if f.Act == 0 || f.ObsEmpty || (!f.ObsErr && f.ObsWords < minWords) {
 		return 0
+	}
+	if f.ObsErr && !f.ObsEcho {
+		return fnvUint(fnvOffset^0xa5, f.Obs) | 1
 	}
 	return fnvUint(fnvUint(fnvOffset^0x5a, f.ActNames), f.Obs) | 1
 }
@@ -91,12 +133,18 @@ type Extractor struct {
 	args          []byte // the action's string arguments, back to back
 	argSpans      []int  // their ends in args
 	callHashes    []uint64
+	looseHashes   []uint64 // the calls' hashes with numbers as one placeholder (tool calls only)
+	numSum        int64    // the integers of the calls' arguments, added up
+	numCount      int      // how many there were
 	nameHashes    []uint64
 	label         []byte
 	labels        [8]string
 	next          int
-	echo          []byte // an observation with echoed arguments replaced
+	echo, echo2   []byte // an observation with echoed arguments replaced (unecho's two buffers)
 	text          []byte // concatenation scratch
+	atext         []byte // an assistant's text parts, joined
+	hasBody       bool   // an argument of the action is a body (noteBody)
+	textCmd       bool   // the action is a text command: args holds it whole, then its words
 }
 
 // ErrNoBody is the error of a record without a request body.
@@ -175,6 +223,7 @@ func isCallLine(l []byte) bool {
 // request reads the action and the observation of a request body. When
 // show is non-nil, the normalized observation is appended to it.
 func (x *Extractor) request(raw []byte, f *Features, show *[]byte) error {
+	x.argNorm.keepCase = true
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return ErrNoBody
@@ -188,14 +237,16 @@ func (x *Extractor) request(raw []byte, f *Features, show *[]byte) error {
 	}
 	x.obsParts, x.toolPart, x.isErr, x.inTool = x.obsParts[:0], x.toolPart[:0], false, false
 	x.args, x.argSpans = x.args[:0], x.argSpans[:0]
-	x.callHashes, x.nameHashes, x.label = x.callHashes[:0], x.nameHashes[:0], x.label[:0]
+	x.callHashes, x.nameHashes, x.looseHashes, x.label = x.callHashes[:0], x.nameHashes[:0], x.looseHashes[:0], x.label[:0]
+	x.numSum, x.numCount = 0, 0
+	x.hasBody, x.textCmd = false, false
 	switch {
 	case v.Exists("messages"):
-		x.chat(v.GetArray("messages"))
+		x.chat(v.GetArray("messages"), f)
 	case v.Exists("contents"):
-		x.gemini(v.GetArray("contents"))
+		x.gemini(v.GetArray("contents"), f)
 	case v.Exists("input") && v.Get("input").Type() == fastjson.TypeArray:
-		x.responses(v.GetArray("input"))
+		x.responses(v.GetArray("input"), f)
 	default:
 		for _, k := range []string{"prompt", "input"} {
 			if p := v.Get(k); p != nil {
@@ -227,8 +278,9 @@ func lastRun(items []*fastjson.Value, isAgent func(*fastjson.Value) bool) (start
 }
 
 // chat reads OpenAI chat completions and Anthropic Messages.
-func (x *Extractor) chat(msgs []*fastjson.Value) {
+func (x *Extractor) chat(msgs []*fastjson.Value, f *Features) {
 	start, end := lastRun(msgs, func(m *fastjson.Value) bool { return role(m) == "assistant" })
+	f.Continues = end > 0
 	for _, m := range msgs[start:end] {
 		for _, tc := range m.GetArray("tool_calls") {
 			if fn := tc.Get("function"); fn != nil {
@@ -244,16 +296,51 @@ func (x *Extractor) chat(msgs []*fastjson.Value) {
 			}
 		}
 	}
+	// No tool call: the action may be a command in the text, and then the
+	// user turns after it are what the command printed.
+	textAct := false
+	if len(x.callHashes) == 0 && end > start {
+		if cmd := textCommand(x.assistantText(msgs[end-1].Get("content"))); cmd != nil {
+			x.textCall(cmd)
+			textAct = true
+			f.ActText = true
+		}
+	}
 	for _, m := range msgs[end:] {
 		switch role(m) {
 		case "system", "developer":
 			continue
 		case "tool", "function":
 			x.inTool = true
+		case "user":
+			x.inTool = textAct
 		}
 		x.content(m.Get("content"))
 		x.inTool = false
 	}
+}
+
+// assistantText returns an assistant message's text: its string content,
+// or its text parts joined by newlines (in scratch memory, valid until the
+// next call).
+func (x *Extractor) assistantText(c *fastjson.Value) []byte {
+	if c == nil {
+		return nil
+	}
+	if c.Type() == fastjson.TypeString {
+		s, _ := c.StringBytes()
+		return s
+	}
+	x.atext = x.atext[:0]
+	for _, p := range c.GetArray() {
+		if string(p.GetStringBytes("type")) == "text" {
+			if len(x.atext) > 0 {
+				x.atext = append(x.atext, '\n')
+			}
+			x.atext = append(x.atext, p.GetStringBytes("text")...)
+		}
+	}
+	return x.atext
 }
 
 // content adds the texts of a message content: a string, or an array of
@@ -333,8 +420,9 @@ func (x *Extractor) addPart(s []byte) {
 
 // gemini reads generateContent: role "model" turns with functionCall
 // parts; after them, user turns with text and functionResponse parts.
-func (x *Extractor) gemini(contents []*fastjson.Value) {
+func (x *Extractor) gemini(contents []*fastjson.Value, f *Features) {
 	start, end := lastRun(contents, func(c *fastjson.Value) bool { return role(c) == "model" })
+	f.Continues = end > 0
 	for _, c := range contents[start:end] {
 		for _, p := range c.GetArray("parts") {
 			if fc := p.Get("functionCall"); fc != nil {
@@ -350,8 +438,9 @@ func (x *Extractor) gemini(contents []*fastjson.Value) {
 // responses reads an OpenAI Responses input list: assistant-side items
 // (assistant messages, reasoning, *_call) form the agent's turns; after
 // the last run come *_output items and user messages.
-func (x *Extractor) responses(items []*fastjson.Value) {
+func (x *Extractor) responses(items []*fastjson.Value, f *Features) {
 	start, end := lastRun(items, assistantItem)
+	f.Continues = end > 0
 	for _, it := range items[start:end] {
 		if string(it.GetStringBytes("type")) == "function_call" {
 			x.call(it.GetStringBytes("name"), it.Get("arguments"))
@@ -412,10 +501,13 @@ func (x *Extractor) call(name []byte, args *fastjson.Value) {
 	h := fnvBytes(fnvOffset, name)
 	x.nameHashes = append(x.nameHashes, h|1)
 	h = fnvByte(h, '(')
+	l := h
 	if args != nil {
-		h = fnvUint(h, x.argHash(args))
+		e, el := x.argHash(args)
+		h, l = fnvUint(h, e), fnvUint(l, el)
 	}
 	x.callHashes = append(x.callHashes, h|1)
+	x.looseHashes = append(x.looseHashes, l|1)
 	if len(x.label) < 80 {
 		if len(x.label) > 0 {
 			x.label = append(x.label, ", "...)
@@ -425,23 +517,31 @@ func (x *Extractor) call(name []byte, args *fastjson.Value) {
 }
 
 // argHash hashes a JSON value: objects independently of member order,
-// strings churn-normalized, numbers and literals exactly.
-func (x *Extractor) argHash(v *fastjson.Value) uint64 {
+// strings churn-normalized, numbers and literals exactly. loose is the
+// same hash with every number one placeholder, and the integers met are
+// added up in x.numSum and counted in x.numCount: a poll whose only
+// change is a counter (attempt 3, 4, 5) has one loose hash.
+func (x *Extractor) argHash(v *fastjson.Value) (exact, loose uint64) {
 	switch v.Type() {
 	case fastjson.TypeObject:
 		o, _ := v.Object()
-		var sum uint64
+		var sum, lsum uint64
 		o.Visit(func(k []byte, m *fastjson.Value) {
-			sum += fnvUint(fnvBytes(fnvOffset, k), x.argHash(m))
+			e, l := x.argHash(m)
+			kh := fnvBytes(fnvOffset, k)
+			sum += fnvUint(kh, e)
+			lsum += fnvUint(kh, l)
 		})
-		return fnvUint(fnvByte(fnvOffset, '{'), sum)
+		return fnvUint(fnvByte(fnvOffset, '{'), sum), fnvUint(fnvByte(fnvOffset, '{'), lsum)
 	case fastjson.TypeArray:
 		a, _ := v.Array()
 		h := fnvByte(fnvOffset, '[')
+		l := h
 		for _, e := range a {
-			h = fnvUint(h, x.argHash(e))
+			eh, el := x.argHash(e)
+			h, l = fnvUint(h, eh), fnvUint(l, el)
 		}
-		return h
+		return h, l
 	case fastjson.TypeString:
 		s, _ := v.StringBytes()
 		if len(s) >= 3 {
@@ -450,10 +550,34 @@ func (x *Extractor) argHash(v *fastjson.Value) uint64 {
 		}
 		x.argNorm.reset()
 		x.argNorm.add(s)
-		return x.argNorm.h
+		x.noteBody(s, x.argNorm.words)
+		return x.argNorm.h, x.argNorm.h
+	case fastjson.TypeNumber:
+		if n, err := v.Int64(); err == nil && n > -maxCounter && n < maxCounter {
+			x.numSum += n
+			x.numCount++
+		}
+		return fnvBytes(fnvByte(fnvOffset, '#'), v.MarshalTo(x.text[:0])), fnvByte(fnvOffset, '#')
 	}
-	return fnvBytes(fnvByte(fnvOffset, '#'), v.MarshalTo(x.text[:0]))
+	h := fnvBytes(fnvByte(fnvOffset, '#'), v.MarshalTo(x.text[:0]))
+	return h, h
 }
+
+// maxCounter bounds the integers added up as counters (larger ones are
+// ids or times, and their sums could overflow).
+const maxCounter = 1 << 40
+
+// noteBody notes an argument that is a body: content the action writes
+// (an edit's new text, a file, a patch, a heredoc), not a path or a query.
+func (x *Extractor) noteBody(s []byte, words int) {
+	if words >= minBodyWords && bytes.IndexByte(s, '\n') >= 0 {
+		x.hasBody = true
+	}
+}
+
+// minBodyWords is the fewest words of a multi-line argument that is a
+// body.
+const minBodyWords = 8
 
 // finishAction combines the calls into the action's hashes, as sets.
 func (x *Extractor) finishAction(f *Features) {
@@ -461,6 +585,10 @@ func (x *Extractor) finishAction(f *Features) {
 		return
 	}
 	f.Act, f.ActNames = setHash(x.callHashes), setHash(x.nameHashes)
+	if len(x.looseHashes) == len(x.callHashes) {
+		f.ActLoose, f.NumSum, f.NumCount = setHash(x.looseHashes), x.numSum, x.numCount
+	}
+	f.ActBody = x.hasBody
 	f.ActLabel = x.intern(x.label)
 }
 
@@ -492,15 +620,46 @@ func (x *Extractor) finishObs(f *Features, show *[]byte) {
 		x.norm.show, x.norm.out = true, (*show)[:0]
 		defer func() { *show, x.norm.show, x.norm.out = x.norm.out, false, nil }()
 	}
-	errs := false
+	errs, empty, blank := false, false, true
 	for i, p := range x.obsParts {
-		x.norm.errs = false
-		x.norm.add(x.unecho(p))
+		x.norm.errs, x.norm.empty = false, false
+		u := x.unecho(p)
+		f.ObsEcho = f.ObsEcho || len(u) != len(p) || (len(u) > 0 && &u[0] != &p[0])
+		x.norm.add(u)
 		errs = errs || (x.toolPart[i] && x.norm.errs)
+		empty = empty || x.norm.empty
+		blank = blank && blankOutput(u)
 	}
 	f.Obs, f.ObsWords = x.norm.h|1, x.norm.words
 	f.ObsErr = x.isErr || errs
+	f.ObsEmpty = f.ObsWords == 0 || blank || (empty && f.ObsWords <= maxEmptyWords)
 }
+
+// blankOutput reports whether a tool output holds nothing but markup and
+// an exit status: "<returncode>1</returncode>\n<output>\n</output>" is a
+// command that printed nothing (a search that found nothing).
+func blankOutput(p []byte) bool {
+	for len(p) > 0 {
+		switch c := p[0]; {
+		case c == '<':
+			j := bytes.IndexByte(p, '>')
+			if j < 0 || j > 40 || bytes.ContainsAny(p[1:j], " \n<") {
+				return false
+			}
+			p = p[j+1:]
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || isDigit(c):
+			p = p[1:]
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// maxEmptyWords is the longest observation that a phrase like "no
+// matches" makes empty: the phrase and a shell's or an editor's status
+// lines around it.
+const maxEmptyWords = 24
 
 // unecho returns p with every string argument of the action (3 bytes or
 // longer) replaced by a placeholder word.
@@ -509,16 +668,41 @@ func (x *Extractor) unecho(p []byte) []byte {
 		return p
 	}
 	out := p
+	in := 0 // out is p (0), x.echo (1) or x.echo2 (2)
 	start := 0
-	for _, end := range x.argSpans {
+	for i, end := range x.argSpans {
 		a := x.args[start:end]
 		start = end
 		if !bytes.Contains(out, a) {
 			continue
 		}
-		x.echo = append(x.echo[:0], out...)
-		x.echo = bytes.ReplaceAll(x.echo, a, []byte(" ARG "))
-		out = x.echo
+		// Replace into the buffer out does not use (the two take turns),
+		// so that no replacement allocates once they have grown.
+		dst := x.echo[:0]
+		if in == 1 {
+			dst = x.echo2[:0]
+		}
+		rest := out
+		for {
+			i := bytes.Index(rest, a)
+			if i < 0 {
+				break
+			}
+			dst = append(append(dst, rest[:i]...), " ARG "...)
+			rest = rest[i+len(a):]
+		}
+		dst = append(dst, rest...)
+		if in == 1 {
+			x.echo2, in = dst, 2
+		} else {
+			x.echo, in = dst, 1
+		}
+		out = dst
+		if i == 0 && x.textCmd {
+			// The whole text command was echoed (a shell prints the
+			// command line): its words went with it.
+			break
+		}
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package progress_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/killswitch/killswitch/analyze/progress"
@@ -74,10 +75,11 @@ func run(t *testing.T, path string) (fired, loopStart, n map[string]int) {
 func TestFixtures(t *testing.T) {
 	paths, _ := filepath.Glob("../../fixtures/progress/*.jsonl")
 	lib, _ := filepath.Glob("../../fixtures/library/*.jsonl")
-	if len(paths) < 20 {
-		t.Fatalf("found %d fixtures", len(paths))
+	rules, _ := filepath.Glob("../../fixtures/progress/rules/*.jsonl")
+	if len(paths) < 20 || len(rules) < 8 {
+		t.Fatalf("found %d fixtures, %d rule fixtures", len(paths), len(rules))
 	}
-	for _, p := range append(paths, lib...) {
+	for _, p := range slices.Concat(paths, lib, rules) {
 		fired, start, n := run(t, p)
 		for a := range n {
 			switch {

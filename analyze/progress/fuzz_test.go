@@ -12,6 +12,13 @@ func FuzzExtract(f *testing.F) {
 	f.Add([]byte(`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{"a":1}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"ok":true}}}]}]}`), []byte(nil))
 	f.Add([]byte(`{"input":[{"type":"function_call","name":"f","arguments":"{}"},{"type":"function_call_output","output":"#123 done"}]}`), []byte("data: {}\n\n"))
 	f.Add([]byte(`{"prompt":["a 550e8400-e29b-41d4-a716-446655440000","b"]}`), []byte(`[]`))
+	// Text actions (#33): a SWE-agent command block with the shell's line
+	// counter, a ReAct Action with a command element, an OpenHands
+	// function block, a tool call whose counter moves, a blank output.
+	f.Add([]byte(`{"messages":[{"role":"assistant","content":"DISCUSSION\nTry.\n`+"```\\ncd fastjson/\\n```"+`"},{"role":"user","content":"/bin/bash: line 13053: cd: fastjson/: No such file or directory\n(Open file: n/a)\nbash-$"}]}`), []byte(nil))
+	f.Add([]byte(`{"messages":[{"role":"assistant","content":"Thought: again\nAction: <command>GOTOOLCHAIN=auto go test ./...</command>"},{"role":"user","content":"Observation:\ngo test ./...\nFAIL 0.41s\n\nexit code: 1"}]}`), []byte(nil))
+	f.Add([]byte(`{"messages":[{"role":"assistant","content":"<function=execute_bash>\n<parameter=command>pwd</parameter>\n</function>"},{"role":"user","content":"EXECUTION RESULT of [execute_bash]:\n/tmp\n[Command finished with exit code 0]"}]}`), []byte(nil))
+	f.Add([]byte(`{"messages":[{"role":"assistant","tool_calls":[{"function":{"name":"poll","arguments":"{\"attempt\":3,\"job\":\"b\"}"}}]},{"role":"tool","content":"<returncode>1</returncode>\n<output>\n</output>"}]}`), []byte(nil))
 	f.Fuzz(func(t *testing.T, req, resp []byte) {
 		var x Extractor
 		a, errA := x.Extract(req, resp)

@@ -1,7 +1,5 @@
 package progress
 
-import "bytes"
-
 // FNV-1a, 64 bits: the hash of every exact comparison (observations,
 // actions, answers). Equal hashes stand for equal normalized texts.
 const (
@@ -58,20 +56,41 @@ var boundary = func() (t [256]bool) {
 // and numbers kept. It also counts words and notices error words. A
 // normalizer is reused; reset starts a new text.
 type normalizer struct {
-	h       uint64
-	words   int
-	errs    bool // an error word or phrase was seen
-	prev    [8]byte
-	prevLen int
-	pending []byte // a number token that a duration unit may follow
-	out     []byte // when non-nil, the normalized text is appended (fingerprint)
-	show    bool
-	low     [16]byte
+	h     uint64
+	words int
+	errs  bool  // an error word or phrase was seen
+	empty bool  // a phrase saying the result is empty ("no matches") was seen
+	shell uint8 // shellName, shellLine: the last words began a shell's error prefix
+	exit  bool  // the last words were "exit code", "exit status" or "returncode"
+	// keepCase hashes words with their case (an action's arguments: a
+	// search for RetryBudget is not one for retryBudget); observations
+	// are compared without it.
+	keepCase bool
+	prev     [8]byte
+	prevLen  int
+	pending  []byte // a number token that a duration unit may follow
+	out      []byte // when non-nil, the normalized text is appended (fingerprint)
+	show     bool
+	low      [16]byte
 }
 
 func (n *normalizer) reset() {
-	n.h, n.words, n.errs, n.prevLen, n.pending = fnvOffset, 0, false, 0, nil
+	n.h, n.words, n.errs, n.empty, n.shell, n.exit, n.prevLen, n.pending = fnvOffset, 0, false, false, 0, false, 0, nil
 }
+
+// A shell prefixes its errors with its own input line counter
+// ("/bin/bash: line 13053: cd: x: No such file or directory", dash's
+// "sh: 1: javac: not found"): a count of what the session ran, not of the
+// work, that changes at every command. The number after "bash line" (or
+// "sh line", "sh") is replaced like an identifier.
+const (
+	shellNone uint8 = iota
+	shellName       // the last word was bash, sh, zsh, dash
+	shellLine       // the last two were a shell's name and "line"
+)
+
+// Placeholder of a shell's line counter.
+const shellCounter = "<LINE>"
 
 // add feeds one text (one part: a tool result, a user turn). Parts are
 // separated in the hash, so "a b" + "c" differs from "a" + "b c".
@@ -116,6 +135,16 @@ func (n *normalizer) token(tok []byte) {
 	case tokWord:
 		n.emitWord(tok)
 	case tokNum:
+		// A non-zero exit status says the command failed ("exit code:
+		// 1", "<returncode>2</returncode>").
+		if n.exit && string(tok) != "0" {
+			n.errs = true
+		}
+		n.exit = false
+		if n.shell != shellNone {
+			n.emitPlaceholder(shellCounter)
+			return
+		}
 		n.pending = tok
 	default:
 		n.emitKind(k)
@@ -130,21 +159,23 @@ func (n *normalizer) flush() {
 	}
 }
 
-func (n *normalizer) emitKind(k tokKind) {
+func (n *normalizer) emitKind(k tokKind) { n.emitPlaceholder(placeholder[k]) }
+
+func (n *normalizer) emitPlaceholder(p string) {
 	n.words++
-	n.h = fnvBytes(fnvByte(n.h, 0x1f), []byte(placeholder[k]))
+	n.h = fnvBytes(fnvByte(n.h, 0x1f), []byte(p))
 	if n.show {
-		n.out = append(n.out, placeholder[k]...)
+		n.out = append(n.out, p...)
 		n.out = append(n.out, ' ')
 	}
-	n.prevLen = 0
+	n.prevLen, n.shell = 0, shellNone
 }
 
 func (n *normalizer) emitWord(tok []byte) {
 	n.words++
 	h := fnvByte(n.h, 0x1f)
 	for _, c := range tok {
-		if c >= 'A' && c <= 'Z' {
+		if c >= 'A' && c <= 'Z' && !n.keepCase {
 			c += 'a' - 'A'
 		}
 		h = (h ^ uint64(c)) * fnvPrime
@@ -168,12 +199,27 @@ func (n *normalizer) emitWord(tok []byte) {
 			l[i] = c
 		}
 		n.errWord(l)
+		n.shellWord(l)
+		n.exit = string(l) == "returncode" || (n.prevLen == 4 && string(n.prev[:4]) == "exit" && (string(l) == "code" || string(l) == "status"))
+		n.prevLen = 0
 		if len(l) <= len(n.prev) {
 			n.prevLen = copy(n.prev[:], l)
-			return
 		}
+		return
 	}
-	n.prevLen = 0
+	n.prevLen, n.shell, n.exit = 0, shellNone, false
+}
+
+// shellWord follows a shell's error prefix (see shellLine).
+func (n *normalizer) shellWord(w []byte) {
+	switch {
+	case string(w) == "bash" || string(w) == "sh" || string(w) == "zsh" || string(w) == "dash":
+		n.shell = shellName
+	case n.shell == shellName && string(w) == "line":
+		n.shell = shellLine
+	default:
+		n.shell = shellNone
+	}
 }
 
 // errWord notices the words and two-word phrases that say a tool failed.
@@ -187,14 +233,29 @@ func (n *normalizer) errWord(w []byte) {
 	prev := string(n.prev[:n.prevLen])
 	switch {
 	case prev == "not" && string(w) == "found",
-		prev == "no" && (string(w) == "such" || string(w) == "results" || string(w) == "matches" || string(w) == "result"),
+		prev == "no" && string(w) == "such",
 		prev == "timed" && string(w) == "out":
 		n.errs = true
+	case prev == "no" && (string(w) == "results" || string(w) == "matches" || string(w) == "result" || string(w) == "output"),
+		prev == "any" && string(w) == "output":
+		// "No matches found", "did not produce any output": an
+		// empty answer, which is news for a new question.
+		n.empty = true
 	}
 }
 
 func isDurationUnit(tok []byte) bool {
-	switch string(bytes.ToLower(tok)) {
+	var low [12]byte
+	if len(tok) > len(low) {
+		return false
+	}
+	for i, c := range tok {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	switch string(low[:len(tok)]) {
 	case "s", "sec", "secs", "second", "seconds", "ms", "millisecond", "milliseconds",
 		"min", "mins", "minute", "minutes", "h", "hr", "hrs", "hour", "hours":
 		return true
@@ -317,9 +378,18 @@ func isDateOrTime(t []byte) bool {
 		isDigit(t[5]) && isDigit(t[6]) && t[7] == '-' && isDigit(t[8]) && isDigit(t[9]) {
 		return true
 	}
+	// A time of day: hours below 24, minutes below 60 ("52:60", an edit's
+	// line range, is not one).
 	i := 0
 	for i < len(t) && isDigit(t[i]) {
 		i++
 	}
-	return i >= 1 && i <= 2 && i+2 < len(t) && t[i] == ':' && isDigit(t[i+1]) && isDigit(t[i+2])
+	if i < 1 || i > 2 || i+2 >= len(t) || t[i] != ':' || !isDigit(t[i+1]) || !isDigit(t[i+2]) {
+		return false
+	}
+	h := int(t[0] - '0')
+	if i == 2 {
+		h = 10*h + int(t[1]-'0')
+	}
+	return h < 24 && t[i+1] < '6'
 }
