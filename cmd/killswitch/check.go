@@ -63,6 +63,7 @@ func cmdCheck(e *env, args []string) int {
 	junit := fs.String("junit", "", "also write a JUnit XML report to this file (atomically)")
 	format := fs.StringP("format", "f", checkFormatText, "report: text (one line per expectation) or markdown (a pull-request comment)")
 	output := fs.StringP("output", "o", "", "write the report to this file (atomically) instead of standard output")
+	markOutput(fs, "output", "junit")
 	update := fs.Bool("update", false, "rewrite the expectation files from the current behaviour (create one for a capture named\n"+
 		"on the command line that has none) and print what changed")
 	workers := fs.Int("workers", 0, "parallel feature extraction (0: one per CPU); results are identical at any value")
@@ -122,7 +123,7 @@ func cmdCheck(e *env, args []string) int {
 	for _, t := range targets {
 		reads = append(reads, t.expect, t.capture)
 	}
-	if err := checkOutputs([]string{*output, *junit}, reads); err != nil {
+	if err := guardFiles(fs, reads...); err != nil {
 		return errorf(e, "check", "%v", err)
 	}
 	if err := checkWorkers(*workers); err != nil {

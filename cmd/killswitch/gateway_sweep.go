@@ -24,6 +24,7 @@ func (f *gatewaySweepFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.rpms, "rpms", "30,60,100,200", "gateway: requests per tenant per minute to try (spec only)")
 	fs.StringVar(&f.spikeRates, "spike-rates", "0.3,0.5,0.7", "gateway: failure-spike error rates to try (spec only)")
 	fs.StringVar(&f.settings, "settings", "", "gateway: the settings file the other numbers come from ({\"gateway\": {…}})")
+	markInput(fs, "settings")
 }
 
 // runGatewaySweep is `sweep --policy gateway`: one read of the captures,

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+// The promises every command makes for every policy alike (README "What
+// killswitch will not do to your files", "The table fits the terminal"),
+// each tested once over every command and policy rather than per policy.
+
+// commandRuns are the commands that read captures and write reports, one
+// entry per policy, with a capture each can read.
+var commandRuns = []struct {
+	args    []string // command and policy flags
+	capture string   // a capture (an export for verify) it reads
+}{
+	{[]string{"replay"}, "fixtures/examples/day1.jsonl"},
+	{[]string{"replay", "--policy", "breaker"}, "fixtures/breaker/outage.jsonl"},
+	{[]string{"replay", "--policy", "gateway"}, "fixtures/gateway/m22.jsonl"},
+	{[]string{"sweep"}, "fixtures/examples/day1.jsonl"},
+	{[]string{"sweep", "--policy", "breaker"}, "fixtures/breaker/outage.jsonl"},
+	{[]string{"sweep", "--policy", "gateway"}, "fixtures/gateway/m22.jsonl"},
+	{[]string{"verify"}, "fixtures/gateway/verify/proxy_calls.csv"},
+}
+
+// flagSetOf is the flag set command builds (seen through flagSetMade
+// while it prints its help).
+func flagSetOf(t *testing.T, command string) *pflag.FlagSet {
+	t.Helper()
+	var fs *pflag.FlagSet
+	flagSetMade = func(f *pflag.FlagSet) { fs = f }
+	defer func() { flagSetMade = nil }()
+	if _, stderr, code := runCLI(t, "", command, "--help"); code != exitOK || fs == nil {
+		t.Fatalf("%s --help: exit %d, %s", command, code, stderr)
+	}
+	return fs
+}
+
+// fileFlags are the flags of fs marked with role.
+func fileFlags(fs *pflag.FlagSet, role string) []*pflag.Flag {
+	var out []*pflag.Flag
+	fs.VisitAll(func(f *pflag.Flag) {
+		if a := f.Annotations[fileRole]; len(a) > 0 && a[0] == role {
+			out = append(out, f)
+		}
+	})
+	return out
+}
+
+// fileArg is the value that makes flag f name path.
+func fileArg(f *pflag.Flag, path string) []string {
+	if a := f.Annotations[fileRole]; len(a) > 1 {
+		path = a[1] + path
+	}
+	return []string{"--" + f.Name, path}
+}
+
+func copyFile(t *testing.T, from, to string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// refused checks that a run was refused with exit 2 before it wrote
+// anything: the files in dir are exactly want, with their contents.
+func refused(t *testing.T, args []string, stdout, stderr string, code int, msg string, dir string, want map[string][]byte) {
+	t.Helper()
+	if code != exitUsage || !strings.Contains(stderr, msg) || stdout != "" {
+		t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", args, code, stdout, stderr, msg)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != len(want) {
+		t.Errorf("%q: %d files left in the directory, want %d", args, len(ents), len(want))
+	}
+	for name, b := range want {
+		if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(got) != string(b) {
+			t.Errorf("%q: %s was changed (%v)", args, name, err)
+		}
+	}
+}
+
+// No output may be an input, for any command and policy: every flag marked
+// as an output, given the path of the capture or of a file any flag marked
+// as an input reads (the same file by another name: a hard link), is
+// refused with exit status 2 before anything is read or written. Two
+// outputs given the same path are refused too.
+func TestNoOutputIsAnInput(t *testing.T) {
+	tried := 0
+	for _, cr := range commandRuns {
+		fs := flagSetOf(t, cr.args[0])
+		outs, ins := fileFlags(fs, roleOutput), fileFlags(fs, roleInput)
+		if len(outs) == 0 {
+			t.Fatalf("%s: no output flags marked", cr.args[0])
+		}
+		for _, o := range outs {
+			// The capture itself, under another name.
+			dir := t.TempDir()
+			capture := filepath.Join(dir, "capture"+filepath.Ext(cr.capture))
+			b := copyFile(t, cr.capture, capture)
+			alias := filepath.Join(dir, "alias")
+			if err := os.Link(capture, alias); err != nil {
+				t.Skip("no hard links here:", err)
+			}
+			args := slices.Concat(cr.args, fileArg(o, alias), []string{capture})
+			stdout, stderr, code := runCLI(t, "", args...)
+			refused(t, args, stdout, stderr, code, "refusing to overwrite", dir, map[string][]byte{filepath.Base(capture): b, "alias": b})
+			tried++
+			// A file an input flag reads.
+			for _, in := range ins {
+				dir := t.TempDir()
+				capture := filepath.Join(dir, "capture"+filepath.Ext(cr.capture))
+				b := copyFile(t, cr.capture, capture)
+				read := filepath.Join(dir, "read.json")
+				rb := []byte("{}\n")
+				os.WriteFile(read, rb, 0o644)
+				args := slices.Concat(cr.args, fileArg(in, read), fileArg(o, read), []string{capture})
+				stdout, stderr, code := runCLI(t, "", args...)
+				refused(t, args, stdout, stderr, code, "refusing to overwrite", dir, map[string][]byte{filepath.Base(capture): b, "read.json": rb})
+				tried++
+			}
+			// Another output.
+			for _, o2 := range outs {
+				if o2 == o {
+					continue
+				}
+				dir := t.TempDir()
+				capture := filepath.Join(dir, "capture"+filepath.Ext(cr.capture))
+				b := copyFile(t, cr.capture, capture)
+				out := filepath.Join(dir, "out.sql")
+				args := slices.Concat(cr.args, fileArg(o, out), fileArg(o2, out), []string{capture})
+				stdout, stderr, code := runCLI(t, "", args...)
+				refused(t, args, stdout, stderr, code, "give each its own file", dir, map[string][]byte{filepath.Base(capture): b})
+				tried++
+			}
+		}
+	}
+	// check reads the expectation files and the captures its paths name.
+	fs := flagSetOf(t, "check")
+	for _, o := range fileFlags(fs, roleOutput) {
+		for _, read := range []string{"m22.jsonl", "m22.expect.json"} {
+			dir := t.TempDir()
+			want := map[string][]byte{
+				"m22.jsonl":       copyFile(t, "fixtures/gateway/m22.jsonl", filepath.Join(dir, "m22.jsonl")),
+				"m22.expect.json": copyFile(t, "fixtures/gateway/m22.expect.json", filepath.Join(dir, "m22.expect.json")),
+			}
+			args := slices.Concat([]string{"check"}, fileArg(o, filepath.Join(dir, read)), []string{dir})
+			stdout, stderr, code := runCLI(t, "", args...)
+			refused(t, args, stdout, stderr, code, "refusing to overwrite", dir, want)
+			tried++
+		}
+	}
+	t.Logf("%d combinations refused", tried)
+}
