@@ -17,16 +17,17 @@ import (
 // commandRuns are the commands that read captures and write reports, one
 // entry per policy, with a capture each can read.
 var commandRuns = []struct {
+	policy  string   // the policy it runs
 	args    []string // command and policy flags
 	capture string   // a capture (an export for verify) it reads
 }{
-	{[]string{"replay"}, "fixtures/examples/day1.jsonl"},
-	{[]string{"replay", "--policy", "breaker"}, "fixtures/breaker/outage.jsonl"},
-	{[]string{"replay", "--policy", "gateway"}, "fixtures/gateway/m22.jsonl"},
-	{[]string{"sweep"}, "fixtures/examples/day1.jsonl"},
-	{[]string{"sweep", "--policy", "breaker"}, "fixtures/breaker/outage.jsonl"},
-	{[]string{"sweep", "--policy", "gateway"}, "fixtures/gateway/m22.jsonl"},
-	{[]string{"verify"}, "fixtures/gateway/verify/proxy_calls.csv"},
+	{"loop", []string{"replay"}, "fixtures/examples/day1.jsonl"},
+	{"breaker", []string{"replay", "--policy", "breaker"}, "fixtures/breaker/outage.jsonl"},
+	{"gateway", []string{"replay", "--policy", "gateway"}, "fixtures/gateway/m22.jsonl"},
+	{"loop", []string{"sweep"}, "fixtures/examples/day1.jsonl"},
+	{"breaker", []string{"sweep", "--policy", "breaker"}, "fixtures/breaker/outage.jsonl"},
+	{"gateway", []string{"sweep", "--policy", "gateway"}, "fixtures/gateway/m22.jsonl"},
+	{"gateway", []string{"verify"}, "fixtures/gateway/verify/proxy_calls.csv"},
 }
 
 // flagSetOf is the flag set command builds (seen through flagSetMade
@@ -162,4 +163,52 @@ func TestNoOutputIsAnInput(t *testing.T) {
 		}
 	}
 	t.Logf("%d combinations refused", tried)
+}
+
+// A settings file's errors name file:line:column and the key, in words a
+// user reads (no Go type, no decoder internals), for every command and
+// policy that takes --settings: a value of the wrong type, an unknown key
+// and a number out of range in the policy's own section, then an empty
+// file and one that is not JSON.
+func TestSettingsErrorsHavePositions(t *testing.T) {
+	sections := map[string][3]string{ // policy: wrong type, unknown key, out of range
+		"loop":    {`{"default": {"threshold": "x"}}`, `{"default": {"treshold": 3}}`, `{"agents": {"a": {"window_size": 0}}}`},
+		"breaker": {`{"breaker": {"kill_on_error_rate": "x"}}`, `{"breaker": {"rate": 0.5}}`, `{"agents": {"a": {"breaker": {"min_samples": 0.5}}}}`},
+		"gateway": {`{"gateway": {"rpm": "x"}}`, `{"gateway": {"rpn": 5}}`, `{"gateway": {"budgets": {"acme": -1}}}`},
+	}
+	wantKey := map[string][3]string{
+		"loop":    {"default.threshold", "default.treshold", "agents.a.window_size"},
+		"breaker": {"breaker.kill_on_error_rate", "breaker.rate", "agents.a.breaker.min_samples"},
+		"gateway": {"gateway.rpm", "gateway.rpn", `gateway.budgets["acme"]`},
+	}
+	goWords := []string{" json: ", "Go struct", "of type", "unmarshal", "EOF", "fastjson", "float64", "RawMessage"}
+	for _, cr := range commandRuns {
+		fs := flagSetOf(t, cr.args[0])
+		if fs.Lookup("settings") == nil {
+			continue
+		}
+		docs, keys := sections[cr.policy], wantKey[cr.policy]
+		cases := []struct{ doc, pos, key string }{
+			{docs[0], ":1:", keys[0]}, {docs[1], ":1:", keys[1]}, {docs[2], ":1:", keys[2]},
+			{"", ":1:1: ", "empty file"},
+			{"{\n  \"x\": }", ":2:", "not valid JSON"},
+		}
+		for _, c := range cases {
+			if cr.args[0] == "sweep" && cr.policy != "gateway" {
+				continue // the loop and breaker sweeps take their settings from flags
+			}
+			file := filepath.Join(t.TempDir(), "s.json")
+			os.WriteFile(file, []byte(c.doc), 0o644)
+			args := slices.Concat(cr.args, []string{"--settings", file, cr.capture})
+			_, stderr, code := runCLI(t, "", args...)
+			if code != exitUsage || !strings.Contains(stderr, file+c.pos) || !strings.Contains(stderr, c.key) {
+				t.Errorf("%q with %q: exit %d, %q; want exit 2, %s%s… %s", args, c.doc, code, stderr, file, c.pos, c.key)
+			}
+			for _, w := range goWords {
+				if strings.Contains(stderr, w) {
+					t.Errorf("%q with %q: %q says %q", args, c.doc, stderr, w)
+				}
+			}
+		}
+	}
 }

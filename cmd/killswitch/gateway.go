@@ -34,14 +34,8 @@ func (g *gatewayRun) run(e *env, paths []string) int {
 		return errorf(e, "replay", "--policy gateway: %v", err)
 	}
 	cfg := gateway.DefaultConfig(prof)
-	if g.rf.settings != "" {
-		data, err := os.ReadFile(g.rf.settings)
-		if err != nil {
-			return errorf(e, "replay", "%v", err)
-		}
-		if err := cfg.ApplySettings(data); err != nil {
-			return errorf(e, "replay", "%s: %v", g.rf.settings, err)
-		}
+	if err := loadGatewaySettings(&cfg, g.rf.settings); err != nil {
+		return errorf(e, "replay", "%v", err)
 	}
 	switch g.format {
 	case report.FormatJSONL, report.FormatTable, report.FormatMarkdown, report.FormatJSON, report.FormatCSV, report.FormatHTML:
@@ -113,4 +107,16 @@ func (g *gatewayRun) run(e *env, paths []string) int {
 		return exitFound
 	}
 	return exitOK
+}
+
+// loadGatewaySettings overlays the settings file at path ("": none) on cfg.
+func loadGatewaySettings(cfg *gateway.Config, path string) error {
+	if path == "" {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return cfg.ApplySettingsFile(path, data)
 }

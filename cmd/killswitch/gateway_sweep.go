@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/spf13/pflag"
@@ -40,14 +39,8 @@ func runGatewaySweep(e *env, f *sweepFlags, gf *gatewaySweepFlags, profileGiven 
 		return errorf(e, "sweep", "--policy gateway: %v", err)
 	}
 	base := gateway.DefaultConfig(prof)
-	if gf.settings != "" {
-		data, err := os.ReadFile(gf.settings)
-		if err != nil {
-			return errorf(e, "sweep", "%v", err)
-		}
-		if err := base.ApplySettings(data); err != nil {
-			return errorf(e, "sweep", "%s: %v", gf.settings, err)
-		}
+	if err := loadGatewaySettings(&base, gf.settings); err != nil {
+		return errorf(e, "sweep", "%v", err)
 	}
 	parse := func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 	var grid gateway.SweepGrid

@@ -60,14 +60,8 @@ func cmdVerify(e *env, args []string) int {
 		return errorf(e, "verify", "--profile: %v", err)
 	}
 	cfg := gateway.DefaultConfig(prof)
-	if *settings != "" {
-		data, err := os.ReadFile(*settings)
-		if err != nil {
-			return errorf(e, "verify", "%v", err)
-		}
-		if err := cfg.ApplySettings(data); err != nil {
-			return errorf(e, "verify", "%s: %v", *settings, err)
-		}
+	if err := loadGatewaySettings(&cfg, *settings); err != nil {
+		return errorf(e, "verify", "%v", err)
 	}
 	var calls []*gatewaylog.Call
 	for _, p := range fs.Args() {
