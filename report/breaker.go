@@ -111,10 +111,20 @@ func BreakerText(w io.Writer, res *breaker.Result, md bool) error {
 }
 
 func breakerTitle(res *breaker.Result) string {
+	return "Circuit breaker replay — " + breakerRules(res)
+}
+
+// breakerRules describes the breaker's default rules: "error rate ≥ 50%
+// over 10+ samples, counters refresh over 5m0s, open 30m0s".
+func breakerRules(res *breaker.Result) string {
 	c := res.Config
-	return fmt.Sprintf("Circuit breaker replay — error rate ≥ %s over %d+ samples, counters %s over %s, open %s",
+	return fmt.Sprintf("error rate ≥ %s over %d+ samples, counters %s over %s, open %s",
 		strconv.FormatFloat(c.Default.Rate*100, 'f', -1, 64)+"%", c.Default.MinSamples, c.TTL, c.Default.Window, c.Default.Recover)
 }
+
+// BreakerSettingsLine describes the settings of a breaker replay, for
+// check's reports: "policy breaker, error rate ≥ 50% over 10+ samples, …".
+func BreakerSettingsLine(res *breaker.Result) string { return "policy breaker, " + breakerRules(res) }
 
 var breakerScopeHeader = []string{"scope", "requests", "errors", "tripped at (request)", "error rate", "samples", "recovers at", "refused", "at the end"}
 

@@ -140,6 +140,20 @@ func GatewayText(w io.Writer, res *gateway.Result, md bool) error {
 	return nil
 }
 
+// GatewaySettingsLine describes the settings of a gateway replay, for
+// check's reports: "policy gateway, profile spec, max cost 100¢ a request,
+// max tokens 16000, rpm 100, spike rate 0.5"; the rpm and the spike rate
+// only under a profile that enforces them.
+func GatewaySettingsLine(res *gateway.Result) string {
+	c := res.Config
+	line := fmt.Sprintf("policy gateway, profile %s, max cost %s¢ a request, max tokens %d", res.Profile,
+		strconv.FormatFloat(c.MaxCostCents, 'f', -1, 64), c.MaxTokens)
+	if res.Profile == gateway.Spec.Name {
+		line += fmt.Sprintf(", rpm %d, spike rate %s", c.RPM, strconv.FormatFloat(c.SpikeRate, 'f', -1, 64))
+	}
+	return line
+}
+
 var gatewayTotalsHeader = []string{"tenant / key", "calls", "forwarded", "answered", "cost avoided"}
 
 // gatewayTotalsRows are the calls by tenant, then by key.

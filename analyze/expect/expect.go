@@ -117,6 +117,10 @@ type Settings struct {
 	// (settings.gateway, compact JSON). See gateway.go.
 	GatewayProfile *string
 	Gateway        []byte
+	// Breaker is the breaker's settings (settings.breaker, compact JSON:
+	// the keys of a settings file's "breaker" object) under the breaker
+	// policy. See BreakerConfig.
+	Breaker []byte
 }
 
 // Override returns s with every setting o sets replacing s's.

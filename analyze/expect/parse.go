@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/breaker"
 	"github.com/killswitch/killswitch/analyze/gateway"
 	"github.com/killswitch/killswitch/internal/jsontree"
 )
@@ -121,8 +122,8 @@ func (p *parser) expectation(root *node) *Expectation {
 
 func (p *parser) settings(n *node) Settings {
 	var s Settings
-	var profile, gw *node
-	members := p.object(n, "settings", "policy", "profile", "window", "threshold", "mode", "gateway")
+	var profile, gw, brk *node
+	members := p.object(n, "settings", "policy", "profile", "window", "threshold", "mode", "gateway", "breaker")
 	for _, m := range members {
 		kp := "settings." + m.Key
 		switch m.Key {
@@ -138,9 +139,17 @@ func (p *parser) settings(n *node) Settings {
 			profile = m.Val
 		case "gateway":
 			gw = m.Val
+		case "breaker":
+			brk = m.Val
 		}
 	}
 	isGateway := s.Policy != nil && *s.Policy == "gateway"
+	isBreaker := s.Policy != nil && *s.Policy == "breaker"
+	if isBreaker && profile != nil {
+		// The breaker has no profile: refused, never ignored.
+		p.errorf(profile.Off, "settings.profile", "the breaker has no profile (its settings go in \"breaker\")")
+		profile = nil
+	}
 	if profile != nil {
 		const kp = "settings.profile"
 		if str, ok := p.str(profile, kp); ok && isGateway {
@@ -157,22 +166,24 @@ func (p *parser) settings(n *node) Settings {
 			}
 		}
 	}
-	if gw != nil {
-		const kp = "settings.gateway"
-		if !isGateway {
-			p.errorf(gw.Off, kp, "gateway settings need \"policy\": \"gateway\"")
-		} else if gw.Kind != kindObject {
-			p.errorf(gw.Off, kp, "want a JSON object, got %s", gw.Kind)
-		} else if data, err := settingsJSON(gw); err != nil {
-			p.errorf(gw.Off, kp, "%v", err)
-		} else {
-			s.Gateway = data
-			var cfg gateway.Config
-			cfg.ApplySettingsNode(p.Doc, gw, kp)
-		}
-	}
+	s.Gateway = p.policySection(gw, "gateway", isGateway, func(n *node, kp string) {
+		var cfg gateway.Config
+		cfg.ApplySettingsNode(p.Doc, n, kp)
+	})
+	s.Breaker = p.policySection(brk, "breaker", isBreaker, func(n *node, kp string) {
+		breaker.ParsePatch(p.Doc, n, kp)
+	})
 	for _, m := range members {
 		kp := "settings." + m.Key
+		switch m.Key {
+		case "mode", "window", "threshold":
+			if isGateway || isBreaker {
+				// The loop detector's settings mean nothing to these
+				// policies: refused, never ignored.
+				p.errorf(m.Off, kp, "a loop detector setting: this file replays the %s (its own settings go in settings.%s)", *s.Policy, *s.Policy)
+				continue
+			}
+		}
 		switch m.Key {
 		case "mode":
 			if str, ok := p.str(m.Val, kp); ok {
@@ -204,6 +215,32 @@ func (p *parser) settings(n *node) Settings {
 		}
 	}
 	return s
+}
+
+// policySection reads settings.<policy> (n; nil when absent), the
+// settings object of a policy other than the loop detector, which only a
+// file replaying that policy (own) may give; check records the problems
+// of its keys. It returns the object as compact JSON, or nil.
+func (p *parser) policySection(n *node, policy string, own bool, check func(n *node, kp string)) []byte {
+	if n == nil {
+		return nil
+	}
+	kp := "settings." + policy
+	if !own {
+		p.errorf(n.Off, kp, "%s settings need \"policy\": %q", policy, policy)
+		return nil
+	}
+	if n.Kind != kindObject {
+		p.errorf(n.Off, kp, "want a JSON object, got %s", n.Kind)
+		return nil
+	}
+	data, err := settingsJSON(n)
+	if err != nil {
+		p.errorf(n.Off, kp, "%v", err)
+		return nil
+	}
+	check(n, kp)
+	return data
 }
 
 func (p *parser) str(n *node, path string) (string, bool) {

@@ -199,9 +199,12 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, prof
 	var brk *breaker.Policy
 	var gw *gateway.Policy
 	if eff.Policy != nil && *eff.Policy == "breaker" {
-		var err error
-		if brk, err = breaker.NewPolicy(breaker.NewConfig()); err != nil {
-			f.Err = err
+		bcfg, err := eff.BreakerConfig()
+		if err == nil {
+			brk, err = breaker.NewPolicy(bcfg)
+		}
+		if err != nil {
+			f.Err = fmt.Errorf("%s: %w", t.expect, err)
 			return f
 		}
 		cfg.Profile, cfg.Policies = analyze.ProfileUsage, []analyze.Policy{brk}
@@ -229,6 +232,12 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, prof
 	}
 	reportHiddenWarnings(e, "check", sum.WarningCounts)
 	f.Summary = sum
+	switch {
+	case brk != nil:
+		f.Settings = report.BreakerSettingsLine(brk.Result())
+	case gw != nil:
+		f.Settings = report.GatewaySettingsLine(gw.Result())
+	}
 	if update {
 		var next *expect.Expectation
 		var changes []string

@@ -212,3 +212,34 @@ func TestSettingsErrorsHavePositions(t *testing.T) {
 		}
 	}
 }
+
+// check replays an expectation with the settings of its own policy, and
+// says so in its reports: a breaker or gateway expectation's settings are
+// its policy's (settings.breaker, settings.gateway), never the loop
+// detector's "profile usage, mode deactivate, window 20, threshold 10".
+func TestCheckShowsThePolicysOwnSettings(t *testing.T) {
+	for _, tc := range []struct {
+		capture, expect, want string
+	}{
+		// At a 90% error rate no breaker of the outage trips (50% at
+		// the defaults): the expectation holds only if the rate is used.
+		{"fixtures/breaker/outage.jsonl",
+			`{"settings": {"policy": "breaker", "breaker": {"kill_on_error_rate": 0.9}}, "agents": {"crawler": {"killed": false}}}`,
+			"policy breaker, error rate ≥ 90% over 10+ samples, counters refresh over 5m0s, open 30m0s"},
+		{"fixtures/gateway/m22.jsonl",
+			`{"settings": {"policy": "gateway", "profile": "spec", "gateway": {"max_tokens": 100000, "rpm": 7}}, "http_status": {"200": {"min": 0}}}`,
+			"policy gateway, profile spec, max cost 100¢ a request, max tokens 100000, rpm 7, spike rate 0.5"},
+	} {
+		dir := t.TempDir()
+		copyFile(t, tc.capture, filepath.Join(dir, "c.jsonl"))
+		os.WriteFile(filepath.Join(dir, "c.expect.json"), []byte(tc.expect), 0o644)
+		junit := filepath.Join(dir, "junit.xml")
+		stdout, stderr, code := runCLI(t, "", "check", "-f", "markdown", "--junit", junit, dir)
+		if code != exitOK || !strings.Contains(stdout, tc.want) || strings.Contains(stdout, "window 20") {
+			t.Errorf("%s: exit %d, want %q in\n%s%s", tc.expect, code, tc.want, stdout, stderr)
+		}
+		if b, _ := os.ReadFile(junit); !strings.Contains(string(b), tc.want) {
+			t.Errorf("%s: the JUnit report does not say %q:\n%s", tc.expect, tc.want, b)
+		}
+	}
+}
