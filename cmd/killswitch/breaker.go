@@ -106,7 +106,7 @@ func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths [
 		case report.FormatJSONL:
 			return report.BreakerDecisionsJSONL(w, pol.Decisions())
 		case report.FormatMarkdown:
-			return report.BreakerText(w, pol.Result(), true)
+			return report.BreakerText(w, pol.Result(), report.TextOptions{Markdown: true})
 		case report.FormatJSON:
 			return report.BreakerJSON(w, pol.Result())
 		case report.FormatCSV:
@@ -114,7 +114,7 @@ func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths [
 		case report.FormatHTML:
 			return report.BreakerHTML(w, pol.Result())
 		}
-		return report.BreakerText(w, pol.Result(), false)
+		return report.BreakerText(w, pol.Result(), report.TextOptions{Width: termWidth(e, output)})
 	})
 	if err != nil {
 		return errorf(e, "replay", "%v", err)

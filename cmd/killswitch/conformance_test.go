@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 )
@@ -243,3 +244,39 @@ func TestCheckShowsThePolicysOwnSettings(t *testing.T) {
 		}
 	}
 }
+
+// Every command's and policy's default report fits: 100 columns when
+// standard output is not a terminal, the terminal's width (80 here) when
+// it is one. A column or a word that cannot shrink (a long file name)
+// stays whole, so the fixtures' names are short enough for this to hold.
+func TestDefaultTablesFit(t *testing.T) {
+	for _, width := range []int{0, 80} {
+		want := width
+		if width == 0 {
+			want = 100
+		}
+		testTermWidth = width
+		for _, cr := range commandRuns {
+			for _, extra := range [][]string{nil, {"--profile", "spec"}} {
+				if extra != nil && cr.policy != "gateway" {
+					continue
+				}
+				args := slices.Concat(cr.args, extra, []string{cr.capture})
+				stdout, stderr, code := runCLI(t, "", args...)
+				if code != exitOK {
+					t.Fatalf("%q: exit %d: %s", args, code, stderr)
+				}
+				for i, l := range strings.Split(stdout, "\n") {
+					if n := utf8.RuneCountInString(l); n > want {
+						t.Errorf("%q at width %d: line %d is %d columns: %s", args, want, i+1, n, l)
+					}
+				}
+			}
+		}
+	}
+	testTermWidth = 0
+}
+
+// oneSpaced is s with every run of white space one space: a report's text
+// whatever its lines' width.
+func oneSpaced(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -75,7 +75,7 @@ func (g *gatewayRun) run(e *env, paths []string) int {
 		case report.FormatJSONL:
 			return report.GatewayDecisionsJSONL(w, pol.Decisions())
 		case report.FormatMarkdown:
-			return report.GatewayText(w, res, true)
+			return report.GatewayText(w, res, report.TextOptions{Markdown: true})
 		case report.FormatJSON:
 			return report.GatewayJSON(w, res)
 		case report.FormatCSV:
@@ -83,7 +83,7 @@ func (g *gatewayRun) run(e *env, paths []string) int {
 		case report.FormatHTML:
 			return report.GatewayHTML(w, res, pol.Decisions())
 		}
-		return report.GatewayText(w, res, false)
+		return report.GatewayText(w, res, report.TextOptions{Width: termWidth(e, g.output)})
 	})
 	if err != nil {
 		return errorf(e, "replay", "%v", err)

@@ -92,7 +92,7 @@ func runGatewaySweep(e *env, f *sweepFlags, gf *gatewaySweepFlags, profileGiven 
 		if f.format == report.FormatJSON {
 			return report.GatewaySweepJSON(w, res)
 		}
-		return report.GatewaySweepText(w, res, f.format == report.FormatMarkdown)
+		return report.GatewaySweepText(w, res, report.TextOptions{Markdown: f.format == report.FormatMarkdown, Width: termWidth(e, f.output)})
 	})
 	if err != nil {
 		return errorf(e, "sweep", "%v", err)

@@ -115,9 +115,9 @@ func cmdVerify(e *env, args []string) int {
 		case report.FormatJSONL:
 			return report.VerifyJSONL(w, v)
 		case report.FormatMarkdown:
-			return report.VerifyText(w, v, true)
+			return report.VerifyText(w, v, report.TextOptions{Markdown: true})
 		}
-		return report.VerifyText(w, v, false)
+		return report.VerifyText(w, v, report.TextOptions{Width: termWidth(e, *output)})
 	})
 	if err != nil {
 		return errorf(e, "verify", "%v", err)
