@@ -1,6 +1,10 @@
 package main
 
 import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -196,7 +200,13 @@ func TestSettingsErrorsHavePositions(t *testing.T) {
 		}
 		for _, c := range cases {
 			if cr.args[0] == "sweep" && cr.policy != "gateway" {
-				continue // the loop and breaker sweeps take their settings from flags
+				// The loop and breaker sweeps take their settings from
+				// flags: a settings file is refused, not ignored.
+				args := slices.Concat(cr.args, []string{"--settings", cr.capture, cr.capture})
+				if _, stderr, code := runCLI(t, "", args...); code != exitUsage || !strings.Contains(stderr, "--settings is read by --policy gateway only") {
+					t.Errorf("%q: exit %d, %q", args, code, stderr)
+				}
+				continue
 			}
 			file := filepath.Join(t.TempDir(), "s.json")
 			os.WriteFile(file, []byte(c.doc), 0o644)
@@ -280,3 +290,71 @@ func TestDefaultTablesFit(t *testing.T) {
 // oneSpaced is s with every run of white space one space: a report's text
 // whatever its lines' width.
 func oneSpaced(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Every command and policy renders every format it offers as that format
+// (JSON that parses, CSV with rows of one width, a whole HTML page), the
+// same bytes at any --workers; a format it does not offer is refused with
+// exit 2 and nothing on standard output, never rendered as another.
+func TestEveryFormatRenders(t *testing.T) {
+	for _, cr := range commandRuns {
+		offered := 0
+		workers := func(n string) []string { return []string{"--workers", n} }
+		if flagSetOf(t, cr.args[0]).Lookup("workers") == nil {
+			workers = func(string) []string { return nil } // verify decides in one pass
+		}
+		for _, format := range []string{"table", "markdown", "csv", "json", "jsonl", "html"} {
+			args := slices.Concat(cr.args, []string{"-f", format, cr.capture})
+			one, stderr, code := runCLI(t, "", slices.Concat(args, workers("1"))...)
+			if code == exitUsage {
+				if one != "" || !strings.Contains(stderr, format) {
+					t.Errorf("%q refused: stdout %q, stderr %q", args, one, stderr)
+				}
+				continue
+			}
+			if code != exitOK || one == "" {
+				t.Errorf("%q: exit %d, %d bytes: %s", args, code, len(one), stderr)
+				continue
+			}
+			offered++
+			if err := formatError(format, one); err != nil {
+				t.Errorf("%q: not %s: %v", args, format, err)
+			}
+			if three, _, _ := runCLI(t, "", slices.Concat(args, workers("3"))...); three != one {
+				t.Errorf("%q: the output differs at --workers 3", args)
+			}
+		}
+		if offered < 3 {
+			t.Errorf("%q offers %d formats", cr.args, offered)
+		}
+	}
+}
+
+// formatError says why out is not a document of format.
+func formatError(format, out string) error {
+	switch format {
+	case "json":
+		if !json.Valid([]byte(out)) {
+			return errors.New("invalid JSON")
+		}
+	case "jsonl":
+		for i, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if !json.Valid([]byte(l)) {
+				return fmt.Errorf("line %d is not JSON", i+1)
+			}
+		}
+	case "csv":
+		r := csv.NewReader(strings.NewReader(out))
+		if _, err := r.ReadAll(); err != nil { // rows of one width, or an error
+			return err
+		}
+	case "html":
+		if !strings.HasPrefix(out, "<!DOCTYPE html>") || !strings.HasSuffix(out, "</html>\n") {
+			return errors.New("not a whole HTML page")
+		}
+	case "markdown":
+		if !strings.HasPrefix(out, "#") {
+			return errors.New("no Markdown heading first")
+		}
+	}
+	return nil
+}

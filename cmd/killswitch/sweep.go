@@ -83,6 +83,10 @@ func cmdSweep(e *env, args []string) int {
 	if err := guardFiles(fs); err != nil {
 		return errorf(e, "sweep", "%v", err)
 	}
+	if *policy != "gateway" && fs.Changed("settings") {
+		// Not silently ignored: the other sweeps take their grid from flags.
+		return errorf(e, "sweep", "--settings is read by --policy gateway only: the %s sweep takes its settings from its flags", *policy)
+	}
 	defer tuneGC(e)()
 	switch *policy {
 	case "loop":
