@@ -358,3 +358,22 @@ func formatError(format, out string) error {
 	}
 	return nil
 }
+
+// An expectation that gives another policy's settings is unusable (exit
+// 2, its position and key), for every policy but the loop detector's own.
+func TestCheckRefusesForeignSettings(t *testing.T) {
+	for _, tc := range []struct{ capture, expect, want string }{
+		{"fixtures/breaker/outage.jsonl", `{"settings": {"policy": "breaker", "threshold": 5}, "totals": {"kills": {"min": 0}}}`, "c.expect.json:1:36: settings.threshold: a loop detector setting"},
+		{"fixtures/gateway/m22.jsonl", `{"settings": {"policy": "gateway", "mode": "block"}, "http_status": {"200": {"min": 0}}}`, "c.expect.json:1:36: settings.mode: a loop detector setting"},
+		{"fixtures/gateway/m22.jsonl", `{"settings": {"policy": "gateway", "breaker": {"min_samples": 5}}, "http_status": {"200": {"min": 0}}}`, `c.expect.json:1:47: settings.breaker: breaker settings need "policy": "breaker"`},
+		{"fixtures/examples/day1.jsonl", `{"settings": {"gateway": {"rpm": 5}}, "totals": {"kills": {"min": 0}}}`, `c.expect.json:1:26: settings.gateway: gateway settings need "policy": "gateway"`},
+	} {
+		dir := t.TempDir()
+		copyFile(t, tc.capture, filepath.Join(dir, "c.jsonl"))
+		os.WriteFile(filepath.Join(dir, "c.expect.json"), []byte(tc.expect), 0o644)
+		stdout, stderr, code := runCLI(t, "", "check", dir)
+		if code != exitUsage || !strings.Contains(stdout+stderr, tc.want) {
+			t.Errorf("%s: exit %d, want 2 and %q:\n%s%s", tc.expect, code, tc.want, stdout, stderr)
+		}
+	}
+}
