@@ -69,11 +69,13 @@ func BreakerDecisionsJSONL(w io.Writer, ds []breaker.Decision) error {
 	return bw.Flush()
 }
 
-// BreakerText renders the breaker replay (Markdown when md): per scope its
+// BreakerText renders the breaker replay (Markdown when o.Markdown; else
+// fitting o.Width): per scope its
 // trips with time, error rate and samples, recovery and requests refused;
 // totals per tenant; correlated trips first, since they are what an
 // operator needs first.
-func BreakerText(w io.Writer, res *breaker.Result, md bool) error {
+func BreakerText(w io.Writer, res *breaker.Result, o TextOptions) error {
+	md, width := o.Markdown, o.width()
 	title := breakerTitle(res)
 	h := func(s string) {
 		if md {
@@ -85,24 +87,25 @@ func BreakerText(w io.Writer, res *breaker.Result, md bool) error {
 	if md {
 		fmt.Fprintf(w, "# %s\n", title)
 	} else {
-		fmt.Fprintln(w, wrap(title, DefaultWidth))
+		fmt.Fprintln(w, wrap(title, width))
 	}
 	fmt.Fprintf(w, "%s, %s, %d refused\n", plural(res.Requests, "request"), plural(res.Trips, "trip"), res.Refused)
 	if len(res.Groups) > 0 {
 		h("Correlated trips")
 		for _, g := range res.Groups {
-			fmt.Fprintf(w, "- %s\n", Printable(g.Text))
+			o.line(w, "- "+Printable(g.Text))
 			for _, t := range g.Trips {
 				fmt.Fprintf(w, "  - %s %s\n", ingest.FormatTime(t.TS), Printable(t.Scope.String()))
 			}
 		}
 	}
 	h("Breakers")
-	textTable(w, md, breakerScopeHeader, breakerScopeRows(res))
+	rows := breakerScopeRows(res)
+	fitTable{header: breakerScopeHeader, rows: rows, compact: breakerScopeCompact, every: "-f csv or json"}.write(w, o)
 	if manual := breakerManualLines(res); len(manual) > 0 {
 		h("Operators")
 		for _, l := range manual {
-			fmt.Fprintln(w, "- "+l)
+			o.line(w, "- "+l)
 		}
 	}
 	h("Tenants")
@@ -111,10 +114,24 @@ func BreakerText(w io.Writer, res *breaker.Result, md bool) error {
 }
 
 func breakerTitle(res *breaker.Result) string {
+	return "Circuit breaker replay — " + breakerRules(res)
+}
+
+// breakerRules describes the breaker's default rules: "error rate ≥ 50%
+// over 10+ samples, counters refresh over 5m0s, open 30m0s".
+func breakerRules(res *breaker.Result) string {
 	c := res.Config
-	return fmt.Sprintf("Circuit breaker replay — error rate ≥ %s over %d+ samples, counters %s over %s, open %s",
+	return fmt.Sprintf("error rate ≥ %s over %d+ samples, counters %s over %s, open %s",
 		strconv.FormatFloat(c.Default.Rate*100, 'f', -1, 64)+"%", c.Default.MinSamples, c.TTL, c.Default.Window, c.Default.Recover)
 }
+
+// BreakerSettingsLine describes the settings of a breaker replay, for
+// check's reports: "policy breaker, error rate ≥ 50% over 10+ samples, …".
+func BreakerSettingsLine(res *breaker.Result) string { return "policy breaker, " + breakerRules(res) }
+
+// breakerScopeCompact are the columns of a narrow scope table: which
+// breaker, how busy, when it tripped, what that refused, how it ended.
+var breakerScopeCompact = []int{0, 1, 3, 7, 8}
 
 var breakerScopeHeader = []string{"scope", "requests", "errors", "tripped at (request)", "error rate", "samples", "recovers at", "refused", "at the end"}
 

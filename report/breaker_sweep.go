@@ -13,6 +13,10 @@ import (
 // The breaker sweep: one row per setting of rate × min_samples × window
 // × counter expiry, in the table, Markdown, CSV, JSON and HTML.
 
+// breakerSweepCompact are the columns of a narrow sweep table: the
+// setting, its trips and refusals, and how they fall against the labels.
+var breakerSweepCompact = []int{0, 1, 2, 3, 5, 6, 7, 8}
+
 var breakerSweepHeader = []string{"rate", "min samples", "window", "counters", "scopes tripped", "trips", "refused",
 	"in incidents", "outside", "unlabelled", "correlated"}
 
@@ -45,15 +49,17 @@ func breakerSweepRecommend(r *breaker.SweepResult) string {
 		strconv.FormatFloat(s.Rate, 'f', -1, 64), s.MinSamples, s.Window, s.TTL, s.Inside, s.Outside, r.MaxOutside, s.Refused)
 }
 
-// BreakerSweepText writes the sweep as an aligned table (Markdown when md).
-func BreakerSweepText(w io.Writer, r *breaker.SweepResult, md bool) error {
+// BreakerSweepText writes the sweep as an aligned table fitting o.Width
+// (Markdown when o.Markdown).
+func BreakerSweepText(w io.Writer, r *breaker.SweepResult, o TextOptions) error {
+	md := o.Markdown
 	if md {
 		fmt.Fprintf(w, "# %s\n", breakerSweepTitle(r))
 	} else {
 		fmt.Fprintln(w, breakerSweepTitle(r))
 	}
 	if !r.Labelled {
-		fmt.Fprintln(w, breakerSweepUnlabelled)
+		o.line(w, breakerSweepUnlabelled)
 	}
 	fmt.Fprintln(w)
 	header := breakerSweepHeader
@@ -63,9 +69,10 @@ func BreakerSweepText(w io.Writer, r *breaker.SweepResult, md bool) error {
 			header[i] = strings.ToUpper(h)
 		}
 	}
-	textTable(w, md, header, breakerSweepRows(r, true))
+	fitTable{header: header, rows: breakerSweepRows(r, true), compact: breakerSweepCompact, every: "-f csv or json"}.write(w, o)
 	if l := breakerSweepRecommend(r); l != "" {
-		fmt.Fprintf(w, "\n%s\n", l)
+		fmt.Fprintln(w)
+		o.line(w, l)
 	}
 	return nil
 }

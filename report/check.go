@@ -30,10 +30,21 @@ type CheckFile struct {
 	Capture string // the capture replayed; "" when none was found
 	About   string
 	Summary *analyze.Summary // the replay; nil when the file could not be checked
-	Results []expect.Result  // one per agent expectation, then one per total
-	Err     error            // not nil: the file could not be checked (unusable input)
-	Changes []string         // --update: what was rewritten; nil: nothing
-	Created bool             // --update wrote the file anew (its capture had none)
+	// Settings describes the settings of the policy replayed, in its own
+	// words; "" for the loop detector, described from Summary.
+	Settings string
+	Results  []expect.Result // one per agent expectation, then one per total
+	Err      error           // not nil: the file could not be checked (unusable input)
+	Changes  []string        // --update: what was rewritten; nil: nothing
+	Created  bool            // --update wrote the file anew (its capture had none)
+}
+
+// settingsLine describes the settings f's capture was replayed with.
+func (f *CheckFile) settingsLine() string {
+	if f.Settings != "" {
+		return f.Settings
+	}
+	return settingsLine(f.Summary)
 }
 
 // CheckCounts add up a Check.
@@ -213,7 +224,7 @@ func CheckMarkdown(w io.Writer, c *Check) error {
 		if f.Summary == nil {
 			continue
 		}
-		fmt.Fprintf(w, "- %s — %s; capture %s\n", code(f.Path), mdEscape(settingsLine(f.Summary)), code(f.Capture))
+		fmt.Fprintf(w, "- %s — %s; capture %s\n", code(f.Path), mdEscape(f.settingsLine()), code(f.Capture))
 	}
 	_, err := fmt.Fprint(w, "\n</details>\n")
 	return err

@@ -76,11 +76,14 @@ func GatewayDecisionsJSONL(w io.Writer, ds []gateway.Decision) error {
 	return bw.Flush()
 }
 
-// GatewayText renders the gateway replay for a terminal (markdown when md):
+// GatewayText renders the gateway replay for a terminal, fitting o.Width
+// (Markdown when o.Markdown):
 // what each tenant's and key's calls got, the refusals by reason, the
 // freezes, and one screen per incident — its trigger, start and end, calls
 // affected, cost avoided, its events in order and the requests behind it.
-func GatewayText(w io.Writer, res *gateway.Result, md bool) error {
+func GatewayText(w io.Writer, res *gateway.Result, o TextOptions) error {
+	md := o.Markdown
+	line := func(s string) { o.line(w, s) }
 	h := func(s string) {
 		if md {
 			fmt.Fprintf(w, "\n## %s\n\n", s)
@@ -103,13 +106,13 @@ func GatewayText(w io.Writer, res *gateway.Result, md bool) error {
 	if len(res.Rejected) > 0 {
 		h(fmt.Sprintf("Bodies the gateway rejects (%d)", len(res.Rejected)))
 		for _, r := range res.Rejected {
-			fmt.Fprintf(w, "- call %d (%s): HTTP %d: %s\n", r.Seq, r.Source, r.Status, Printable(r.Msg))
+			line(fmt.Sprintf("- call %d (%s): HTTP %d: %s", r.Seq, r.Source, r.Status, Printable(r.Msg)))
 		}
 	}
 	if len(res.Freezes) > 0 {
 		h("Freezes")
 		for _, l := range gatewayFreezeLines(res) {
-			fmt.Fprintf(w, "- %s\n", l)
+			line("- " + l)
 		}
 	}
 	h(fmt.Sprintf("Incidents (%d)", len(res.Incidents)))
@@ -121,23 +124,38 @@ func GatewayText(w io.Writer, res *gateway.Result, md bool) error {
 		if !in.EndedAt.IsZero() {
 			end = ingest.FormatTime(in.EndedAt) + " (" + in.ResolvedBy + ")"
 		}
-		fmt.Fprintf(w, "\n%s [%s, %s] %s\n", in.ID, in.Severity, in.Status, Printable(in.Title))
-		fmt.Fprintf(w, "  tenant %s, trigger %s, from %s to %s, %s affected, cost avoided %.4f¢\n",
-			Printable(in.Tenant), in.Trigger, ingest.FormatTime(in.StartedAt), end, plural(len(in.Calls), "call"), in.CostCents)
+		fmt.Fprintln(w)
+		line(fmt.Sprintf("%s [%s, %s] %s", in.ID, in.Severity, in.Status, Printable(in.Title)))
+		line(fmt.Sprintf("  tenant %s, trigger %s, from %s to %s, %s affected, cost avoided %.4f¢",
+			Printable(in.Tenant), in.Trigger, ingest.FormatTime(in.StartedAt), end, plural(len(in.Calls), "call"), in.CostCents))
 		for _, ev := range in.Events {
-			fmt.Fprintf(w, "  %s %s: %s\n", ingest.FormatTime(ev.TS), ev.Type, Printable(ev.Description))
+			line(fmt.Sprintf("  %s %s: %s", ingest.FormatTime(ev.TS), ev.Type, Printable(ev.Description)))
 		}
 		for _, c := range in.Calls {
-			fmt.Fprintf(w, "    call %d at %s: HTTP %d (%s)\n", c.Seq, ingest.FormatTime(c.TS), c.Status, c.Source)
+			line(fmt.Sprintf("    call %d at %s: HTTP %d (%s)", c.Seq, ingest.FormatTime(c.TS), c.Status, c.Source))
 		}
 	}
 	if len(res.Warnings) > 0 {
 		h("Warnings")
 		for _, wn := range res.Warnings {
-			fmt.Fprintf(w, "- %s: %s\n", wn.Pos, Printable(wn.Msg))
+			line(fmt.Sprintf("- %s: %s", wn.Pos, Printable(wn.Msg)))
 		}
 	}
 	return nil
+}
+
+// GatewaySettingsLine describes the settings of a gateway replay, for
+// check's reports: "policy gateway, profile spec, max cost 100¢ a request,
+// max tokens 16000, rpm 100, spike rate 0.5"; the rpm and the spike rate
+// only under a profile that enforces them.
+func GatewaySettingsLine(res *gateway.Result) string {
+	c := res.Config
+	line := fmt.Sprintf("policy gateway, profile %s, max cost %s¢ a request, max tokens %d", res.Profile,
+		strconv.FormatFloat(c.MaxCostCents, 'f', -1, 64), c.MaxTokens)
+	if res.Profile == gateway.Spec.Name {
+		line += fmt.Sprintf(", rpm %d, spike rate %s", c.RPM, strconv.FormatFloat(c.SpikeRate, 'f', -1, 64))
+	}
+	return line
 }
 
 var gatewayTotalsHeader = []string{"tenant / key", "calls", "forwarded", "answered", "cost avoided"}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,10 +17,11 @@ import (
 // maxListedCalls bounds the calls a sweep row names; the rest are counted.
 const maxListedCalls = 3
 
-// GatewaySweepText renders a gateway sweep for a terminal (markdown when
-// md): the base, then one row per value tried with what it refuses and
+// GatewaySweepText renders a gateway sweep for a terminal, fitting
+// o.Width (Markdown when o.Markdown): the base, then one row per value tried with what it refuses and
 // lets through compared with the base.
-func GatewaySweepText(w io.Writer, r *gateway.SweepResult, md bool) error {
+func GatewaySweepText(w io.Writer, r *gateway.SweepResult, o TextOptions) error {
+	md := o.Markdown
 	bw := bufio.NewWriter(w)
 	c := &r.Config
 	title := fmt.Sprintf("Gateway sweep — profile %s: %d requests", r.Profile, r.Requests)
@@ -31,10 +33,12 @@ func GatewaySweepText(w io.Writer, r *gateway.SweepResult, md bool) error {
 	if md {
 		fmt.Fprintf(bw, "# %s\n\n%s\n", title, base)
 	} else {
-		fmt.Fprintf(bw, "%s\n%s\n", title, base)
+		fmt.Fprintln(bw, title)
+		o.line(bw, base)
 	}
 	if len(r.Inert) > 0 {
-		fmt.Fprintf(bw, "\n%s: never refused on under %s (not replayed)\n", strings.Join(r.Inert, " and "), r.Profile)
+		fmt.Fprintln(bw)
+		o.line(bw, fmt.Sprintf("%s: never refused on under %s (not replayed)", strings.Join(r.Inert, " and "), r.Profile))
 	}
 	if len(r.Settings) > 0 {
 		fmt.Fprintln(bw)
@@ -43,6 +47,7 @@ func GatewaySweepText(w io.Writer, r *gateway.SweepResult, md bool) error {
 			header = append(header, "incidents")
 		}
 		rows := make([][]string, 0, len(r.Settings))
+		narrow := make([][]string, 0, len(r.Settings)) // the calls counted, not named
 		for i := range r.Settings {
 			s := &r.Settings[i]
 			name := s.Param + " " + strconv.FormatFloat(s.Value, 'f', -1, 64)
@@ -55,10 +60,41 @@ func GatewaySweepText(w io.Writer, r *gateway.SweepResult, md bool) error {
 				row = append(row, strconv.Itoa(s.Incidents))
 			}
 			rows = append(rows, row)
+			n := slices.Clone(row)
+			n[4], n[5] = countCalls(s.Added), countCalls(s.Dropped)
+			narrow = append(narrow, n)
 		}
-		textTable(bw, md, header, rows)
+		// Narrow: the answers left out, the calls counted.
+		compact := []int{0, 1, 3, 4, 5}
+		if r.Profile != gateway.M22.Name {
+			compact = append(compact, 6)
+		}
+		t := fitTable{header: header, rows: rows, narrow: narrow, compact: compact, every: "-f json"}
+		t.write(bw, o)
+		if t.narrowed(o) {
+			// The calls the narrow table only counts, named below it.
+			for i := range r.Settings {
+				s := &r.Settings[i]
+				for _, l := range []struct {
+					what string
+					ps   []ingest.Pos
+				}{{"newly refuses", s.Added}, {"lets through", s.Dropped}} {
+					if len(l.ps) > 0 {
+						o.line(bw, fmt.Sprintf("- %s %s %s %s", s.Param, strconv.FormatFloat(s.Value, 'f', -1, 64), l.what, listCalls(l.ps)))
+					}
+				}
+			}
+		}
 	}
 	return bw.Flush()
+}
+
+// countCalls counts calls: "-" when none.
+func countCalls(ps []ingest.Pos) string {
+	if len(ps) == 0 {
+		return "-"
+	}
+	return strconv.Itoa(len(ps))
 }
 
 // listCalls names up to maxListedCalls calls and counts the rest: "-"

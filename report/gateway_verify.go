@@ -10,11 +10,12 @@ import (
 	"github.com/killswitch/killswitch/ingest"
 )
 
-// VerifyText renders a gateway verification for a terminal (markdown when
-// md): the counts, one line per call (verified, or how the replay
+// VerifyText renders a gateway verification for a terminal, fitting
+// o.Width (Markdown when o.Markdown): the counts, one line per call (verified, or how the replay
 // differs), the differences by answer, the rows that could not be read,
 // and the control records' warnings.
-func VerifyText(w io.Writer, v *gateway.Verification, md bool) error {
+func VerifyText(w io.Writer, v *gateway.Verification, o TextOptions) error {
+	md := o.Markdown
 	bw := bufio.NewWriter(w)
 	title := fmt.Sprintf("Gateway verification — profile %s: %d calls, %d verified, %d differ, %d bad rows",
 		v.Profile, v.Calls, v.Verified, v.Differ, len(v.Bad))
@@ -28,7 +29,7 @@ func VerifyText(w io.Writer, v *gateway.Verification, md bool) error {
 	if md {
 		fmt.Fprintf(bw, "# %s\n", title)
 	} else {
-		fmt.Fprintln(bw, title)
+		o.line(bw, title)
 	}
 	if len(v.Verdicts) > 0 {
 		h("Calls")
@@ -44,7 +45,9 @@ func VerifyText(w io.Writer, v *gateway.Verification, md bool) error {
 				rows = append(rows, []string{"", "", "", "", Printable(d)})
 			}
 		}
-		textTable(bw, md, []string{"call", "created_at", "tenant / key", "recorded", "verdict"}, rows)
+		// Narrow: which call, what was recorded, the verdict (wrapped).
+		fitTable{header: []string{"call", "created_at", "tenant / key", "recorded", "verdict"}, rows: rows,
+			compact: []int{0, 3, 4}, every: "-f jsonl"}.write(bw, o)
 	}
 	if len(v.ByDiff) > 0 {
 		h("Differences by answer (recorded → replayed)")
@@ -53,13 +56,13 @@ func VerifyText(w io.Writer, v *gateway.Verification, md bool) error {
 	if len(v.Bad) > 0 {
 		h("Rows not verified (unreadable)")
 		for _, c := range v.Bad {
-			fmt.Fprintf(bw, "- %s\n", Printable(c.Err.Error()))
+			o.line(bw, "- "+Printable(c.Err.Error()))
 		}
 	}
 	if len(v.Warnings) > 0 {
 		h("Warnings")
 		for _, wn := range v.Warnings {
-			fmt.Fprintf(bw, "- %s: %s\n", wn.Pos, Printable(wn.Msg))
+			o.line(bw, fmt.Sprintf("- %s: %s", wn.Pos, Printable(wn.Msg)))
 		}
 	}
 	return bw.Flush()

@@ -91,7 +91,7 @@ func JUnit(w io.Writer, c *Check) error {
 			props = append(props, junitProperty{"capture", f.Capture})
 		}
 		if f.Summary != nil {
-			props = append(props, junitProperty{"settings", settingsLine(f.Summary)})
+			props = append(props, junitProperty{"settings", f.settingsLine()})
 		}
 		if f.About != "" {
 			props = append(props, junitProperty{"about", f.About})
@@ -116,7 +116,7 @@ func JUnit(w io.Writer, c *Check) error {
 			} else {
 				s.Failures++
 				tc.Failure = &junitProblem{Message: r.Name() + ": " + r.Reason, Type: "regression",
-					Text: xmlText("expected: " + r.Want + "\ngot: " + r.Got + "\ncapture: " + f.Capture + "\nsettings: " + settingsLine(f.Summary))}
+					Text: xmlText("expected: " + r.Want + "\ngot: " + r.Got + "\ncapture: " + f.Capture + "\nsettings: " + f.settingsLine())}
 			}
 			s.Cases = append(s.Cases, tc)
 		}

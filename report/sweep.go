@@ -262,7 +262,14 @@ func SweepTableOpts(w io.Writer, r *sweep.Result, opt SweepTableOptions) error {
 		for i := range rows {
 			rows[i] = pick(rows[i], sweepCompact)
 		}
-		notes = append(notes, fmt.Sprintf("%d of %d columns, to fit %d: --wide shows every one", len(sweepCompact), len(sweepHeader), width))
+		// Narrower still (a small terminal): the last columns go.
+		for tableWidth(header, rows, nil) > width && len(header) > 4 {
+			header = header[:len(header)-1]
+			for i := range rows {
+				rows[i] = rows[i][:len(header)]
+			}
+		}
+		notes = append(notes, fmt.Sprintf("%d of %d columns, to fit %d: --wide shows every one", len(header), len(sweepHeader), width))
 	}
 	if len(notes) > 0 {
 		notes[len(notes)-1] += "; -f csv, json or html every value"

@@ -360,10 +360,16 @@ func TimelineTableOpts(w io.Writer, s *analyze.Summary, opt TableOptions) error 
 	if !opt.Wide && widthOf(widths) > width {
 		killed := total[2]
 		cols = compactColumns
+		// Narrower still (a small terminal): the last columns go.
+		cw := pick(widths, cols)
+		cw[2] = max(cw[2], len("KILLED AT REQUEST"), utf8.RuneCountInString(killed))
+		for widthOf(cw) > width && len(cols) > 3 {
+			cols, cw = cols[:len(cols)-1], cw[:len(cw)-1]
+		}
 		header, total = pick(header, cols), pick(total, cols)
 		header[2], total[2] = "KILLED AT REQUEST", killed
 		note = fmt.Sprintf("(%d of %d columns, to fit %d: --wide shows every one, -f csv or json every value)\n",
-			len(compactColumns), len(timelineHeader), width)
+			len(cols), len(timelineHeader), width)
 	}
 	row := func(r []string) []string {
 		if cols == nil {
@@ -764,12 +770,13 @@ func agentJSON(a *analyze.AgentSummary) jsonAgent {
 }
 
 // wrap breaks a line of prose at spaces so that no line is wider than
-// width; continuation lines are indented by two spaces. A word longer than
-// the width stays whole.
+// width; continuation lines are indented two spaces more than the line.
+// A word longer than the width stays whole.
 func wrap(s string, width int) string {
 	if utf8.RuneCountInString(s) <= width {
 		return s
 	}
+	indent := "  " + s[:len(s)-len(strings.TrimLeft(s, " "))]
 	var b strings.Builder
 	n := 0
 	for i, word := range strings.Split(s, " ") {
@@ -777,8 +784,8 @@ func wrap(s string, width int) string {
 		switch {
 		case i == 0:
 		case n+1+wl > width:
-			b.WriteString("\n  ")
-			n = 2
+			b.WriteString("\n" + indent)
+			n = len(indent)
 		default:
 			b.WriteByte(' ')
 			n++

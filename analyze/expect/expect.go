@@ -21,7 +21,11 @@
 //     threshold (a number ≥ 0), mode ("deactivate" | "block"). A setting left
 //     out takes the built-in default; settings given on the command line
 //     override the file's. Control records in the capture still apply at
-//     their time.
+//     their time. Under "policy": "breaker" or "gateway" these loop
+//     detector settings are errors (never ignored), and the policy's own
+//     settings go in "breaker" (a settings file's "breaker" keys) or
+//     "gateway" (a gateway settings file's keys); "profile" is then the
+//     gateway's (m22 | spec), and the breaker has none.
 //   - agents: agent id → expectation. Every agent named must have requests
 //     in the capture. Agents not named are not checked.
 //   - killed (required): whether the kill switch fires for the agent at
@@ -117,6 +121,10 @@ type Settings struct {
 	// (settings.gateway, compact JSON). See gateway.go.
 	GatewayProfile *string
 	Gateway        []byte
+	// Breaker is the breaker's settings (settings.breaker, compact JSON:
+	// the keys of a settings file's "breaker" object) under the breaker
+	// policy. See BreakerConfig.
+	Breaker []byte
 }
 
 // Override returns s with every setting o sets replacing s's.

@@ -89,22 +89,22 @@ func (s Settings) GatewayConfig() (gateway.Config, error) {
 func (p *parser) counts(n *node, section string, codes bool) []Count {
 	var out []Count
 	for _, m := range p.object(n, section) {
-		kp := section + "." + m.key
+		kp := section + "." + m.Key
 		if codes {
-			if c, err := strconv.Atoi(m.key); err != nil || c < 100 || c > 599 || len(m.key) != 3 {
-				p.errorf(m.off, kp, "not an HTTP status (want 100..599)")
+			if c, err := strconv.Atoi(m.Key); err != nil || c < 100 || c > 599 || len(m.Key) != 3 {
+				p.errorf(m.Off, kp, "not an HTTP status (want 100..599)")
 				continue
 			}
-		} else if m.key == "" {
-			p.errorf(m.off, kp, "empty block reason")
+		} else if m.Key == "" {
+			p.errorf(m.Off, kp, "empty block reason")
 			continue
 		}
-		r, ok := p.count(m.val, kp, 0, "a count")
+		r, ok := p.count(m.Val, kp, 0, "a count")
 		if !ok {
 			continue
 		}
-		line, _ := p.pos(m.off)
-		out = append(out, Count{Key: m.key, Line: line, Range: r})
+		line, _ := p.pos(m.Off)
+		out = append(out, Count{Key: m.Key, Line: line, Range: r})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
@@ -112,54 +112,54 @@ func (p *parser) counts(n *node, section string, codes bool) []Count {
 
 // incidents reads "incidents": a list of objects, kept in file order.
 func (p *parser) incidents(n *node) []IncidentWant {
-	if n.kind != kindArray {
-		p.errorf(n.off, "incidents", "want a JSON array, got %s", n.kind)
+	if n.Kind != kindArray {
+		p.errorf(n.Off, "incidents", "want a JSON array, got %s", n.Kind)
 		return nil
 	}
 	out := []IncidentWant{}
-	for i, el := range n.elems {
+	for i, el := range n.Elems {
 		kp := "incidents[" + strconv.Itoa(i) + "]"
-		line, _ := p.pos(el.off)
+		line, _ := p.pos(el.Off)
 		w := IncidentWant{Line: line}
 		for _, m := range p.object(el, kp, incidentKeys...) {
-			fp := kp + "." + m.key
-			switch m.key {
+			fp := kp + "." + m.Key
+			switch m.Key {
 			case "tenant", "trigger", "severity", "status":
-				s, ok := p.str(m.val, fp)
+				s, ok := p.str(m.Val, fp)
 				if !ok {
 					continue
 				}
 				switch {
 				case s == "":
-					p.errorf(m.val.off, fp, "empty")
-				case m.key == "tenant":
+					p.errorf(m.Val.Off, fp, "empty")
+				case m.Key == "tenant":
 					w.Tenant = s
-				case m.key == "trigger":
+				case m.Key == "trigger":
 					w.Trigger = s
-				case m.key == "severity":
+				case m.Key == "severity":
 					if s != "low" && s != "medium" && s != "high" && s != "critical" {
-						p.errorf(m.val.off, fp, "unknown severity %q (want low, medium, high or critical)", s)
+						p.errorf(m.Val.Off, fp, "unknown severity %q (want low, medium, high or critical)", s)
 					}
 					w.Severity = s
 				default:
 					if s != "open" && s != "resolved" {
-						p.errorf(m.val.off, fp, "unknown status %q (want open or resolved)", s)
+						p.errorf(m.Val.Off, fp, "unknown status %q (want open or resolved)", s)
 					}
 					w.Status = s
 				}
 			case "calls":
-				w.Calls, _ = p.count(m.val, fp, 1, "an incident has at least one call")
+				w.Calls, _ = p.count(m.Val, fp, 1, "an incident has at least one call")
 			case "started_at", "ended_at":
-				s, ok := p.str(m.val, fp)
+				s, ok := p.str(m.Val, fp)
 				if !ok {
 					continue
 				}
 				t, err := time.Parse(time.RFC3339Nano, s)
 				if err != nil {
-					p.errorf(m.val.off, fp, "not an RFC 3339 time (2026-03-01T10:00:00Z)")
+					p.errorf(m.Val.Off, fp, "not an RFC 3339 time (2026-03-01T10:00:00Z)")
 					continue
 				}
-				if m.key == "started_at" {
+				if m.Key == "started_at" {
 					w.StartedAt = t.UTC()
 				} else {
 					w.EndedAt = t.UTC()
@@ -167,26 +167,16 @@ func (p *parser) incidents(n *node) []IncidentWant {
 			}
 		}
 		for _, k := range []string{"tenant", "trigger"} {
-			if el.kind == kindObject && !el.has(k) {
-				p.errorf(el.off, kp, "missing key %q", k)
+			if el.Kind == kindObject && !el.Has(k) {
+				p.errorf(el.Off, kp, "missing key %q", k)
 			}
 		}
 		if w.Status == "open" && !w.EndedAt.IsZero() {
-			p.errorf(el.off, kp, "status \"open\" with an ended_at")
+			p.errorf(el.Off, kp, "status \"open\" with an ended_at")
 		}
 		out = append(out, w)
 	}
 	return out
-}
-
-// has reports whether object n has the key.
-func (n *node) has(key string) bool {
-	for _, m := range n.members {
-		if m.key == key {
-			return true
-		}
-	}
-	return false
 }
 
 // settingsJSON renders the object n (settings.gateway) back to compact
@@ -195,23 +185,23 @@ func (n *node) has(key string) bool {
 func settingsJSON(n *node) ([]byte, error) {
 	var v func(n *node) (any, error)
 	v = func(n *node) (any, error) {
-		switch n.kind {
+		switch n.Kind {
 		case kindNull:
 			return nil, nil
 		case kindBool:
-			return n.b, nil
+			return n.Bool, nil
 		case kindNumber:
-			return n.num, nil
+			return n.Num, nil
 		case kindString:
-			return n.str, nil
+			return n.Str, nil
 		case kindObject:
 			m := map[string]any{}
-			for _, mb := range n.members {
-				x, err := v(mb.val)
+			for _, mb := range n.Members {
+				x, err := v(mb.Val)
 				if err != nil {
 					return nil, err
 				}
-				m[mb.key] = x
+				m[mb.Key] = x
 			}
 			return m, nil
 		}

@@ -164,7 +164,7 @@ func TestGatewayParseErrors(t *testing.T) {
 		{`{"http_status": {"423": 1}}`, `f:1:2: "http_status", "block_reason" and "incidents" are the gateway's: they need "settings": {"policy": "gateway"}`},
 		{`{"settings": {"gateway": {"rpm": 1}}, "totals": {"kills": 0}}`, `f:1:26: settings.gateway: gateway settings need "policy": "gateway"`},
 		{`{"settings": {"policy": "gateway", "profile": "agentgazer"}, "incidents": []}`, `f:1:47: settings.profile: unknown gateway profile "agentgazer" (want "m22" or "spec")`},
-		{`{"settings": {"policy": "gateway", "gateway": {"rpm": 0}}, "incidents": []}`, `f:1:47: settings.gateway: gateway settings: rpm: want an integer ≥ 1, got 0`},
+		{`{"settings": {"policy": "gateway", "gateway": {"rpm": 0}}, "incidents": []}`, `f:1:55: settings.gateway.rpm: want an integer ≥ 1, got 0`},
 		{`{"settings": {"policy": "gateway", "gateway": {"rpm": [1]}}, "incidents": []}`, `f:1:47: settings.gateway: a list is no gateway setting`},
 		{`{` + gw + `"http_status": {"42": 1}}`, `f:1:53: http_status.42: not an HTTP status (want 100..599)`},
 		{`{` + gw + `"http_status": {"200": -1}}`, `f:1:60: http_status.200: -1 is below 0 (a count)`},

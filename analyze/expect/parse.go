@@ -1,47 +1,23 @@
 package expect
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/breaker"
+	"github.com/killswitch/killswitch/analyze/gateway"
+	"github.com/killswitch/killswitch/internal/jsontree"
 )
 
 // Error is one problem with an expectation file: where it is, the key it
 // concerns, and what is wrong.
-type Error struct {
-	File      string
-	Line, Col int    // 1-based; Col counts characters
-	Key       string // dotted path of the key ("agents.billing-bot.at_request"); "" for the whole document
-	Msg       string
-}
-
-func (e *Error) Error() string {
-	s := e.File + ":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Col) + ": "
-	if e.Key != "" {
-		s += e.Key + ": "
-	}
-	return s + e.Msg
-}
+type Error = jsontree.Error
 
 // ErrorList is every problem found in one file, in file order.
-type ErrorList []*Error
-
-// Error returns the problems, one per line.
-func (l ErrorList) Error() string {
-	lines := make([]string, len(l))
-	for i, e := range l {
-		lines[i] = e.Error()
-	}
-	return strings.Join(lines, "\n")
-}
+type ErrorList = jsontree.ErrorList
 
 // maxDepth bounds the nesting of an expectation document: the schema needs
 // four levels; anything much deeper is not an expectation file.
@@ -51,278 +27,94 @@ const maxDepth = 32
 // errors) from data. The error, when not nil, is an ErrorList holding
 // every problem found, each with its line, column and key.
 func Parse(file string, data []byte) (*Expectation, error) {
-	p := &parser{file: file, data: data}
-	root, err := p.document()
+	doc, root, err := jsontree.Parse(file, data, maxDepth, "an expectation file")
 	if err != nil {
 		return nil, ErrorList{err}
 	}
+	p := &parser{Doc: doc}
 	e := p.expectation(root)
-	if len(p.errs) > 0 {
-		sort.SliceStable(p.errs, func(i, j int) bool {
-			a, b := p.errs[i], p.errs[j]
-			if a.Line != b.Line {
-				return a.Line < b.Line
-			}
-			return a.Col < b.Col
-		})
-		return nil, p.errs
+	if err := p.Err(); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
 
-// kind is the JSON type of a node.
-type kind uint8
-
-const (
-	kindNull kind = iota
-	kindBool
-	kindNumber
-	kindString
-	kindArray
-	kindObject
+// node is a JSON value with the offset where it starts; member one key of
+// an object.
+type (
+	node   = jsontree.Node
+	member = jsontree.Member
 )
 
-var kindNames = [...]string{"null", "boolean", "number", "string", "array", "object"}
+const (
+	kindNull   = jsontree.Null
+	kindBool   = jsontree.Bool
+	kindNumber = jsontree.Number
+	kindString = jsontree.String
+	kindArray  = jsontree.Array
+	kindObject = jsontree.Object
+)
 
-func (k kind) String() string { return "a JSON " + kindNames[k] }
+// parser checks one expectation document, collecting its errors.
+type parser struct{ *jsontree.Doc }
 
-// node is a JSON value with the byte offset where it starts.
-type node struct {
-	kind    kind
-	off     int
-	str     string      // kindString
-	num     json.Number // kindNumber
-	b       bool        // kindBool
-	members []member    // kindObject, in file order
-	elems   []*node     // kindArray
-}
-
-// member is one key of an object.
-type member struct {
-	key string
-	off int // offset of the key
-	val *node
-}
-
-type parser struct {
-	file string
-	data []byte
-	dec  *json.Decoder
-	errs ErrorList
-}
-
-// pos returns the 1-based line and column (in characters) of offset off.
-func (p *parser) pos(off int) (line, col int) {
-	off = max(0, min(off, len(p.data)))
-	before := p.data[:off]
-	line = 1 + bytes.Count(before, []byte("\n"))
-	lineStart := bytes.LastIndexByte(before, '\n') + 1
-	return line, 1 + utf8.RuneCount(before[lineStart:])
-}
-
-func (p *parser) errAt(off int, key, format string, args ...any) *Error {
-	line, col := p.pos(off)
-	return &Error{File: p.file, Line: line, Col: col, Key: key, Msg: fmt.Sprintf(format, args...)}
-}
+func (p *parser) pos(off int) (line, col int) { return p.Pos(off) }
 
 func (p *parser) errorf(off int, key, format string, args ...any) {
-	p.errs = append(p.errs, p.errAt(off, key, format, args...))
+	p.Errorf(off, key, format, args...)
 }
 
-// document reads the whole input as one JSON value. A UTF-8 byte order
-// mark at the start is ignored (read as white space, so that positions
-// stay those of the file).
-func (p *parser) document() (*node, *Error) {
-	if bytes.HasPrefix(p.data, []byte("\uFEFF")) {
-		p.data = append([]byte("   "), p.data[3:]...)
-	}
-	if len(bytes.TrimSpace(p.data)) == 0 {
-		return nil, p.errAt(0, "", "empty file: want a JSON object")
-	}
-	// A first pass finds syntax errors with their exact offset, which the
-	// token stream below does not report reliably.
-	var raw json.RawMessage
-	if err := json.Unmarshal(p.data, &raw); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, p.errAt(int(se.Offset)-1, "", "not valid JSON: %s", se.Error())
-		}
-		return nil, p.errAt(0, "", "not valid JSON: %v", err)
-	}
-	p.dec = json.NewDecoder(bytes.NewReader(p.data))
-	p.dec.UseNumber()
-	return p.value(0)
-}
-
-// token reads the next token and returns the offset where it starts.
-func (p *parser) token() (int, json.Token, error) {
-	off := int(p.dec.InputOffset())
-	for off < len(p.data) {
-		switch p.data[off] {
-		case ' ', '\t', '\r', '\n', ',', ':':
-			off++
-			continue
-		}
-		break
-	}
-	tok, err := p.dec.Token()
-	return off, tok, err
-}
-
-// syntax converts an error of the token stream (the input passed the
-// syntax check, so this is not expected) into an Error.
-func (p *parser) syntax(err error) *Error {
-	return p.errAt(int(p.dec.InputOffset()), "", "not valid JSON: %v", err)
-}
-
-// value reads one JSON value (and everything inside it).
-func (p *parser) value(depth int) (*node, *Error) {
-	off, tok, err := p.token()
-	if err != nil {
-		return nil, p.syntax(err)
-	}
-	n := &node{off: off}
-	switch t := tok.(type) {
-	case nil:
-		n.kind = kindNull
-	case bool:
-		n.kind, n.b = kindBool, t
-	case json.Number:
-		n.kind, n.num = kindNumber, t
-	case string:
-		n.kind, n.str = kindString, t
-	case json.Delim:
-		if depth >= maxDepth {
-			return nil, p.errAt(off, "", "nested more than %d levels deep: not an expectation file", maxDepth)
-		}
-		if t == '[' {
-			n.kind = kindArray
-			for p.dec.More() {
-				el, e := p.value(depth + 1)
-				if e != nil {
-					return nil, e
-				}
-				n.elems = append(n.elems, el)
-			}
-		} else {
-			n.kind = kindObject
-			for p.dec.More() {
-				koff, ktok, err := p.token()
-				if err != nil {
-					return nil, p.syntax(err)
-				}
-				key, _ := ktok.(string)
-				v, e := p.value(depth + 1)
-				if e != nil {
-					return nil, e
-				}
-				n.members = append(n.members, member{key: key, off: koff, val: v})
-			}
-		}
-		if _, _, err := p.token(); err != nil { // the closing delimiter
-			return nil, p.syntax(err)
-		}
-	}
-	return n, nil
-}
-
-// object checks that n is an object whose keys are all in allowed (in the
-// order the message lists them) and none repeated; it returns the members
-// that passed.
 func (p *parser) object(n *node, path string, allowed ...string) []member {
-	if n.kind != kindObject {
-		p.errorf(n.off, path, "want a JSON object, got %s", n.kind)
-		return nil
-	}
-	seen := map[string]int{}
-	var ok []member
-	for _, m := range n.members {
-		kp := join(path, m.key)
-		if first, dup := seen[m.key]; dup {
-			line, col := p.pos(first)
-			p.errorf(m.off, kp, "key given twice (first at %d:%d)", line, col)
-			continue
-		}
-		seen[m.key] = m.off
-		if allowed != nil && !contains(allowed, m.key) {
-			p.errorf(m.off, kp, "unknown key (want %s)", quoteList(allowed))
-			continue
-		}
-		ok = append(ok, m)
-	}
-	return ok
+	return p.Object(n, path, allowed...)
 }
 
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
+func join(path, key string) string { return jsontree.Join(path, key) }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func quoteList(keys []string) string {
-	q := make([]string, len(keys))
-	for i, k := range keys {
-		q[i] = strconv.Quote(k)
-	}
-	if len(q) == 1 {
-		return q[0]
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
-}
+func quoteList(keys []string) string { return jsontree.QuoteList(keys) }
 
 func (p *parser) expectation(root *node) *Expectation {
 	e := &Expectation{}
 	var sawAgents, sawTotals, sawScopes bool
 	var gatewayOff = -1 // offset of the first gateway section
 	for _, m := range p.object(root, "", "about", "settings", "agents", "scopes", "totals", "http_status", "block_reason", "incidents") {
-		if contains(gatewaySections, m.key) && gatewayOff < 0 {
-			gatewayOff = m.off
+		if slices.Contains(gatewaySections, m.Key) && gatewayOff < 0 {
+			gatewayOff = m.Off
 		}
-		switch m.key {
+		switch m.Key {
 		case "about":
-			if m.val.kind != kindString {
-				p.errorf(m.val.off, "about", "want a string, got %s", m.val.kind)
+			if m.Val.Kind != kindString {
+				p.errorf(m.Val.Off, "about", "want a string, got %s", m.Val.Kind)
 			}
-			e.About = m.val.str
+			e.About = m.Val.Str
 		case "settings":
-			e.Settings = p.settings(m.val)
+			e.Settings = p.settings(m.Val)
 		case "agents":
 			sawAgents = true
-			e.Agents = p.agents(m.val, agentKeys)
+			e.Agents = p.agents(m.Val, agentKeys)
 		case "scopes":
 			sawScopes = true
-			e.Scopes = p.agents(m.val, scopeKeys)
+			e.Scopes = p.agents(m.Val, scopeKeys)
 		case "totals":
 			sawTotals = true
-			e.Totals = p.totals(m.val)
+			e.Totals = p.totals(m.Val)
 		case "http_status":
-			e.HTTPStatus = p.counts(m.val, m.key, true)
+			e.HTTPStatus = p.counts(m.Val, m.Key, true)
 		case "block_reason":
-			e.BlockReasons = p.counts(m.val, m.key, false)
+			e.BlockReasons = p.counts(m.Val, m.Key, false)
 		case "incidents":
-			e.Incidents, e.HasIncidents = p.incidents(m.val), true
-			e.IncidentsLine, _ = p.pos(m.off)
+			e.Incidents, e.HasIncidents = p.incidents(m.Val), true
+			e.IncidentsLine, _ = p.pos(m.Off)
 		}
 	}
 	if gatewayOff >= 0 && (e.Settings.Policy == nil || *e.Settings.Policy != "gateway") {
 		p.errorf(gatewayOff, "", "\"http_status\", \"block_reason\" and \"incidents\" are the gateway's: they need \"settings\": {\"policy\": \"gateway\"}")
 	}
-	if root.kind == kindObject && len(e.Agents) == 0 && len(e.Scopes) == 0 && len(e.Totals) == 0 && !e.HasGateway() && len(p.errs) == 0 {
+	if root.Kind == kindObject && len(e.Agents) == 0 && len(e.Scopes) == 0 && len(e.Totals) == 0 && !e.HasGateway() && len(p.Errs) == 0 {
 		switch {
 		case sawAgents || sawTotals || sawScopes || gatewayOff >= 0:
-			p.errorf(root.off, "", "expects nothing: \"agents\", \"scopes\", \"totals\" and the gateway's sections are empty")
+			p.errorf(root.Off, "", "expects nothing: \"agents\", \"scopes\", \"totals\" and the gateway's sections are empty")
 		default:
-			p.errorf(root.off, "", "expects nothing: give \"agents\" or \"totals\"")
+			p.errorf(root.Off, "", "expects nothing: give \"agents\" or \"totals\"")
 		}
 	}
 	return e
@@ -330,84 +122,93 @@ func (p *parser) expectation(root *node) *Expectation {
 
 func (p *parser) settings(n *node) Settings {
 	var s Settings
-	var profile, gw *node
-	members := p.object(n, "settings", "policy", "profile", "window", "threshold", "mode", "gateway")
+	var profile, gw, brk *node
+	members := p.object(n, "settings", "policy", "profile", "window", "threshold", "mode", "gateway", "breaker")
 	for _, m := range members {
-		kp := "settings." + m.key
-		switch m.key {
+		kp := "settings." + m.Key
+		switch m.Key {
 		case "policy":
-			if str, ok := p.str(m.val, kp); ok {
+			if str, ok := p.str(m.Val, kp); ok {
 				if str != "loop" && str != "breaker" && str != "gateway" {
-					p.errorf(m.val.off, kp, "unknown policy %q (want \"loop\", \"breaker\" or \"gateway\")", str)
+					p.errorf(m.Val.Off, kp, "unknown policy %q (want \"loop\", \"breaker\" or \"gateway\")", str)
 				} else {
 					s.Policy = &str
 				}
 			}
 		case "profile":
-			profile = m.val
+			profile = m.Val
 		case "gateway":
-			gw = m.val
+			gw = m.Val
+		case "breaker":
+			brk = m.Val
 		}
 	}
-	gateway := s.Policy != nil && *s.Policy == "gateway"
+	isGateway := s.Policy != nil && *s.Policy == "gateway"
+	isBreaker := s.Policy != nil && *s.Policy == "breaker"
+	if isBreaker && profile != nil {
+		// The breaker has no profile: refused, never ignored.
+		p.errorf(profile.Off, "settings.profile", "the breaker has no profile (its settings go in \"breaker\")")
+		profile = nil
+	}
 	if profile != nil {
 		const kp = "settings.profile"
-		if str, ok := p.str(profile, kp); ok && gateway {
+		if str, ok := p.str(profile, kp); ok && isGateway {
 			if str != "m22" && str != "spec" {
-				p.errorf(profile.off, kp, "unknown gateway profile %q (want \"m22\" or \"spec\")", str)
+				p.errorf(profile.Off, kp, "unknown gateway profile %q (want \"m22\" or \"spec\")", str)
 			} else {
 				s.GatewayProfile = &str
 			}
 		} else if ok {
 			if v, err := analyze.ParseProfile(str); err != nil || str == "" {
-				p.errorf(profile.off, kp, "unknown profile %q (want %s)", str, analyze.ProfileNames())
+				p.errorf(profile.Off, kp, "unknown profile %q (want %s)", str, analyze.ProfileNames())
 			} else {
 				s.Profile = v
 			}
 		}
 	}
-	if gw != nil {
-		const kp = "settings.gateway"
-		if !gateway {
-			p.errorf(gw.off, kp, "gateway settings need \"policy\": \"gateway\"")
-		} else if gw.kind != kindObject {
-			p.errorf(gw.off, kp, "want a JSON object, got %s", gw.kind)
-		} else if data, err := settingsJSON(gw); err != nil {
-			p.errorf(gw.off, kp, "%v", err)
-		} else {
-			s.Gateway = data
-			if _, err := s.GatewayConfig(); err != nil {
-				p.errorf(gw.off, kp, "%v", err)
+	s.Gateway = p.policySection(gw, "gateway", isGateway, func(n *node, kp string) {
+		var cfg gateway.Config
+		cfg.ApplySettingsNode(p.Doc, n, kp)
+	})
+	s.Breaker = p.policySection(brk, "breaker", isBreaker, func(n *node, kp string) {
+		breaker.ParsePatch(p.Doc, n, kp)
+	})
+	for _, m := range members {
+		kp := "settings." + m.Key
+		switch m.Key {
+		case "mode", "window", "threshold":
+			if isGateway || isBreaker {
+				// The loop detector's settings mean nothing to these
+				// policies: refused, never ignored.
+				p.errorf(m.Off, kp, "a loop detector setting: this file replays the %s (its own settings go in settings.%s)", *s.Policy, *s.Policy)
+				continue
 			}
 		}
-	}
-	for _, m := range members {
-		kp := "settings." + m.key
-		switch m.key {
+		switch m.Key {
 		case "mode":
-			if str, ok := p.str(m.val, kp); ok {
+			if str, ok := p.str(m.Val, kp); ok {
 				if v, err := analyze.ParseMode(str); err != nil || str == "" {
-					p.errorf(m.val.off, kp, "unknown mode %q (want \"deactivate\" or \"block\")", str)
+					p.errorf(m.Val.Off, kp, "unknown mode %q (want \"deactivate\" or \"block\")", str)
 				} else {
 					s.Mode = &v
 				}
 			}
 		case "window":
-			if w, ok := p.integer(m.val, kp); ok {
+			if w, ok := p.integer(m.Val, kp); ok {
 				if w < 1 || w > analyze.MaxWindow {
-					p.errorf(m.val.off, kp, "window %d out of range 1..%d", w, analyze.MaxWindow)
+					p.errorf(m.Val.Off, kp, "window %d out of range 1..%d", w, analyze.MaxWindow)
 				} else {
 					s.Window = &w
 				}
 			}
 		case "threshold":
-			if m.val.kind != kindNumber {
-				p.errorf(m.val.off, kp, "want a number, got %s", m.val.kind)
+			if m.Val.Kind != kindNumber {
+				p.errorf(m.Val.Off, kp, "want a number, got %s", m.Val.Kind)
 				continue
 			}
-			t, err := strconv.ParseFloat(string(m.val.num), 64)
+			t, err := strconv.ParseFloat(string(m.Val.Num), 64)
 			if err != nil || t < 0 || math.IsInf(t, 0) {
-				p.errorf(m.val.off, kp, "threshold %s is not a number ≥ 0", m.val.num)
+				p.errorf(m.Val.Off, kp, "threshold %s is not a number ≥ 0", m.Val.Num)
 				continue
 			}
 			s.Threshold = &t
@@ -416,26 +217,52 @@ func (p *parser) settings(n *node) Settings {
 	return s
 }
 
+// policySection reads settings.<policy> (n; nil when absent), the
+// settings object of a policy other than the loop detector, which only a
+// file replaying that policy (own) may give; check records the problems
+// of its keys. It returns the object as compact JSON, or nil.
+func (p *parser) policySection(n *node, policy string, own bool, check func(n *node, kp string)) []byte {
+	if n == nil {
+		return nil
+	}
+	kp := "settings." + policy
+	if !own {
+		p.errorf(n.Off, kp, "%s settings need \"policy\": %q", policy, policy)
+		return nil
+	}
+	if n.Kind != kindObject {
+		p.errorf(n.Off, kp, "want a JSON object, got %s", n.Kind)
+		return nil
+	}
+	data, err := settingsJSON(n)
+	if err != nil {
+		p.errorf(n.Off, kp, "%v", err)
+		return nil
+	}
+	check(n, kp)
+	return data
+}
+
 func (p *parser) str(n *node, path string) (string, bool) {
-	if n.kind != kindString {
-		p.errorf(n.off, path, "want a string, got %s", n.kind)
+	if n.Kind != kindString {
+		p.errorf(n.Off, path, "want a string, got %s", n.Kind)
 		return "", false
 	}
-	return n.str, true
+	return n.Str, true
 }
 
 // integer reads a whole number (6, or 6.0 as some JSON writers put it).
 func (p *parser) integer(n *node, path string) (int, bool) {
-	if n.kind != kindNumber {
-		p.errorf(n.off, path, "want a whole number, got %s", n.kind)
+	if n.Kind != kindNumber {
+		p.errorf(n.Off, path, "want a whole number, got %s", n.Kind)
 		return 0, false
 	}
-	if i, err := strconv.Atoi(string(n.num)); err == nil {
+	if i, err := strconv.Atoi(string(n.Num)); err == nil {
 		return i, true
 	}
-	f, err := strconv.ParseFloat(string(n.num), 64)
+	f, err := strconv.ParseFloat(string(n.Num), 64)
 	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-		p.errorf(n.off, path, "want a whole number, got %s", n.num)
+		p.errorf(n.Off, path, "want a whole number, got %s", n.Num)
 		return 0, false
 	}
 	return int(f), true
@@ -444,48 +271,48 @@ func (p *parser) integer(n *node, path string) (int, bool) {
 // count reads a count: an integer n (exactly n) or {"min": A, "max": B}
 // with either bound or both; no bound may be below least.
 func (p *parser) count(n *node, path string, least int, what string) (Range, bool) {
-	if n.kind == kindNumber {
+	if n.Kind == kindNumber {
 		v, ok := p.integer(n, path)
 		if !ok {
 			return Range{}, false
 		}
 		if v < least {
-			p.errorf(n.off, path, "%d is below %d (%s)", v, least, what)
+			p.errorf(n.Off, path, "%d is below %d (%s)", v, least, what)
 			return Range{}, false
 		}
 		return plainCount(v), true
 	}
-	if n.kind != kindObject {
-		p.errorf(n.off, path, "want a whole number or {\"min\": …, \"max\": …}, got %s", n.kind)
+	if n.Kind != kindObject {
+		p.errorf(n.Off, path, "want a whole number or {\"min\": …, \"max\": …}, got %s", n.Kind)
 		return Range{}, false
 	}
 	var r Range
-	before := len(p.errs)
+	before := len(p.Errs)
 	for _, m := range p.object(n, path, "min", "max") {
-		kp := path + "." + m.key
-		v, ok := p.integer(m.val, kp)
+		kp := path + "." + m.Key
+		v, ok := p.integer(m.Val, kp)
 		if !ok {
 			continue
 		}
 		if v < least {
-			p.errorf(m.val.off, kp, "%d is below %d (%s)", v, least, what)
+			p.errorf(m.Val.Off, kp, "%d is below %d (%s)", v, least, what)
 			continue
 		}
-		if m.key == "min" {
+		if m.Key == "min" {
 			r.Min, r.HasMin = v, true
 		} else {
 			r.Max, r.HasMax = v, true
 		}
 	}
-	if len(p.errs) > before {
+	if len(p.Errs) > before {
 		return Range{}, false
 	}
 	if !r.IsSet() {
-		p.errorf(n.off, path, "empty range: give \"min\", \"max\" or both")
+		p.errorf(n.Off, path, "empty range: give \"min\", \"max\" or both")
 		return Range{}, false
 	}
 	if r.HasMin && r.HasMax && r.Min > r.Max {
-		p.errorf(n.off, path, "min %d is greater than max %d", r.Min, r.Max)
+		p.errorf(n.Off, path, "min %d is greater than max %d", r.Min, r.Max)
 		return Range{}, false
 	}
 	return r, true
@@ -507,35 +334,35 @@ var (
 func (p *parser) agents(n *node, k outcomeKeys) []Agent {
 	var out []Agent
 	for _, m := range p.object(n, k.section) {
-		kp := k.section + "." + m.key
-		if m.key == "" {
-			p.errorf(m.off, kp, "empty %s", k.what)
+		kp := k.section + "." + m.Key
+		if m.Key == "" {
+			p.errorf(m.Off, kp, "empty %s", k.what)
 			continue
 		}
-		line, _ := p.pos(m.off)
-		a := Agent{Name: m.key, Line: line}
+		line, _ := p.pos(m.Off)
+		a := Agent{Name: m.Key, Line: line}
 		var hasKilled, sawKilled bool
 		var atOff, killsOff int
-		for _, f := range p.object(m.val, kp, k.fired, k.at, k.count) {
-			fp := kp + "." + f.key
-			switch f.key {
+		for _, f := range p.object(m.Val, kp, k.fired, k.at, k.count) {
+			fp := kp + "." + f.Key
+			switch f.Key {
 			case k.fired:
 				sawKilled = true
-				if f.val.kind != kindBool {
-					p.errorf(f.val.off, fp, "want true or false, got %s", f.val.kind)
+				if f.Val.Kind != kindBool {
+					p.errorf(f.Val.Off, fp, "want true or false, got %s", f.Val.Kind)
 					continue
 				}
-				a.Killed, hasKilled = f.val.b, true
+				a.Killed, hasKilled = f.Val.Bool, true
 			case k.at:
-				a.AtRequest, _ = p.count(f.val, fp, 1, k.atHint)
-				atOff = f.off
+				a.AtRequest, _ = p.count(f.Val, fp, 1, k.atHint)
+				atOff = f.Off
 			case k.count:
-				a.Kills, _ = p.count(f.val, fp, 0, "a count")
-				killsOff = f.off
+				a.Kills, _ = p.count(f.Val, fp, 0, "a count")
+				killsOff = f.Off
 			}
 		}
-		if m.val.kind == kindObject && !sawKilled {
-			p.errorf(m.val.off, kp, "missing key %q (true or false)", k.fired)
+		if m.Val.Kind == kindObject && !sawKilled {
+			p.errorf(m.Val.Off, kp, "missing key %q (true or false)", k.fired)
 			continue
 		}
 		if hasKilled && !a.Killed {
@@ -558,13 +385,13 @@ func (p *parser) agents(n *node, k outcomeKeys) []Agent {
 func (p *parser) totals(n *node) []Total {
 	var out []Total
 	for _, m := range p.object(n, "totals", TotalKeys()...) {
-		kp := "totals." + m.key
-		r, ok := p.count(m.val, kp, 0, "a count")
+		kp := "totals." + m.Key
+		r, ok := p.count(m.Val, kp, 0, "a count")
 		if !ok {
 			continue
 		}
-		line, _ := p.pos(m.off)
-		out = append(out, Total{Key: m.key, Line: line, Range: r})
+		line, _ := p.pos(m.Off)
+		out = append(out, Total{Key: m.Key, Line: line, Range: r})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out

@@ -159,7 +159,7 @@ func TestParseErrors(t *testing.T) {
 		// Unknown and repeated keys.
 		{"unknown top key", `{"agent": {"a": {"killed": true}}}`, []wantErr{{`"agent"`, "agent", `unknown key (want "about", "settings", "agents", "scopes", "totals", "http_status", "block_reason" or "incidents")`}}},
 		{"agent key typo", `{"agents": {"a": {"killed": true, "at_requst": 3}}}`, []wantErr{{`"at_requst"`, "agents.a.at_requst", `unknown key (want "killed", "at_request" or "kills")`}}},
-		{"settings typo", `{"settings": {"treshold": 10}, "totals": {"kills": 0}}`, []wantErr{{`"treshold"`, "settings.treshold", `unknown key (want "policy", "profile", "window", "threshold", "mode" or "gateway")`}}},
+		{"settings typo", `{"settings": {"treshold": 10}, "totals": {"kills": 0}}`, []wantErr{{`"treshold"`, "settings.treshold", `unknown key (want "policy", "profile", "window", "threshold", "mode", "gateway" or "breaker")`}}},
 		{"totals typo", `{"totals": {"agent_killed": 1}}`, []wantErr{{`"agent_killed"`, "totals.agent_killed", `unknown key (want "agents", "agents_killed", "blocked", "kills", "malformed", "requests" or "skipped")`}}},
 		{"range typo", `{"totals": {"kills": {"minimum": 1}}}`, []wantErr{{`"minimum"`, "totals.kills.minimum", `unknown key (want "min" or "max")`}}},
 		{"repeated key", `{"totals": {"kills": 1, "kills": 2}}`, []wantErr{{`"kills": 2`, "totals.kills", "key given twice (first at 1:13)"}}},
@@ -197,6 +197,13 @@ func TestParseErrors(t *testing.T) {
 		{"negative total", `{"totals": {"kills": -1}}`, []wantErr{{"-1", "totals.kills", "-1 is below 0 (a count)"}}},
 
 		// Every problem is reported, in file order.
+		// A policy's settings are its own: another's are refused, never ignored.
+		{"loop setting for the breaker", `{"settings": {"policy": "breaker", "threshold": 5}, "totals": {"kills": 0}}`, []wantErr{{`"threshold"`, "settings.threshold", "a loop detector setting: this file replays the breaker (its own settings go in settings.breaker)"}}},
+		{"loop setting for the gateway", `{"settings": {"policy": "gateway", "window": 5}, "totals": {"kills": 0}}`, []wantErr{{`"window"`, "settings.window", "a loop detector setting: this file replays the gateway (its own settings go in settings.gateway)"}}},
+		{"profile for the breaker", `{"settings": {"policy": "breaker", "profile": "spec"}, "totals": {"kills": 0}}`, []wantErr{{`"spec"`, "settings.profile", `the breaker has no profile (its settings go in "breaker")`}}},
+		{"breaker settings for the loop", `{"settings": {"breaker": {"min_samples": 5}}, "totals": {"kills": 0}}`, []wantErr{{`{"min`, "settings.breaker", `breaker settings need "policy": "breaker"`}}},
+		{"breaker settings typo", `{"settings": {"policy": "breaker", "breaker": {"rate": 0.3}}, "totals": {"kills": 0}}`, []wantErr{{`"rate"`, "settings.breaker.rate", `unknown key (want "enabled", "kill_on_error_rate", "error_window_minutes", "min_samples" or "auto_recover_after_minutes")`}}},
+		{"breaker settings out of range", `{"settings": {"policy": "breaker", "breaker": {"kill_on_error_rate": 2}}, "totals": {"kills": 0}}`, []wantErr{{`2}`, "settings.breaker.kill_on_error_rate", "want a rate in (0, 1], got 2"}}},
 		{"several", "{\"totals\": {\"kills\": -1},\n \"settings\": {\"window\": 0, \"mode\": \"x\"},\n \"agents\": {\"a\": {\"killed\": true, \"at_requst\": 6}}}", []wantErr{
 			{"-1", "totals.kills", "-1 is below 0 (a count)"},
 			{"0,", "settings.window", "window 0 out of range 1..100000"},

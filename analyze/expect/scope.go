@@ -3,7 +3,27 @@ package expect
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/killswitch/killswitch/analyze/breaker"
+	"github.com/killswitch/killswitch/internal/jsontree"
 )
+
+// BreakerConfig returns the breaker configuration the settings name: the
+// defaults with the rules of settings.breaker.
+func (s Settings) BreakerConfig() (breaker.Config, error) {
+	cfg := breaker.NewConfig()
+	if s.Breaker != nil {
+		d, n, err := jsontree.Parse("settings.breaker", s.Breaker, 8, "breaker settings")
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Default = breaker.ParsePatch(d, n, "settings.breaker").Apply(cfg.Default)
+		if err := d.Err(); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, cfg.Validate()
+}
 
 // ScopeOutcome is what the error-rate breaker did to one scope in a
 // replay, as the "scopes" of an expectation are checked against it.

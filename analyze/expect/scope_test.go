@@ -3,6 +3,7 @@ package expect
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 const scopeFile = `{"settings": {"policy": "breaker"},
@@ -76,5 +77,30 @@ func TestScopeParseErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.in, err, tc.want)
 		}
+	}
+}
+
+// A breaker expectation's own settings are read, applied and written back.
+func TestBreakerSettings(t *testing.T) {
+	doc := `{"settings": {"policy": "breaker", "breaker": {"kill_on_error_rate": 0.3, "min_samples": 5, "error_window_minutes": 1.5}},
+ "totals": {"kills": 0}}`
+	e, err := Parse("f", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := e.Settings.BreakerConfig()
+	if err != nil || cfg.Default.Rate != 0.3 || cfg.Default.MinSamples != 5 || cfg.Default.Window != 90*time.Second || cfg.Default.Recover != 30*time.Minute {
+		t.Fatalf("BreakerConfig = %+v, %v", cfg.Default, err)
+	}
+	out, err := Format(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Parse("f", out)
+	if err != nil || string(again.Settings.Breaker) != string(e.Settings.Breaker) {
+		t.Fatalf("round trip:\n%s\n%v", out, err)
+	}
+	if !strings.Contains(string(out), `"breaker": {`) {
+		t.Errorf("Format lost the breaker settings:\n%s", out)
 	}
 }

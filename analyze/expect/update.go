@@ -218,6 +218,9 @@ func Format(e *Expectation) ([]byte, error) {
 		st["threshold"] = *e.Settings.Threshold
 	}
 	formatGateway(doc, st, e)
+	if e.Settings.Breaker != nil {
+		st["breaker"] = json.RawMessage(e.Settings.Breaker)
+	}
 	if len(st) > 0 {
 		doc["settings"] = st
 	}

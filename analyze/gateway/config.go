@@ -1,11 +1,11 @@
 package gateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
-	"strings"
+	"strconv"
+
+	"github.com/killswitch/killswitch/internal/jsontree"
 )
 
 // guardrail is one row of the default pack.
@@ -101,100 +101,116 @@ var SettingsKeys = []string{
 	"severity_critical",
 }
 
-// ApplySettings overlays a settings file ({"gateway": {…}} or the inner
-// object) on c. Unknown keys and numbers out of range are errors.
-func (c *Config) ApplySettings(data []byte) error {
-	var outer map[string]json.RawMessage
-	if err := json.Unmarshal(data, &outer); err != nil {
-		return fmt.Errorf("gateway settings: %v", err)
+// ApplySettings overlays a settings document ({"gateway": {…}} or the
+// inner object) on c; its errors name the document "settings". See
+// ApplySettingsFile.
+func (c *Config) ApplySettings(data []byte) error { return c.ApplySettingsFile("settings", data) }
+
+// ApplySettingsFile overlays the settings file named file, read into data
+// ({"gateway": {…}} or the inner object), on c. Unknown keys, values of
+// the wrong type and numbers out of range are errors, every one reported
+// (a jsontree.ErrorList) with its file:line:column and key.
+func (c *Config) ApplySettingsFile(file string, data []byte) error {
+	d, root, err := jsontree.Parse(file, data, 8, "a settings file")
+	if err != nil {
+		return jsontree.ErrorList{err}
 	}
-	if inner, ok := outer["gateway"]; ok && len(outer) == 1 {
-		outer = nil // Unmarshal into a map keeps its keys: "gateway" would stay
-		if err := json.Unmarshal(inner, &outer); err != nil {
-			return fmt.Errorf("gateway settings: \"gateway\": %v", err)
-		}
+	path := ""
+	if root.Kind == jsontree.Object && len(root.Members) == 1 && root.Members[0].Key == "gateway" {
+		root, path = root.Members[0].Val, "gateway"
 	}
-	keys := make([]string, 0, len(outer))
-	for k := range outer {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		raw := outer[k]
-		if k == "budgets" {
-			var b map[string]float64
-			if err := json.Unmarshal(raw, &b); err != nil {
-				return fmt.Errorf("gateway settings: budgets: want {tenant: cents}: %v", err)
-			}
-			for t, v := range b {
-				if v < 0 || math.IsNaN(v) {
-					return fmt.Errorf("gateway settings: budgets[%q]: want cents ≥ 0", t)
+	c.ApplySettingsNode(d, root, path)
+	return d.Err()
+}
+
+// ApplySettingsNode overlays the gateway settings object n, at key path
+// of document d (a settings file, an expectation's settings.gateway), on
+// c, recording each problem in d.
+func (c *Config) ApplySettingsNode(d *jsontree.Doc, n *jsontree.Node, path string) {
+	for _, m := range d.Object(n, path, SettingsKeys...) {
+		kp := jsontree.Join(path, m.Key)
+		if m.Key == "budgets" {
+			budgets := map[string]float64{}
+			for _, b := range d.Object(m.Val, kp) {
+				bp := kp + "[" + strconv.Quote(b.Key) + "]"
+				if v, ok := d.Number(b.Val, bp); ok {
+					if v < 0 {
+						d.Errorf(b.Val.Off, bp, "want cents ≥ 0, got %v", v)
+						continue
+					}
+					budgets[b.Key] = v
 				}
 			}
-			c.Budgets = b
+			c.Budgets = budgets
 			continue
 		}
-		var f float64
-		if err := json.Unmarshal(raw, &f); err != nil {
-			return fmt.Errorf("gateway settings: %s: want a number", k)
+		f, ok := d.Number(m.Val, kp)
+		if !ok {
+			continue
 		}
 		if f < 0 {
-			return fmt.Errorf("gateway settings: %s: want a number ≥ 0, got %v", k, f)
+			d.Errorf(m.Val.Off, kp, "want a number ≥ 0, got %v", f)
+			continue
 		}
-		integer := func(min float64) (int64, error) {
+		integer := func(min float64) (int64, bool) {
 			if f != math.Trunc(f) || f < min || f > 1e15 {
-				return 0, fmt.Errorf("gateway settings: %s: want an integer ≥ %v, got %v", k, min, f)
+				d.Errorf(m.Val.Off, kp, "want an integer ≥ %v, got %v", min, f)
+				return 0, false
 			}
-			return int64(f), nil
+			return int64(f), true
 		}
-		var err error
 		var n int64
-		switch k {
+		switch m.Key {
 		case "max_cost_cents":
 			c.MaxCostCents = f
 		case "default_budget_cents":
 			c.DefaultBudgetCents = f
 		case "spike_rate":
 			if f > 1 {
-				return fmt.Errorf("gateway settings: spike_rate: want a fraction from 0 to 1, got %v", f)
+				d.Errorf(m.Val.Off, kp, "want a fraction from 0 to 1, got %v", f)
+				continue
 			}
 			c.SpikeRate = f
 		case "max_tokens":
-			n, err = integer(0)
-			c.MaxTokens = n
+			if n, ok = integer(0); ok {
+				c.MaxTokens = n
+			}
 		case "rpm":
-			n, err = integer(1)
-			c.RPM = int(n)
+			if n, ok = integer(1); ok {
+				c.RPM = int(n)
+			}
 		case "spike_window_seconds":
-			n, err = integer(1)
-			c.SpikeWindowSec = n
+			if n, ok = integer(1); ok {
+				c.SpikeWindowSec = n
+			}
 		case "spike_min_samples":
-			n, err = integer(1)
-			c.SpikeMinSamples = int(n)
+			if n, ok = integer(1); ok {
+				c.SpikeMinSamples = int(n)
+			}
 		case "incident_window_seconds":
-			n, err = integer(1)
-			c.IncidentWindowSec = n
+			if n, ok = integer(1); ok {
+				c.IncidentWindowSec = n
+			}
 		case "auto_resolve_seconds":
-			n, err = integer(1)
-			c.AutoResolveSec = n
+			if n, ok = integer(1); ok {
+				c.AutoResolveSec = n
+			}
 		case "max_incidents_per_hour":
-			n, err = integer(1)
-			c.MaxIncidentsPerHour = int(n)
+			if n, ok = integer(1); ok {
+				c.MaxIncidentsPerHour = int(n)
+			}
 		case "severity_medium":
-			n, err = integer(1)
-			c.SeverityMedium = int(n)
+			if n, ok = integer(1); ok {
+				c.SeverityMedium = int(n)
+			}
 		case "severity_high":
-			n, err = integer(1)
-			c.SeverityHigh = int(n)
+			if n, ok = integer(1); ok {
+				c.SeverityHigh = int(n)
+			}
 		case "severity_critical":
-			n, err = integer(1)
-			c.SeverityCritical = int(n)
-		default:
-			return fmt.Errorf("gateway settings: unknown key %q (want %s)", k, strings.Join(SettingsKeys, ", "))
-		}
-		if err != nil {
-			return err
+			if n, ok = integer(1); ok {
+				c.SeverityCritical = int(n)
+			}
 		}
 	}
-	return nil
 }

@@ -26,6 +26,8 @@ func (f *stateFlags) register(fs *pflag.FlagSet) {
 		".jsonl (one JSON object per write) or .sql (a SQLite script: one transaction, creates the tables if absent, idempotent)")
 	fs.StringVar(&f.apply, "apply", "", "also apply the state writes to the SQLite database `sqlite:PATH` (created if absent; an AgentGazer\n"+
 		"database works too): one transaction, bound parameters, idempotent; PATH is the driver's data source name")
+	markOutput(fs, "writes")
+	markOutputDSN(fs, "apply", "sqlite:")
 }
 
 // stateWrites computes the state writes of a replay and sends each, as it

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/analyze/breaker"
+	"github.com/killswitch/killswitch/internal/jsontree"
 	"github.com/killswitch/killswitch/report"
 )
 
@@ -107,7 +106,7 @@ func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths [
 		case report.FormatJSONL:
 			return report.BreakerDecisionsJSONL(w, pol.Decisions())
 		case report.FormatMarkdown:
-			return report.BreakerText(w, pol.Result(), true)
+			return report.BreakerText(w, pol.Result(), report.TextOptions{Markdown: true})
 		case report.FormatJSON:
 			return report.BreakerJSON(w, pol.Result())
 		case report.FormatCSV:
@@ -115,7 +114,7 @@ func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths [
 		case report.FormatHTML:
 			return report.BreakerHTML(w, pol.Result())
 		}
-		return report.BreakerText(w, pol.Result(), false)
+		return report.BreakerText(w, pol.Result(), report.TextOptions{Width: termWidth(e, output)})
 	})
 	if err != nil {
 		return errorf(e, "replay", "%v", err)
@@ -159,41 +158,13 @@ func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths [
 	return exitOK
 }
 
-// breakerPatch is the "breaker" object of a settings file: any of the
-// live system's rule keys.
-type breakerPatch struct {
-	Enabled    *bool    `json:"enabled"`
-	Rate       *float64 `json:"kill_on_error_rate"`
-	Window     *float64 `json:"error_window_minutes"`
-	MinSamples *int     `json:"min_samples"`
-	Recover    *float64 `json:"auto_recover_after_minutes"`
-}
-
-func (p breakerPatch) apply(r breaker.Rules) breaker.Rules {
-	if p.Enabled != nil {
-		r.Enabled = *p.Enabled
-	}
-	if p.Rate != nil {
-		r.Rate = *p.Rate
-	}
-	if p.Window != nil {
-		r.Window = time.Duration(*p.Window * float64(time.Minute))
-	}
-	if p.MinSamples != nil {
-		r.MinSamples = *p.MinSamples
-	}
-	if p.Recover != nil {
-		r.Recover = time.Duration(*p.Recover * float64(time.Minute))
-	}
-	return r
-}
-
 // applyBreakerSettings reads the settings file's "breaker" object (the
 // default rules) and "agents": {ID: {"breaker": {…}}} (per-agent rules).
 // Precedence: built-in defaults < the file's "breaker" < flags given on the
-// command line < the file's per-agent entries. Unknown keys are errors; a
-// loop kill-switch "default" (or an agent's kill-switch keys) may sit in
-// the same file and is left to the loop policy.
+// command line < the file's per-agent entries. Unknown keys, values of the
+// wrong type and out of range are errors naming file:line:column and the
+// key; a loop kill-switch "default" (or an agent's kill-switch keys) may
+// sit in the same file and is left to the loop policy.
 func applyBreakerSettings(cfg *breaker.Config, path string, flags *breakerFlags) error {
 	if path == "" {
 		return nil
@@ -202,65 +173,58 @@ func applyBreakerSettings(cfg *breaker.Config, path string, flags *breakerFlags)
 	if err != nil {
 		return err
 	}
-	var file struct {
-		Breaker *json.RawMessage                      `json:"breaker"`
-		Default json.RawMessage                       `json:"default"`
-		Agents  map[string]map[string]json.RawMessage `json:"agents"`
+	d, root, perr := jsontree.Parse(path, data, 8, "a settings file")
+	if perr != nil {
+		return perr
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&file); err != nil {
-		return fmt.Errorf("%s: %v", path, err)
+	var def *breaker.Patch
+	type agentPatch struct {
+		name  string
+		patch breaker.Patch
 	}
-	strict := func(raw []byte, what string) (breakerPatch, error) {
-		var p breakerPatch
-		d := json.NewDecoder(bytes.NewReader(raw))
-		d.DisallowUnknownFields()
-		if err := d.Decode(&p); err != nil {
-			return p, fmt.Errorf("%s: %s: %v", path, what, err)
+	var agents []agentPatch
+	for _, m := range d.Object(root, "", "breaker", "default", "agents") {
+		switch m.Key {
+		case "breaker":
+			p := breaker.ParsePatch(d, m.Val, "breaker")
+			def = &p
+		case "agents":
+			for _, a := range d.Object(m.Val, "agents") {
+				for _, k := range d.Object(a.Val, "agents."+a.Key) {
+					if k.Key == "breaker" {
+						agents = append(agents, agentPatch{a.Key, breaker.ParsePatch(d, k.Val, "agents."+a.Key+".breaker")})
+					}
+				}
+			}
 		}
-		return p, nil
 	}
-	if file.Breaker != nil {
-		p, err := strict(*file.Breaker, "breaker")
-		if err != nil {
-			return err
-		}
-		def := p.apply(breaker.DefaultRules)
+	if err := d.Err(); err != nil {
+		return err
+	}
+	if def != nil {
+		r := def.Apply(breaker.DefaultRules)
 		// Flags given on the command line win over the file's default.
 		fl := flags.fs
 		if fl.Changed("error-rate") {
-			def.Rate = flags.rate
+			r.Rate = flags.rate
 		}
 		if fl.Changed("error-window") {
-			def.Window = flags.window
+			r.Window = flags.window
 		}
 		if fl.Changed("min-samples") {
-			def.MinSamples = flags.minSamples
+			r.MinSamples = flags.minSamples
 		}
 		if fl.Changed("auto-recover") {
-			def.Recover = flags.recover
+			r.Recover = flags.recover
 		}
-		cfg.Default = def
+		cfg.Default = r
 	}
-	names := make([]string, 0, len(file.Agents))
-	for n := range file.Agents {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		raw, ok := file.Agents[n]["breaker"]
-		if !ok {
-			continue
-		}
-		p, err := strict(raw, "agents."+n+".breaker")
-		if err != nil {
-			return err
-		}
+	slices.SortStableFunc(agents, func(a, b agentPatch) int { return strings.Compare(a.name, b.name) })
+	for _, a := range agents {
 		if cfg.Agents == nil {
 			cfg.Agents = map[string]breaker.Rules{}
 		}
-		cfg.Agents[n] = p.apply(cfg.Default)
+		cfg.Agents[a.name] = a.patch.Apply(cfg.Default)
 	}
 	return cfg.Validate()
 }

@@ -104,7 +104,7 @@ func runBreakerSweep(e *env, f *sweepFlags, bf *breakerSweepFlags, paths []strin
 		case report.FormatHTML:
 			return report.BreakerSweepHTML(w, res)
 		}
-		return report.BreakerSweepText(w, res, f.format == report.FormatMarkdown)
+		return report.BreakerSweepText(w, res, report.TextOptions{Markdown: f.format == report.FormatMarkdown, Width: termWidth(e, f.output)})
 	})
 	if err != nil {
 		return errorf(e, "sweep", "%v", err)

@@ -63,6 +63,7 @@ func cmdCheck(e *env, args []string) int {
 	junit := fs.String("junit", "", "also write a JUnit XML report to this file (atomically)")
 	format := fs.StringP("format", "f", checkFormatText, "report: text (one line per expectation) or markdown (a pull-request comment)")
 	output := fs.StringP("output", "o", "", "write the report to this file (atomically) instead of standard output")
+	markOutput(fs, "output", "junit")
 	update := fs.Bool("update", false, "rewrite the expectation files from the current behaviour (create one for a capture named\n"+
 		"on the command line that has none) and print what changed")
 	workers := fs.Int("workers", 0, "parallel feature extraction (0: one per CPU); results are identical at any value")
@@ -122,7 +123,7 @@ func cmdCheck(e *env, args []string) int {
 	for _, t := range targets {
 		reads = append(reads, t.expect, t.capture)
 	}
-	if err := checkOutputs([]string{*output, *junit}, reads); err != nil {
+	if err := guardFiles(fs, reads...); err != nil {
 		return errorf(e, "check", "%v", err)
 	}
 	if err := checkWorkers(*workers); err != nil {
@@ -198,9 +199,12 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, prof
 	var brk *breaker.Policy
 	var gw *gateway.Policy
 	if eff.Policy != nil && *eff.Policy == "breaker" {
-		var err error
-		if brk, err = breaker.NewPolicy(breaker.NewConfig()); err != nil {
-			f.Err = err
+		bcfg, err := eff.BreakerConfig()
+		if err == nil {
+			brk, err = breaker.NewPolicy(bcfg)
+		}
+		if err != nil {
+			f.Err = fmt.Errorf("%s: %w", t.expect, err)
 			return f
 		}
 		cfg.Profile, cfg.Policies = analyze.ProfileUsage, []analyze.Policy{brk}
@@ -228,6 +232,12 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, prof
 	}
 	reportHiddenWarnings(e, "check", sum.WarningCounts)
 	f.Summary = sum
+	switch {
+	case brk != nil:
+		f.Settings = report.BreakerSettingsLine(brk.Result())
+	case gw != nil:
+		f.Settings = report.GatewaySettingsLine(gw.Result())
+	}
 	if update {
 		var next *expect.Expectation
 		var changes []string

@@ -34,14 +34,8 @@ func (g *gatewayRun) run(e *env, paths []string) int {
 		return errorf(e, "replay", "--policy gateway: %v", err)
 	}
 	cfg := gateway.DefaultConfig(prof)
-	if g.rf.settings != "" {
-		data, err := os.ReadFile(g.rf.settings)
-		if err != nil {
-			return errorf(e, "replay", "%v", err)
-		}
-		if err := cfg.ApplySettings(data); err != nil {
-			return errorf(e, "replay", "%s: %v", g.rf.settings, err)
-		}
+	if err := loadGatewaySettings(&cfg, g.rf.settings); err != nil {
+		return errorf(e, "replay", "%v", err)
 	}
 	switch g.format {
 	case report.FormatJSONL, report.FormatTable, report.FormatMarkdown, report.FormatJSON, report.FormatCSV, report.FormatHTML:
@@ -81,7 +75,7 @@ func (g *gatewayRun) run(e *env, paths []string) int {
 		case report.FormatJSONL:
 			return report.GatewayDecisionsJSONL(w, pol.Decisions())
 		case report.FormatMarkdown:
-			return report.GatewayText(w, res, true)
+			return report.GatewayText(w, res, report.TextOptions{Markdown: true})
 		case report.FormatJSON:
 			return report.GatewayJSON(w, res)
 		case report.FormatCSV:
@@ -89,7 +83,7 @@ func (g *gatewayRun) run(e *env, paths []string) int {
 		case report.FormatHTML:
 			return report.GatewayHTML(w, res, pol.Decisions())
 		}
-		return report.GatewayText(w, res, false)
+		return report.GatewayText(w, res, report.TextOptions{Width: termWidth(e, g.output)})
 	})
 	if err != nil {
 		return errorf(e, "replay", "%v", err)
@@ -113,4 +107,16 @@ func (g *gatewayRun) run(e *env, paths []string) int {
 		return exitFound
 	}
 	return exitOK
+}
+
+// loadGatewaySettings overlays the settings file at path ("": none) on cfg.
+func loadGatewaySettings(cfg *gateway.Config, path string) error {
+	if path == "" {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return cfg.ApplySettingsFile(path, data)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/spf13/pflag"
@@ -24,6 +23,7 @@ func (f *gatewaySweepFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.rpms, "rpms", "30,60,100,200", "gateway: requests per tenant per minute to try (spec only)")
 	fs.StringVar(&f.spikeRates, "spike-rates", "0.3,0.5,0.7", "gateway: failure-spike error rates to try (spec only)")
 	fs.StringVar(&f.settings, "settings", "", "gateway: the settings file the other numbers come from ({\"gateway\": {…}})")
+	markInput(fs, "settings")
 }
 
 // runGatewaySweep is `sweep --policy gateway`: one read of the captures,
@@ -39,14 +39,8 @@ func runGatewaySweep(e *env, f *sweepFlags, gf *gatewaySweepFlags, profileGiven 
 		return errorf(e, "sweep", "--policy gateway: %v", err)
 	}
 	base := gateway.DefaultConfig(prof)
-	if gf.settings != "" {
-		data, err := os.ReadFile(gf.settings)
-		if err != nil {
-			return errorf(e, "sweep", "%v", err)
-		}
-		if err := base.ApplySettings(data); err != nil {
-			return errorf(e, "sweep", "%s: %v", gf.settings, err)
-		}
+	if err := loadGatewaySettings(&base, gf.settings); err != nil {
+		return errorf(e, "sweep", "%v", err)
 	}
 	parse := func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 	var grid gateway.SweepGrid
@@ -98,7 +92,7 @@ func runGatewaySweep(e *env, f *sweepFlags, gf *gatewaySweepFlags, profileGiven 
 		if f.format == report.FormatJSON {
 			return report.GatewaySweepJSON(w, res)
 		}
-		return report.GatewaySweepText(w, res, f.format == report.FormatMarkdown)
+		return report.GatewaySweepText(w, res, report.TextOptions{Markdown: f.format == report.FormatMarkdown, Width: termWidth(e, f.output)})
 	})
 	if err != nil {
 		return errorf(e, "sweep", "%v", err)

@@ -47,6 +47,7 @@ func (o *inputOptions) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.mapping, "map", nil, "Parquet: read logical field from a differently named column (field=column; repeatable)")
 	fs.StringVar(&o.maxLine, "max-line", "64MiB", "JSONL: the longest line kept (a longer one is reported and skipped, so memory stays bounded)")
 	fs.StringVar(&o.batchOutput, "batch-output", "", "OpenAI/Anthropic Batch API: the output (results) file to join with the input on custom_id")
+	markInput(fs, "batch-output")
 }
 
 // inputSet is several captures opened and merged in time order, with the

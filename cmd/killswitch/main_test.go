@@ -182,11 +182,11 @@ func TestSettingsFile(t *testing.T) {
 		t.Errorf("flag over file default:\n%s", out)
 	}
 	for _, bad := range []struct{ body, want string }{
-		{`{"agents":{"x":{"treshold":3}}}`, `agents.x: unknown key "treshold"`},
-		{`{"defaults":{}}`, `unknown key "defaults"`},
-		{`{"agents":{"x":{"window_size":0}}}`, "window_size: want an integer from 1"},
-		{`[1]`, "want a JSON object"},
-		{`{`, "not JSON"},
+		{`{"agents":{"x":{"treshold":3}}}`, `bad.json:1:17: agents.x.treshold: unknown key`},
+		{`{"defaults":{}}`, `bad.json:1:2: defaults: unknown key`},
+		{`{"agents":{"x":{"window_size":0}}}`, "bad.json:1:31: agents.x.window_size: want a whole number from 1"},
+		{`[1]`, "bad.json:1:1: want a JSON object"},
+		{`{`, "bad.json:1:1: not valid JSON: unexpected end of JSON input"},
 	} {
 		p := write("bad.json", bad.body)
 		_, stderr, code := runCLI(t, "", "replay", "--settings", p, loop)

@@ -24,8 +24,9 @@ import (
 //     is written to as it is: never replaced by a regular file.
 //   - A symbolic link is followed: the file it points to is written, the
 //     link stays.
-//   - A path that is one of the command's inputs is refused before anything
-//     is read (compared by device and inode, not by name).
+//   - A path that is one of the command's inputs, or given as two outputs,
+//     is refused before anything is read (compared by device and inode,
+//     not by name: guardFiles, filerole.go).
 //   - Messages name the path the user gave, never a temporary file.
 
 // outTarget is where an output path really writes.
@@ -79,40 +80,6 @@ func unwrapPath(err error) error {
 		return le.Err
 	}
 	return err
-}
-
-// checkOutputs refuses outputs that are one of the inputs (same device and
-// inode), before anything is read or written. Inputs that do not exist or
-// are "-" are skipped: opening them reports them.
-func checkOutputs(outputs []string, inputs []string) error {
-	type in struct {
-		name string
-		fi   fs.FileInfo
-	}
-	var ins []in
-	for _, p := range inputs {
-		if p == "-" || p == "" {
-			continue
-		}
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			ins = append(ins, in{p, fi})
-		}
-	}
-	for _, o := range outputs {
-		if o == "" || o == "-" {
-			continue
-		}
-		ofi, err := os.Stat(o)
-		if err != nil || !ofi.Mode().IsRegular() {
-			continue
-		}
-		for _, i := range ins {
-			if os.SameFile(ofi, i.fi) {
-				return fmt.Errorf("output %s is the input %s: refusing to overwrite it", o, i.name)
-			}
-		}
-	}
-	return nil
 }
 
 // temps are the temporary files being written, removed on SIGINT/SIGTERM.

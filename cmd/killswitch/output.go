@@ -57,6 +57,10 @@ func startProgress(e *env, read, records *atomic.Int64, total int64) func() {
 	return func() { close(done); <-finished }
 }
 
+// testTermWidth, when set (by tests), is the width of a terminal standard
+// output is taken to be.
+var testTermWidth int
+
 // termWidth is the width of the terminal the report goes to: standard
 // output's when it is a terminal and the report is not written to a file;
 // else 0 (report.DefaultWidth), so that output to a file or a pipe does
@@ -64,6 +68,9 @@ func startProgress(e *env, read, records *atomic.Int64, total int64) func() {
 func termWidth(e *env, output string) int {
 	if output != "" && output != "-" {
 		return 0
+	}
+	if testTermWidth > 0 {
+		return testTermWidth
 	}
 	f, ok := e.stdout.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {

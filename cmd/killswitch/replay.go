@@ -35,6 +35,7 @@ func (f *replayFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.mode, "mode", "deactivate", "enforcement: deactivate (kill the agent) or block (HTTP 429, agent stays active)")
 	fs.StringVar(&f.settings, "settings", "", "per-agent kill-switch settings file (JSON: {\"default\": {…}, \"agents\": {ID: {…}}})")
 	fs.BoolVar(&f.disabled, "disabled", false, "start every agent with the kill switch disabled (the live default); settings and config records enable it")
+	markInput(fs, "settings")
 	f.input.register(fs)
 	fs.DurationVar(&f.reactivateAfter, "reactivate-after", 0, "simulate an operator re-activating killed agents after this delay (e.g. 10m)")
 	fs.DurationVar(&f.retryAfter, "retry-after", 60*time.Second, "block mode: the retry_after_seconds a refusal announces")
@@ -120,6 +121,7 @@ func cmdReplay(e *env, args []string) int {
 	rf.register(fs)
 	format := fs.StringP("format", "f", "table", "output: table, json, jsonl (decision records), csv, markdown or html")
 	output := fs.StringP("output", "o", "", "write the report to this file (atomically) instead of standard output")
+	markOutput(fs, "output")
 	failOnKill := fs.Bool("fail-on-kill", false, "exit 1 when any agent would have been killed or blocked")
 	policy := fs.String("policy", "loop", "the kill switch replayed: loop (the loop detector), breaker (the error-rate circuit breaker\n"+
 		"per tenant/agent/workflow; -f jsonl, table or markdown) or gateway (tenant/key freezes and M22's guardrail\n"+
@@ -143,22 +145,19 @@ func cmdReplay(e *env, args []string) int {
 	default:
 		return errorf(e, "replay", "unknown --format %q (want table, json, jsonl, csv, markdown or html)", *format)
 	}
+	if err := guardFiles(fs); err != nil {
+		return errorf(e, "replay", "%v", err)
+	}
 	defer tuneGC(e)()
 	switch *policy {
 	case "loop":
 	case "breaker":
-		if err := checkOutputs([]string{*output, sf.writes}, fs.Args()); err != nil {
-			return errorf(e, "replay", "%v", err)
-		}
 		if err := checkWorkers(rf.workers); err != nil {
 			return errorf(e, "replay", "%v", err)
 		}
 		return runBreaker(e, &rf, &bf, breakerOut{format: *format, output: *output, writes: sf.writes, apply: sf.apply,
 			failOnKill: *failOnKill, allowEmpty: *allowEmpty}, fs.Args())
 	case "gateway":
-		if err := checkOutputs([]string{*output, sf.writes}, fs.Args()); err != nil {
-			return errorf(e, "replay", "%v", err)
-		}
 		if err := checkWorkers(rf.workers); err != nil {
 			return errorf(e, "replay", "%v", err)
 		}
@@ -167,9 +166,6 @@ func cmdReplay(e *env, args []string) int {
 		return g.run(e, fs.Args())
 	default:
 		return errorf(e, "replay", "unknown --policy %q (want loop, breaker or gateway)", *policy)
-	}
-	if err := checkOutputs([]string{*output, sf.writes}, fs.Args()); err != nil {
-		return errorf(e, "replay", "%v", err)
 	}
 	cfg, err := rf.config()
 	if err != nil {

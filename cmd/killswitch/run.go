@@ -77,12 +77,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	return exitUsage
 }
 
+// flagSetMade, when set (by tests), is handed every command's flag set as
+// it is made; the command defines its flags on it before parsing them.
+var flagSetMade func(*pflag.FlagSet)
+
 // newFlags returns a flag set for a subcommand that reports errors instead
 // of exiting.
 func newFlags(e *env, name, args, summary string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.SortFlags = false
+	if flagSetMade != nil {
+		flagSetMade(fs)
+	}
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "Usage: killswitch %s %s\n\n%s\n\nFlags:\n%s", name, args, summary, fs.FlagUsages())
 	}

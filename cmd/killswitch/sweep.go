@@ -55,6 +55,8 @@ func cmdSweep(e *env, args []string) int {
 	fs.IntVar(&f.late, "late", sweep.DefaultLateAfter, "a loop caught more than N requests after its start is caught late")
 	fs.StringVarP(&f.format, "format", "f", "table", "output: table, json, csv, markdown or html (one self-contained page with charts)")
 	fs.StringVarP(&f.output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
+	markOutput(fs, "output")
+	markInput(fs, "labels")
 	f.input.register(fs)
 	f.spill.register(fs)
 	fs.DurationVar(&f.reactivateAfter, "reactivate-after", 0, "simulate an operator re-activating killed agents after this delay (e.g. 10m)")
@@ -78,18 +80,19 @@ func cmdSweep(e *env, args []string) int {
 		fs.Usage()
 		return exitUsage
 	}
+	if err := guardFiles(fs); err != nil {
+		return errorf(e, "sweep", "%v", err)
+	}
+	if *policy != "gateway" && fs.Changed("settings") {
+		// Not silently ignored: the other sweeps take their grid from flags.
+		return errorf(e, "sweep", "--settings is read by --policy gateway only: the %s sweep takes its settings from its flags", *policy)
+	}
 	defer tuneGC(e)()
 	switch *policy {
 	case "loop":
 	case "breaker":
-		if err := checkOutputs([]string{f.output}, fs.Args()); err != nil {
-			return errorf(e, "sweep", "%v", err)
-		}
 		return runBreakerSweep(e, &f, &bsf, fs.Args())
 	case "gateway":
-		if err := checkOutputs([]string{f.output}, fs.Args()); err != nil {
-			return errorf(e, "sweep", "%v", err)
-		}
 		return runGatewaySweep(e, &f, &gsf, fs.Changed("profile"), fs.Args())
 	default:
 		return errorf(e, "sweep", "unknown --policy %q (want loop, breaker or gateway)", *policy)
@@ -98,9 +101,6 @@ func cmdSweep(e *env, args []string) int {
 	case report.FormatTable, report.FormatJSON, report.FormatCSV, report.FormatMarkdown, report.FormatHTML:
 	default:
 		return errorf(e, "sweep", "unknown --format %q (want table, json, csv, markdown or html)", f.format)
-	}
-	if err := checkOutputs([]string{f.output}, append(fs.Args(), f.labels)); err != nil {
-		return errorf(e, "sweep", "%v", err)
 	}
 	if err := checkWorkers(f.workers); err != nil {
 		return errorf(e, "sweep", "%v", err)

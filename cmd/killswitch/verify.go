@@ -30,6 +30,8 @@ func cmdVerify(e *env, args []string) int {
 	fs.StringArrayVar(&controls, "controls", nil, "a capture whose freeze/unfreeze control records apply at their time (repeatable; its requests are ignored)")
 	format := fs.StringP("format", "f", report.FormatTable, "output: table, markdown or jsonl (one record per call)")
 	output := fs.StringP("output", "o", "", "write the report to this file (atomically) instead of standard output")
+	markOutput(fs, "output")
+	markInput(fs, "settings", "controls")
 	inputFormat := fs.String("input-format", "auto", "export format: auto, jsonl, csv or parquet")
 	failOnDiff := fs.Bool("fail-on-diff", false, "exit 1 when any call differs or a row could not be read")
 	strict := fs.Bool("strict", false, "a row that cannot be read is unusable input (exit 2)")
@@ -39,6 +41,9 @@ func cmdVerify(e *env, args []string) int {
 	if fs.NArg() == 0 {
 		fs.Usage()
 		return exitUsage
+	}
+	if err := guardFiles(fs); err != nil {
+		return errorf(e, "verify", "%v", err)
 	}
 	switch *format {
 	case report.FormatTable, report.FormatMarkdown, report.FormatJSONL:
@@ -55,14 +60,8 @@ func cmdVerify(e *env, args []string) int {
 		return errorf(e, "verify", "--profile: %v", err)
 	}
 	cfg := gateway.DefaultConfig(prof)
-	if *settings != "" {
-		data, err := os.ReadFile(*settings)
-		if err != nil {
-			return errorf(e, "verify", "%v", err)
-		}
-		if err := cfg.ApplySettings(data); err != nil {
-			return errorf(e, "verify", "%s: %v", *settings, err)
-		}
+	if err := loadGatewaySettings(&cfg, *settings); err != nil {
+		return errorf(e, "verify", "%v", err)
 	}
 	var calls []*gatewaylog.Call
 	for _, p := range fs.Args() {
@@ -116,9 +115,9 @@ func cmdVerify(e *env, args []string) int {
 		case report.FormatJSONL:
 			return report.VerifyJSONL(w, v)
 		case report.FormatMarkdown:
-			return report.VerifyText(w, v, true)
+			return report.VerifyText(w, v, report.TextOptions{Markdown: true})
 		}
-		return report.VerifyText(w, v, false)
+		return report.VerifyText(w, v, report.TextOptions{Width: termWidth(e, *output)})
 	})
 	if err != nil {
 		return errorf(e, "verify", "%v", err)

@@ -1,0 +1,76 @@
+package analyze
+
+import (
+	"math"
+
+	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/jsontree"
+)
+
+// SettingsFile is a loop kill switch settings file:
+//
+//	{"default": {"enabled": true, "window_size": 20, "threshold": 10},
+//	 "agents": {"billing-bot": {"threshold": 12}, "reporter": {"enabled": false}}}
+//
+// Default patches the built-in settings; each agent's entry patches the
+// default (see Config.ApplySettingsFile for the precedence).
+type SettingsFile struct {
+	Default ingest.KillSwitchPatch
+	Agents  map[string]ingest.KillSwitchPatch
+}
+
+// ParseSettingsFile reads the settings file named file from data. Unknown
+// keys, values of the wrong type and out of range are errors, every one
+// reported (a jsontree.ErrorList) with its file:line:column and key.
+func ParseSettingsFile(file string, data []byte) (SettingsFile, error) {
+	sf := SettingsFile{Agents: map[string]ingest.KillSwitchPatch{}}
+	d, root, err := jsontree.Parse(file, data, 8, "a settings file")
+	if err != nil {
+		return sf, jsontree.ErrorList{err}
+	}
+	for _, m := range d.Object(root, "", "default", "agents") {
+		if m.Key == "default" {
+			sf.Default = ParsePatch(d, m.Val, "default")
+			continue
+		}
+		for _, a := range d.Object(m.Val, "agents") {
+			sf.Agents[a.Key] = ParsePatch(d, a.Val, "agents."+a.Key)
+		}
+	}
+	return sf, d.Err()
+}
+
+// ParsePatch reads a kill switch settings object n ("enabled",
+// "window_size", "threshold"), at key path of document d, recording in d
+// each unknown key and each value of the wrong type or out of range.
+func ParsePatch(d *jsontree.Doc, n *jsontree.Node, path string) ingest.KillSwitchPatch {
+	var p ingest.KillSwitchPatch
+	for _, m := range d.Object(n, path, "enabled", "window_size", "threshold") {
+		kp := jsontree.Join(path, m.Key)
+		if m.Key == "enabled" {
+			if b, ok := d.Boolean(m.Val, kp); ok {
+				p.Enabled = &b
+			}
+			continue
+		}
+		f, ok := d.Number(m.Val, kp)
+		if !ok {
+			continue
+		}
+		if m.Key == "window_size" {
+			if f != math.Trunc(f) || f < 1 || f > MaxWindow {
+				d.Errorf(m.Val.Off, kp, "want a whole number from 1 to %d, got %v", MaxWindow, f)
+				continue
+			}
+			w := int(f)
+			p.WindowSize = &w
+			continue
+		}
+		if f < 0 {
+			d.Errorf(m.Val.Off, kp, "want a number ≥ 0, got %v", f)
+			continue
+		}
+		p.Threshold = &f
+	}
+	return p
+}

@@ -1,0 +1,379 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/spf13/pflag"
+)
+
+// The promises every command makes for every policy alike (README "What
+// killswitch will not do to your files", "The table fits the terminal"),
+// each tested once over every command and policy rather than per policy.
+
+// commandRuns are the commands that read captures and write reports, one
+// entry per policy, with a capture each can read.
+var commandRuns = []struct {
+	policy  string   // the policy it runs
+	args    []string // command and policy flags
+	capture string   // a capture (an export for verify) it reads
+}{
+	{"loop", []string{"replay"}, "fixtures/examples/day1.jsonl"},
+	{"breaker", []string{"replay", "--policy", "breaker"}, "fixtures/breaker/outage.jsonl"},
+	{"gateway", []string{"replay", "--policy", "gateway"}, "fixtures/gateway/m22.jsonl"},
+	{"loop", []string{"sweep"}, "fixtures/examples/day1.jsonl"},
+	{"breaker", []string{"sweep", "--policy", "breaker"}, "fixtures/breaker/outage.jsonl"},
+	{"gateway", []string{"sweep", "--policy", "gateway"}, "fixtures/gateway/m22.jsonl"},
+	{"gateway", []string{"verify"}, "fixtures/gateway/verify/proxy_calls.csv"},
+}
+
+// flagSetOf is the flag set command builds (seen through flagSetMade
+// while it prints its help).
+func flagSetOf(t *testing.T, command string) *pflag.FlagSet {
+	t.Helper()
+	var fs *pflag.FlagSet
+	flagSetMade = func(f *pflag.FlagSet) { fs = f }
+	defer func() { flagSetMade = nil }()
+	if _, stderr, code := runCLI(t, "", command, "--help"); code != exitOK || fs == nil {
+		t.Fatalf("%s --help: exit %d, %s", command, code, stderr)
+	}
+	return fs
+}
+
+// fileFlags are the flags of fs marked with role.
+func fileFlags(fs *pflag.FlagSet, role string) []*pflag.Flag {
+	var out []*pflag.Flag
+	fs.VisitAll(func(f *pflag.Flag) {
+		if a := f.Annotations[fileRole]; len(a) > 0 && a[0] == role {
+			out = append(out, f)
+		}
+	})
+	return out
+}
+
+// fileArg is the value that makes flag f name path.
+func fileArg(f *pflag.Flag, path string) []string {
+	if a := f.Annotations[fileRole]; len(a) > 1 {
+		path = a[1] + path
+	}
+	return []string{"--" + f.Name, path}
+}
+
+func copyFile(t *testing.T, from, to string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// refused checks that a run was refused with exit 2 before it wrote
+// anything: the files in dir are exactly want, with their contents.
+func refused(t *testing.T, args []string, stdout, stderr string, code int, msg string, dir string, want map[string][]byte) {
+	t.Helper()
+	if code != exitUsage || !strings.Contains(stderr, msg) || stdout != "" {
+		t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", args, code, stdout, stderr, msg)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != len(want) {
+		t.Errorf("%q: %d files left in the directory, want %d", args, len(ents), len(want))
+	}
+	for name, b := range want {
+		if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(got) != string(b) {
+			t.Errorf("%q: %s was changed (%v)", args, name, err)
+		}
+	}
+}
+
+// No output may be an input, for any command and policy: every flag marked
+// as an output, given the path of the capture or of a file any flag marked
+// as an input reads (the same file by another name: a hard link), is
+// refused with exit status 2 before anything is read or written. Two
+// outputs given the same path are refused too.
+func TestNoOutputIsAnInput(t *testing.T) {
+	tried := 0
+	for _, cr := range commandRuns {
+		fs := flagSetOf(t, cr.args[0])
+		outs, ins := fileFlags(fs, roleOutput), fileFlags(fs, roleInput)
+		if len(outs) == 0 {
+			t.Fatalf("%s: no output flags marked", cr.args[0])
+		}
+		for _, o := range outs {
+			// The capture itself, under another name.
+			dir := t.TempDir()
+			capture := filepath.Join(dir, "capture"+filepath.Ext(cr.capture))
+			b := copyFile(t, cr.capture, capture)
+			alias := filepath.Join(dir, "alias")
+			if err := os.Link(capture, alias); err != nil {
+				t.Skip("no hard links here:", err)
+			}
+			args := slices.Concat(cr.args, fileArg(o, alias), []string{capture})
+			stdout, stderr, code := runCLI(t, "", args...)
+			refused(t, args, stdout, stderr, code, "refusing to overwrite", dir, map[string][]byte{filepath.Base(capture): b, "alias": b})
+			tried++
+			// A file an input flag reads.
+			for _, in := range ins {
+				dir := t.TempDir()
+				capture := filepath.Join(dir, "capture"+filepath.Ext(cr.capture))
+				b := copyFile(t, cr.capture, capture)
+				read := filepath.Join(dir, "read.json")
+				rb := []byte("{}\n")
+				os.WriteFile(read, rb, 0o644)
+				args := slices.Concat(cr.args, fileArg(in, read), fileArg(o, read), []string{capture})
+				stdout, stderr, code := runCLI(t, "", args...)
+				refused(t, args, stdout, stderr, code, "refusing to overwrite", dir, map[string][]byte{filepath.Base(capture): b, "read.json": rb})
+				tried++
+			}
+			// Another output.
+			for _, o2 := range outs {
+				if o2 == o {
+					continue
+				}
+				dir := t.TempDir()
+				capture := filepath.Join(dir, "capture"+filepath.Ext(cr.capture))
+				b := copyFile(t, cr.capture, capture)
+				out := filepath.Join(dir, "out.sql")
+				args := slices.Concat(cr.args, fileArg(o, out), fileArg(o2, out), []string{capture})
+				stdout, stderr, code := runCLI(t, "", args...)
+				refused(t, args, stdout, stderr, code, "give each its own file", dir, map[string][]byte{filepath.Base(capture): b})
+				tried++
+			}
+		}
+	}
+	// check reads the expectation files and the captures its paths name.
+	fs := flagSetOf(t, "check")
+	for _, o := range fileFlags(fs, roleOutput) {
+		for _, read := range []string{"m22.jsonl", "m22.expect.json"} {
+			dir := t.TempDir()
+			want := map[string][]byte{
+				"m22.jsonl":       copyFile(t, "fixtures/gateway/m22.jsonl", filepath.Join(dir, "m22.jsonl")),
+				"m22.expect.json": copyFile(t, "fixtures/gateway/m22.expect.json", filepath.Join(dir, "m22.expect.json")),
+			}
+			args := slices.Concat([]string{"check"}, fileArg(o, filepath.Join(dir, read)), []string{dir})
+			stdout, stderr, code := runCLI(t, "", args...)
+			refused(t, args, stdout, stderr, code, "refusing to overwrite", dir, want)
+			tried++
+		}
+	}
+	t.Logf("%d combinations refused", tried)
+}
+
+// A settings file's errors name file:line:column and the key, in words a
+// user reads (no Go type, no decoder internals), for every command and
+// policy that takes --settings: a value of the wrong type, an unknown key
+// and a number out of range in the policy's own section, then an empty
+// file and one that is not JSON.
+func TestSettingsErrorsHavePositions(t *testing.T) {
+	sections := map[string][3]string{ // policy: wrong type, unknown key, out of range
+		"loop":    {`{"default": {"threshold": "x"}}`, `{"default": {"treshold": 3}}`, `{"agents": {"a": {"window_size": 0}}}`},
+		"breaker": {`{"breaker": {"kill_on_error_rate": "x"}}`, `{"breaker": {"rate": 0.5}}`, `{"agents": {"a": {"breaker": {"min_samples": 0.5}}}}`},
+		"gateway": {`{"gateway": {"rpm": "x"}}`, `{"gateway": {"rpn": 5}}`, `{"gateway": {"budgets": {"acme": -1}}}`},
+	}
+	wantKey := map[string][3]string{
+		"loop":    {"default.threshold", "default.treshold", "agents.a.window_size"},
+		"breaker": {"breaker.kill_on_error_rate", "breaker.rate", "agents.a.breaker.min_samples"},
+		"gateway": {"gateway.rpm", "gateway.rpn", `gateway.budgets["acme"]`},
+	}
+	goWords := []string{" json: ", "Go struct", "of type", "unmarshal", "EOF", "fastjson", "float64", "RawMessage"}
+	for _, cr := range commandRuns {
+		fs := flagSetOf(t, cr.args[0])
+		if fs.Lookup("settings") == nil {
+			continue
+		}
+		docs, keys := sections[cr.policy], wantKey[cr.policy]
+		cases := []struct{ doc, pos, key string }{
+			{docs[0], ":1:", keys[0]}, {docs[1], ":1:", keys[1]}, {docs[2], ":1:", keys[2]},
+			{"", ":1:1: ", "empty file"},
+			{"{\n  \"x\": }", ":2:", "not valid JSON"},
+		}
+		for _, c := range cases {
+			if cr.args[0] == "sweep" && cr.policy != "gateway" {
+				// The loop and breaker sweeps take their settings from
+				// flags: a settings file is refused, not ignored.
+				args := slices.Concat(cr.args, []string{"--settings", cr.capture, cr.capture})
+				if _, stderr, code := runCLI(t, "", args...); code != exitUsage || !strings.Contains(stderr, "--settings is read by --policy gateway only") {
+					t.Errorf("%q: exit %d, %q", args, code, stderr)
+				}
+				continue
+			}
+			file := filepath.Join(t.TempDir(), "s.json")
+			os.WriteFile(file, []byte(c.doc), 0o644)
+			args := slices.Concat(cr.args, []string{"--settings", file, cr.capture})
+			_, stderr, code := runCLI(t, "", args...)
+			if code != exitUsage || !strings.Contains(stderr, file+c.pos) || !strings.Contains(stderr, c.key) {
+				t.Errorf("%q with %q: exit %d, %q; want exit 2, %s%s… %s", args, c.doc, code, stderr, file, c.pos, c.key)
+			}
+			for _, w := range goWords {
+				if strings.Contains(stderr, w) {
+					t.Errorf("%q with %q: %q says %q", args, c.doc, stderr, w)
+				}
+			}
+		}
+	}
+}
+
+// check replays an expectation with the settings of its own policy, and
+// says so in its reports: a breaker or gateway expectation's settings are
+// its policy's (settings.breaker, settings.gateway), never the loop
+// detector's "profile usage, mode deactivate, window 20, threshold 10".
+func TestCheckShowsThePolicysOwnSettings(t *testing.T) {
+	for _, tc := range []struct {
+		capture, expect, want string
+	}{
+		// At a 90% error rate no breaker of the outage trips (50% at
+		// the defaults): the expectation holds only if the rate is used.
+		{"fixtures/breaker/outage.jsonl",
+			`{"settings": {"policy": "breaker", "breaker": {"kill_on_error_rate": 0.9}}, "agents": {"crawler": {"killed": false}}}`,
+			"policy breaker, error rate ≥ 90% over 10+ samples, counters refresh over 5m0s, open 30m0s"},
+		{"fixtures/gateway/m22.jsonl",
+			`{"settings": {"policy": "gateway", "profile": "spec", "gateway": {"max_tokens": 100000, "rpm": 7}}, "http_status": {"200": {"min": 0}}}`,
+			"policy gateway, profile spec, max cost 100¢ a request, max tokens 100000, rpm 7, spike rate 0.5"},
+	} {
+		dir := t.TempDir()
+		copyFile(t, tc.capture, filepath.Join(dir, "c.jsonl"))
+		os.WriteFile(filepath.Join(dir, "c.expect.json"), []byte(tc.expect), 0o644)
+		junit := filepath.Join(dir, "junit.xml")
+		stdout, stderr, code := runCLI(t, "", "check", "-f", "markdown", "--junit", junit, dir)
+		if code != exitOK || !strings.Contains(stdout, tc.want) || strings.Contains(stdout, "window 20") {
+			t.Errorf("%s: exit %d, want %q in\n%s%s", tc.expect, code, tc.want, stdout, stderr)
+		}
+		if b, _ := os.ReadFile(junit); !strings.Contains(string(b), tc.want) {
+			t.Errorf("%s: the JUnit report does not say %q:\n%s", tc.expect, tc.want, b)
+		}
+	}
+}
+
+// Every command's and policy's default report fits: 100 columns when
+// standard output is not a terminal, the terminal's width (80 here) when
+// it is one. A column or a word that cannot shrink (a long file name)
+// stays whole, so the fixtures' names are short enough for this to hold.
+func TestDefaultTablesFit(t *testing.T) {
+	for _, width := range []int{0, 80} {
+		want := width
+		if width == 0 {
+			want = 100
+		}
+		testTermWidth = width
+		for _, cr := range commandRuns {
+			for _, extra := range [][]string{nil, {"--profile", "spec"}} {
+				if extra != nil && cr.policy != "gateway" {
+					continue
+				}
+				args := slices.Concat(cr.args, extra, []string{cr.capture})
+				stdout, stderr, code := runCLI(t, "", args...)
+				if code != exitOK {
+					t.Fatalf("%q: exit %d: %s", args, code, stderr)
+				}
+				for i, l := range strings.Split(stdout, "\n") {
+					if n := utf8.RuneCountInString(l); n > want {
+						t.Errorf("%q at width %d: line %d is %d columns: %s", args, want, i+1, n, l)
+					}
+				}
+			}
+		}
+	}
+	testTermWidth = 0
+}
+
+// oneSpaced is s with every run of white space one space: a report's text
+// whatever its lines' width.
+func oneSpaced(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Every command and policy renders every format it offers as that format
+// (JSON that parses, CSV with rows of one width, a whole HTML page), the
+// same bytes at any --workers; a format it does not offer is refused with
+// exit 2 and nothing on standard output, never rendered as another.
+func TestEveryFormatRenders(t *testing.T) {
+	for _, cr := range commandRuns {
+		offered := 0
+		workers := func(n string) []string { return []string{"--workers", n} }
+		if flagSetOf(t, cr.args[0]).Lookup("workers") == nil {
+			workers = func(string) []string { return nil } // verify decides in one pass
+		}
+		for _, format := range []string{"table", "markdown", "csv", "json", "jsonl", "html"} {
+			args := slices.Concat(cr.args, []string{"-f", format, cr.capture})
+			one, stderr, code := runCLI(t, "", slices.Concat(args, workers("1"))...)
+			if code == exitUsage {
+				if one != "" || !strings.Contains(stderr, format) {
+					t.Errorf("%q refused: stdout %q, stderr %q", args, one, stderr)
+				}
+				continue
+			}
+			if code != exitOK || one == "" {
+				t.Errorf("%q: exit %d, %d bytes: %s", args, code, len(one), stderr)
+				continue
+			}
+			offered++
+			if err := formatError(format, one); err != nil {
+				t.Errorf("%q: not %s: %v", args, format, err)
+			}
+			if three, _, _ := runCLI(t, "", slices.Concat(args, workers("3"))...); three != one {
+				t.Errorf("%q: the output differs at --workers 3", args)
+			}
+		}
+		if offered < 3 {
+			t.Errorf("%q offers %d formats", cr.args, offered)
+		}
+	}
+}
+
+// formatError says why out is not a document of format.
+func formatError(format, out string) error {
+	switch format {
+	case "json":
+		if !json.Valid([]byte(out)) {
+			return errors.New("invalid JSON")
+		}
+	case "jsonl":
+		for i, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if !json.Valid([]byte(l)) {
+				return fmt.Errorf("line %d is not JSON", i+1)
+			}
+		}
+	case "csv":
+		r := csv.NewReader(strings.NewReader(out))
+		if _, err := r.ReadAll(); err != nil { // rows of one width, or an error
+			return err
+		}
+	case "html":
+		if !strings.HasPrefix(out, "<!DOCTYPE html>") || !strings.HasSuffix(out, "</html>\n") {
+			return errors.New("not a whole HTML page")
+		}
+	case "markdown":
+		if !strings.HasPrefix(out, "#") {
+			return errors.New("no Markdown heading first")
+		}
+	}
+	return nil
+}
+
+// An expectation that gives another policy's settings is unusable (exit
+// 2, its position and key), for every policy but the loop detector's own.
+func TestCheckRefusesForeignSettings(t *testing.T) {
+	for _, tc := range []struct{ capture, expect, want string }{
+		{"fixtures/breaker/outage.jsonl", `{"settings": {"policy": "breaker", "threshold": 5}, "totals": {"kills": {"min": 0}}}`, "c.expect.json:1:36: settings.threshold: a loop detector setting"},
+		{"fixtures/gateway/m22.jsonl", `{"settings": {"policy": "gateway", "mode": "block"}, "http_status": {"200": {"min": 0}}}`, "c.expect.json:1:36: settings.mode: a loop detector setting"},
+		{"fixtures/gateway/m22.jsonl", `{"settings": {"policy": "gateway", "breaker": {"min_samples": 5}}, "http_status": {"200": {"min": 0}}}`, `c.expect.json:1:47: settings.breaker: breaker settings need "policy": "breaker"`},
+		{"fixtures/examples/day1.jsonl", `{"settings": {"gateway": {"rpm": 5}}, "totals": {"kills": {"min": 0}}}`, `c.expect.json:1:26: settings.gateway: gateway settings need "policy": "gateway"`},
+	} {
+		dir := t.TempDir()
+		copyFile(t, tc.capture, filepath.Join(dir, "c.jsonl"))
+		os.WriteFile(filepath.Join(dir, "c.expect.json"), []byte(tc.expect), 0o644)
+		stdout, stderr, code := runCLI(t, "", "check", dir)
+		if code != exitUsage || !strings.Contains(stdout+stderr, tc.want) {
+			t.Errorf("%s: exit %d, want 2 and %q:\n%s%s", tc.expect, code, tc.want, stdout, stderr)
+		}
+	}
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Every flag that names a file says whether the command reads it or writes
+// it, as an annotation on the flag; guardFiles then refuses, for every
+// command and every policy alike, an output that is one of the inputs or
+// another output, before anything is read (README "What killswitch will
+// not do to your files"). A new file flag is one markInput or markOutput
+// call, and TestNoOutputIsAnInput tries it against every other file flag.
+
+// fileRole is the annotation key; its first value is roleInput or
+// roleOutput, an optional second one a prefix the path follows
+// ("sqlite:": only such values name a file).
+const fileRole = "killswitch/file"
+
+const (
+	roleInput  = "input"
+	roleOutput = "output"
+)
+
+// markInput marks flags whose values are files the command reads.
+func markInput(fs *pflag.FlagSet, names ...string) {
+	for _, n := range names {
+		must(fs.SetAnnotation(n, fileRole, []string{roleInput}))
+	}
+}
+
+// markOutput marks flags whose values are files the command writes.
+func markOutput(fs *pflag.FlagSet, names ...string) {
+	for _, n := range names {
+		must(fs.SetAnnotation(n, fileRole, []string{roleOutput}))
+	}
+}
+
+// markOutputDSN marks a flag whose value names a file it writes when it
+// starts with prefix (--apply sqlite:PATH); other values are not files.
+func markOutputDSN(fs *pflag.FlagSet, name, prefix string) {
+	must(fs.SetAnnotation(name, fileRole, []string{roleOutput, prefix}))
+}
+
+// must panics on a programming error: a flag marked that is not defined.
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+// namedFile is a path and the flag that gave it (nil for an argument).
+type namedFile struct {
+	flag *pflag.Flag
+	path string
+}
+
+// String is how messages name the file: as the user gave it.
+func (n namedFile) String() string {
+	switch {
+	case n.flag == nil:
+		return n.path
+	case n.flag.Shorthand != "":
+		return "-" + n.flag.Shorthand + " " + n.path
+	}
+	return "--" + n.flag.Name + " " + n.path
+}
+
+// flagFiles lists the files the flags of role name, flags in their order
+// of definition, the values of a repeated flag in theirs.
+func flagFiles(fs *pflag.FlagSet, role string) []namedFile {
+	var out []namedFile
+	fs.VisitAll(func(f *pflag.Flag) {
+		a := f.Annotations[fileRole]
+		if len(a) == 0 || a[0] != role {
+			return
+		}
+		var vals []string
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			vals = sv.GetSlice()
+		} else {
+			vals = []string{f.Value.String()}
+		}
+		for _, v := range vals {
+			if len(a) > 1 {
+				if !strings.HasPrefix(v, a[1]) {
+					continue
+				}
+				v = strings.TrimPrefix(v, a[1])
+			}
+			if v != "" && v != "-" {
+				out = append(out, namedFile{f, v})
+			}
+		}
+	})
+	return out
+}
+
+// guardFiles refuses an output that is one of the command's inputs (its
+// arguments, extra, and the files of flags marked as inputs) or that is
+// given as two outputs. Files are compared by device and inode
+// (os.SameFile), so a hard link or another spelling of the path counts;
+// outputs that do not exist yet are compared by their absolute path.
+// Special files (/dev/null, a FIFO) are written through, never replaced,
+// and so never refused.
+func guardFiles(fs *pflag.FlagSet, extra ...string) error {
+	var ins []namedFile
+	for _, a := range fs.Args() {
+		ins = append(ins, namedFile{nil, a})
+	}
+	for _, a := range extra {
+		ins = append(ins, namedFile{nil, a})
+	}
+	ins = append(ins, flagFiles(fs, roleInput)...)
+	outs := flagFiles(fs, roleOutput)
+	type stat struct {
+		fi  os.FileInfo
+		abs string
+	}
+	statOf := func(p string) (stat, bool) {
+		fi, err := os.Stat(p)
+		if err == nil {
+			return stat{fi: fi}, fi.Mode().IsRegular()
+		}
+		abs, err := filepath.Abs(p)
+		return stat{abs: abs}, err == nil
+	}
+	same := func(a, b stat) bool {
+		if a.fi != nil && b.fi != nil {
+			return os.SameFile(a.fi, b.fi)
+		}
+		return a.fi == nil && b.fi == nil && a.abs == b.abs
+	}
+	var seen []stat
+	for i, o := range outs {
+		st, ok := statOf(o.path)
+		seen = append(seen, st)
+		if !ok {
+			continue
+		}
+		for _, in := range ins {
+			if in.path == "" || in.path == "-" {
+				continue
+			}
+			if is, ok := statOf(in.path); ok && is.fi != nil && same(st, is) {
+				return fmt.Errorf("output %s is the input %s: refusing to overwrite it", o, in)
+			}
+		}
+		for j := range i {
+			if _, ok := statOf(outs[j].path); ok && same(st, seen[j]) {
+				return fmt.Errorf("output %s is also output %s: give each its own file", o, outs[j])
+			}
+		}
+	}
+	return nil
+}
