@@ -66,8 +66,16 @@ func TestDetect(t *testing.T) {
 		{name: "a document named .jsonl is jsonl", file: "d.jsonl.gz", content: gz(document), want: "jsonl"},
 		{name: "one-line document", file: "d.json", content: `{"hello": "world"}` + "\n", want: "jsonl"},
 		{name: "unknown document", file: "d.json", content: document,
-			err: "d.json: not a capture format killswitch reads: a JSON document that is neither HAR, a Langfuse trace, LiteLLM, OTLP (OpenInference included), Vercel AI SDK spans nor a Batch file (JSONL needs one record per line); --input-format forces one of " + names},
+			err: "d.json: not a capture format killswitch reads: a JSON document with members \"hello\" that is neither HAR, a Langfuse trace, LiteLLM, OTLP (OpenInference included), Vercel AI SDK spans nor a Batch file (JSONL needs one record per line); --input-format forces one of " + names},
 		{name: "forced", file: "d.json", content: document, format: "capture", want: "capture"},
+		// A pretty-printed document whose first member is "input" and
+		// without "timestamp": refused, not read line by line as a
+		// completion log (#27).
+		{name: "document with input only", file: "d.json", content: "{\n  \"input\": {\"messages\": []},\n  \"output\": {}\n}\n",
+			err: "a JSON document with members \"input\", \"output\" that is neither"},
+		{name: "array of unknown objects", file: "d.json", content: "[\n  {\"a\": 1, \"b\": 2}\n]\n",
+			err: "a JSON array whose first object has members \"a\", \"b\" that is neither"},
+		{name: "pretty completion log with timestamp", file: "d.json", content: "{\n  \"messages\": [],\n  \"timestamp\": 1\n}\n", want: "jsonl"},
 		{name: "openinference otlp", file: "t.json", content: oiOTLP, want: "openinference"},
 		{name: "plain otlp", file: "t.json", content: `{"resourceSpans": []}`, want: "otel"},
 		{name: "vercel spans", file: "v.json", content: vercel, want: "vercel-ai"},

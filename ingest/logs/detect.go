@@ -64,42 +64,63 @@ func Detect(head []byte) (Format, bool) {
 // compared raw (escapes are not decoded: no format's names need them).
 func topKeys(b []byte) map[string]byte {
 	keys := map[string]byte{}
+	eachTopKey(b, func(name string, first byte) { keys[name] = first })
+	return keys
+}
+
+// keyOrder returns the member names topKeys finds, in document order,
+// each once.
+func keyOrder(b []byte) []string {
+	var names []string
+	seen := map[string]bool{}
+	eachTopKey(b, func(name string, _ byte) {
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	})
+	return names
+}
+
+// eachTopKey calls fn with each member name of the first JSON object in b
+// (see topKeys) and the first byte of its value (0 when b ends first).
+func eachTopKey(b []byte, fn func(name string, first byte)) {
 	b = bytes.TrimPrefix(b, bom)
 	i := skipSpace(b, 0)
 	if i < len(b) && b[i] == '[' {
 		i = skipSpace(b, i+1)
 	}
 	if i >= len(b) || b[i] != '{' {
-		return keys
+		return
 	}
 	i++
 	for {
 		i = skipSpace(b, i)
 		if i >= len(b) || b[i] != '"' {
-			return keys
+			return
 		}
 		end, ok := scanString(b, i)
 		if !ok {
-			return keys
+			return
 		}
 		name := string(b[i+1 : end-1])
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
-			return keys
+			return
 		}
 		i = skipSpace(b, i+1)
 		if i >= len(b) {
-			keys[name] = 0
-			return keys
+			fn(name, 0)
+			return
 		}
-		keys[name] = b[i]
+		fn(name, b[i])
 		end, ok = scanValue(b, i)
 		if !ok {
-			return keys
+			return
 		}
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ',' {
-			return keys
+			return
 		}
 		i++
 	}

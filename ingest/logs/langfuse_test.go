@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -209,5 +210,43 @@ func TestLangfuseJSONL(t *testing.T) {
 		"t.jsonl:2:observations[1] b|t.jsonl:3:observations Langfuse trace without observations"
 	if strings.Join(got, "|") != want {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, "|"), want)
+	}
+}
+
+// TestLangfuseWrappers: a call counts once however the producer nests it.
+// By hand: [0] wraps [1] through the SPAN [2] (parent links at depth 2):
+// [0] is skipped and [1], which logged no answer, takes [0]'s; [3]
+// ai.generateText has no parent link to the doGenerate [4] but is a
+// wrapper by its name in a trace holding a provider generation; [5] a
+// GENERATION whose parent is itself counts.
+func TestLangfuseWrappers(t *testing.T) {
+	obs := func(id, parent, name, start, input, output string) string {
+		return `{"id":"` + id + `","parentObservationId":` + parent + `,"type":"GENERATION","name":"` + name +
+			`","startTime":"2025-01-01T00:00:0` + start + `.000Z","input":` + input + `,"output":` + output + `}`
+	}
+	span := `{"id":"s","parentObservationId":"w","type":"SPAN","startTime":"2025-01-01T00:00:00.500Z"}`
+	doc := trace(``,
+		obs("w", "null", "OpenAIChat.invoke", "0", `{"messages":[{"role":"user","content":"q"}]}`, `{"role":"assistant","content":"from the wrapper"}`),
+		obs("i", `"s"`, "chat gpt-4o-mini", "1", `"user: q"`, `"None"`),
+		span,
+		obs("g", "null", "ai.generateText", "2", `{"prompt":"p"}`, `"x"`),
+		obs("d", "null", "ai.generateText.doGenerate", "3", `{"prompt":"p"}`, `"y"`),
+		obs("self", `"self"`, "loop", "4", `"z"`, `"w"`))
+	recs := readAll(t, open(t, doc, "lf.json", FormatLangfuse, Options{}), "lf.json")
+	var got []string
+	for _, c := range calls(recs) {
+		got = append(got, c.Pos.String()+" "+lastUser(t, c.Request)+" "+answer(t, c.Response))
+	}
+	want := []string{"lf.json:observations[1] q text:from the wrapper", "lf.json:observations[4] p text:y", "lf.json:observations[5] z text:w"}
+	if !slices.Equal(got, want) {
+		t.Errorf("calls %q, want %q", got, want)
+	}
+	wantSkips := []skipCount{
+		{"GENERATION observation wrapping another (the call counts once, at the inner one)", 1},
+		{"Vercel AI SDK function generation wrapping its provider calls (each counts once, at its doGenerate/doStream generation)", 1},
+		{"observation type SPAN is not an LLM call", 1},
+	}
+	if got := skipCounts(recs); !slices.Equal(got, wantSkips) {
+		t.Errorf("skips %v, want %v", got, wantSkips)
 	}
 }
