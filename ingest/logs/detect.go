@@ -11,6 +11,9 @@ import "bytes"
 //
 //   - "resourceSpans" (or "resource_spans"): openinference when head
 //     holds an "openinference.span.kind" attribute, else otel;
+//   - "schemaType", "@message" (a CloudWatch Logs export) or a "results"
+//     array (a Logs Insights query result), when head holds
+//     "ModelInvocationLog": bedrock;
 //   - "spanContext" (or "_spanContext", as JSON.stringify writes an
 //     OpenTelemetry JS span): vercel-ai;
 //   - "observations", or a "trace" object: langfuse;
@@ -40,6 +43,8 @@ func Detect(head []byte) (Format, bool) {
 			return FormatOpenInference, true
 		}
 		return FormatOTel, true
+	case (has("schemaType", "@message") || k["results"] == '[') && bytes.Contains(head, []byte("ModelInvocationLog")):
+		return FormatBedrock, true
 	case has("spanContext", "_spanContext"):
 		return FormatVercelAI, true
 	case has("observations"), k["trace"] == '{':

@@ -2,6 +2,7 @@ package logs
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -196,6 +197,22 @@ func FuzzVercelAI(f *testing.F) {
 		`[{"spanContext":{},"startTime":[1e300,0]},{"startTime":"2026-01-02T09:00:00Z","attributes":null}]`})
 	f.Add(traceFixture("vercel-ai-spans.json"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatVercelAI, data) })
+}
+
+func FuzzBedrock(f *testing.F) {
+	q, _ := json.Marshal(bedrockRec("2026-03-02T10:00:01Z", "Converse", "m", converseIn, converseOut, ""))
+	addSeeds(f, FormatBedrock, []string{
+		bedrockRec("2026-03-02T10:00:01Z", "Converse", "arn:aws:bedrock:us-east-1:1:inference-profile/m", converseIn, converseOut,
+			`,"requestMetadata":{"agent":"a"}`),
+		bedrockRec("2026-03-02T10:00:02Z", "InvokeModel", "amazon.titan-text-express-v1", `{"inputText":"t"}`,
+			`{"results":[{"outputText":"o"}]}`, `,"errorCode":"ThrottlingException"`),
+		"[\n" + bedrockRec("2026-03-02T10:00:03Z", "InvokeModelWithResponseStream", "m", `"not an object"`, `[{"chunk":{}}]`, "") + "\n]",
+		`[{"@message":` + string(q) + `},{"@message":"{\"schemaType\":1}"}]`,
+		"\ufeff{\"results\":[[{\"field\":\"@message\",\"value\":" + string(q) + "}],[{\"field\":1}],7]}",
+	})
+	f.Add(traceFixture("../logs/bedrock-invocations.jsonl"))
+	f.Add(traceFixture("../logs/bedrock-insights.json"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatBedrock, data) })
 }
 
 // FuzzOIParquet mutates OpenInference span tables: reading must never

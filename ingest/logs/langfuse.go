@@ -72,13 +72,9 @@ func sortItems(items []item) []*ingest.Record {
 
 func (c *langfuse) convert(u unit) []*ingest.Record {
 	pos := c.src.pos(u, "")
-	v, err := decodeTree(u.raw)
-	if err != nil {
-		return []*ingest.Record{bad(pos, "%v", err)}
-	}
-	doc, ok := v.(obj)
-	if !ok {
-		return []*ingest.Record{bad(pos, "a Langfuse trace export is a JSON object, got %s", kind(v))}
+	doc, badRec := unitObject(u.raw, pos, "a Langfuse trace export")
+	if badRec != nil {
+		return []*ingest.Record{badRec}
 	}
 	trace := doc
 	if t, ok := doc["trace"].(obj); ok {
