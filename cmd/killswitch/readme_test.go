@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// TestREADMECommands runs every `killswitch …` line of the README's sh
-// blocks as written, from a copy of the repository's fixtures (so that -o,
+// TestREADMECommands runs every `killswitch …` line of the sh blocks of
+// the README and of docs/*.md as written, from a copy of the repository's fixtures (so that -o,
 // --writes and check --update write nowhere in the checkout), with
 // ../shared beside it when the checkout has it. Each must exit 0, or 1
 // where the README says it reports a finding (--fail-on-kill, --fail-on-diff, check).
@@ -17,6 +17,11 @@ func TestREADMECommands(t *testing.T) {
 	cmds := readmeCommands(t, "README.md")
 	if len(cmds) < 15 {
 		t.Fatalf("found %d commands in README.md", len(cmds))
+	}
+	// The reference pages the README is being split into run the same way.
+	docs, _ := filepath.Glob("docs/*.md")
+	for _, d := range docs {
+		cmds = append(cmds, readmeCommands(t, d)...)
 	}
 	root, err := os.Getwd()
 	if err != nil {

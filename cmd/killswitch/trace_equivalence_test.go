@@ -11,9 +11,9 @@ import (
 )
 
 // TestTraceExportsGiveIdenticalDecisions writes the same traffic as
-// capture JSONL, as an OpenInference span table in Parquet and as
-// OpenInference OTLP JSON (internal/tracegen, which shares no code with
-// the readers), and requires the same decision records from each under
+// capture JSONL, as an OpenInference span table in Parquet, as
+// OpenInference OTLP JSON and as Bedrock Converse invocation logs
+// (internal/tracegen, which shares no code with the readers), and requires the same decision records from each under
 // the spec and progress profiles (positions aside). Each call is an AGENT span over a
 // framework LLM span over the provider's LLM span that holds the messages,
 // beside a TOOL span: the readers must count the call once and skip the
@@ -23,7 +23,7 @@ func TestTraceExportsGiveIdenticalDecisions(t *testing.T) {
 	recs := fixtureRecords(t, "scenarios/identical-loop", "scenarios/prompt-only-loop", "scenarios/tool-call-loop",
 		"scenarios/numbers-only-loop", "scenarios/healthy", "library/same-call-same-result", "library/short-cycle")
 
-	var spans []tracegen.Span
+	var spans, calls []tracegen.Span
 	for i, rec := range recs {
 		trace := fmt.Sprintf("%032x", i+1)
 		id := func(k int) string { return fmt.Sprintf("%016x", 4*i+k) }
@@ -43,12 +43,21 @@ func TestTraceExportsGiveIdenticalDecisions(t *testing.T) {
 		tool := tracegen.Span{TraceID: trace, SpanID: id(4), ParentID: root.SpanID, Name: "tool", Kind: "TOOL",
 			Start: rec.TS, End: rec.TS}
 		spans = append(spans, root, outer, inner, tool)
+		// A Bedrock log has no tree: the call names its agent, by its
+		// requestMetadata or (User) by its role session.
+		call := inner
+		call.Session, call.User = root.Session, root.User
+		calls = append(calls, call)
 	}
 	dir := t.TempDir()
 	files := map[string]string{
 		"jsonl":      writeJSONL(t, dir, recs),
 		"oi-otlp":    filepath.Join(dir, "spans.json"),
 		"oi-parquet": filepath.Join(dir, "spans.parquet"),
+		"bedrock":    filepath.Join(dir, "bedrock.jsonl"),
+	}
+	if err := os.WriteFile(files["bedrock"], tracegen.BedrockConverse(calls), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(files["oi-otlp"], tracegen.OpenInferenceOTLP(spans), 0o644); err != nil {
 		t.Fatal(err)
@@ -70,7 +79,7 @@ func TestTraceExportsGiveIdenticalDecisions(t *testing.T) {
 		if len(want) != len(recs) {
 			t.Fatalf("%s: %d decisions for %d records", profile, len(want), len(recs))
 		}
-		for _, kind := range []string{"oi-otlp", "oi-parquet"} {
+		for _, kind := range []string{"oi-otlp", "oi-parquet", "bedrock"} {
 			got := decisions(t, files[kind], profile)
 			if len(got) != len(want) {
 				t.Errorf("%s %s: %d decisions, want %d", profile, kind, len(got), len(want))
