@@ -19,7 +19,10 @@ import (
 // (session.id) over a framework LLM span over the client's LLM span, beside
 // a TOOL span (4 spans, 1 record); as Vercel AI SDK spans, an
 // ai.generateText span over one doGenerate (2 spans, 1 record); as
-// Bedrock Converse invocation logs, one record per line (1 record). Each
+// Bedrock Converse invocation logs, one record per line (1 record); as
+// Phoenix span JSON, the OpenInference spans (4 spans, 1 record); as
+// OpenTelemetry console output, an invoke_agent span over a chat span (2
+// spans, 1 record). Each
 // reports MB/s of file bytes and records/s (calls, not spans).
 
 const traceCalls = 5000
@@ -27,7 +30,8 @@ const traceCalls = 5000
 var traceData struct {
 	once                  sync.Once
 	parquet, otlp, vercel []byte
-	bedrock               []byte
+	bedrock, phoenix      []byte
+	console               []byte
 	err                   error
 }
 
@@ -61,6 +65,8 @@ func traceFiles(b *testing.B) {
 		}
 		d.parquet, d.otlp, d.vercel = pqBuf.Bytes(), tracegen.OpenInferenceOTLP(spans), tracegen.VercelSpans(calls, nil)
 		d.bedrock = tracegen.BedrockConverse(bedrockCalls)
+		d.phoenix = tracegen.PhoenixSpans(spans)
+		d.console = tracegen.ConsoleGenAI(bedrockCalls, false)
 	})
 	if traceData.err != nil {
 		b.Fatal(traceData.err)
@@ -124,4 +130,14 @@ func BenchmarkTraceVercelAI(b *testing.B) {
 func BenchmarkTraceBedrock(b *testing.B) {
 	traceFiles(b)
 	benchTrace(b, traceData.bedrock, "invocations.jsonl", "bedrock")
+}
+
+func BenchmarkTracePhoenix(b *testing.B) {
+	traceFiles(b)
+	benchTrace(b, traceData.phoenix, "phoenix.json", "phoenix")
+}
+
+func BenchmarkTraceOTelConsole(b *testing.B) {
+	traceFiles(b)
+	benchTrace(b, traceData.console, "console.json", "otel-console")
 }

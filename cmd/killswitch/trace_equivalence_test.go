@@ -12,8 +12,10 @@ import (
 
 // TestTraceExportsGiveIdenticalDecisions writes the same traffic as
 // capture JSONL, as an OpenInference span table in Parquet, as
-// OpenInference OTLP JSON and as Bedrock Converse invocation logs
-// (internal/tracegen, which shares no code with the readers), and requires the same decision records from each under
+// OpenInference OTLP JSON, as Phoenix span JSON, as OpenTelemetry console
+// exporter output by the GenAI conventions (every chat span printed twice)
+// and as Bedrock Converse invocation logs (internal/tracegen, which shares
+// no code with the readers), and requires the same decision records from each under
 // the spec and progress profiles (positions aside). Each call is an AGENT span over a
 // framework LLM span over the provider's LLM span that holds the messages,
 // beside a TOOL span: the readers must count the call once and skip the
@@ -55,6 +57,14 @@ func TestTraceExportsGiveIdenticalDecisions(t *testing.T) {
 		"oi-otlp":    filepath.Join(dir, "spans.json"),
 		"oi-parquet": filepath.Join(dir, "spans.parquet"),
 		"bedrock":    filepath.Join(dir, "bedrock.jsonl"),
+		"phoenix":    filepath.Join(dir, "phoenix.json"),
+		"console":    filepath.Join(dir, "console.json"),
+	}
+	if err := os.WriteFile(files["phoenix"], tracegen.PhoenixSpans(spans), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(files["console"], tracegen.ConsoleGenAI(calls, true), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(files["bedrock"], tracegen.BedrockConverse(calls), 0o644); err != nil {
 		t.Fatal(err)
@@ -79,7 +89,7 @@ func TestTraceExportsGiveIdenticalDecisions(t *testing.T) {
 		if len(want) != len(recs) {
 			t.Fatalf("%s: %d decisions for %d records", profile, len(want), len(recs))
 		}
-		for _, kind := range []string{"oi-otlp", "oi-parquet", "bedrock"} {
+		for _, kind := range []string{"oi-otlp", "oi-parquet", "bedrock", "phoenix", "console"} {
 			got := decisions(t, files[kind], profile)
 			if len(got) != len(want) {
 				t.Errorf("%s %s: %d decisions, want %d", profile, kind, len(got), len(want))

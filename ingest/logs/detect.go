@@ -14,6 +14,10 @@ import "bytes"
 //   - "schemaType", "@message" (a CloudWatch Logs export) or a "results"
 //     array (a Logs Insights query result), when head holds
 //     "ModelInvocationLog": bedrock;
+//   - a "context" object with "span_kind", or a "data" array when head
+//     holds "span_kind" (a REST API page): phoenix;
+//   - a "context" object with "start_time" or "kind", or "traceId" with
+//     "duration" (the JavaScript exporter's fields): otel-console;
 //   - "spanContext" (or "_spanContext", as JSON.stringify writes an
 //     OpenTelemetry JS span): vercel-ai;
 //   - "observations", or a "trace" object: langfuse;
@@ -45,6 +49,10 @@ func Detect(head []byte) (Format, bool) {
 		return FormatOTel, true
 	case (has("schemaType", "@message") || k["results"] == '[') && bytes.Contains(head, []byte("ModelInvocationLog")):
 		return FormatBedrock, true
+	case k["context"] == '{' && has("span_kind"), k["data"] == '[' && bytes.Contains(head, []byte(`"span_kind"`)):
+		return FormatPhoenix, true
+	case k["context"] == '{' && has("start_time", "kind"), has("traceId") && has("duration"):
+		return FormatOTelConsole, true
 	case has("spanContext", "_spanContext"):
 		return FormatVercelAI, true
 	case has("observations"), k["trace"] == '{':

@@ -33,6 +33,8 @@ var InputFormats = []ingest.Format{
 	{Name: string(FormatOpenInference), Sniff: detected(FormatOpenInference), Open: openOpenInference},
 	logFormat(FormatOTel),
 	logFormat(FormatVercelAI),
+	logFormat(FormatOTelConsole),
+	logFormat(FormatPhoenix),
 	logFormat(FormatBedrock),
 	{Name: string(FormatOpenAIBatch), Sniff: detected(FormatOpenAIBatch), Open: openBatch},
 	{Name: string(FormatAnthropicBatch), Sniff: detected(FormatAnthropicBatch), Open: openBatch},
@@ -182,7 +184,7 @@ func fallbackJSONL(head []byte) error {
 	if !isDocument(head) {
 		return nil
 	}
-	return errors.New(foundDocument(head) + " that is neither HAR, a Langfuse trace, LiteLLM, OTLP (OpenInference included), Vercel AI SDK spans, Bedrock invocation logs nor a Batch file (JSONL needs one record per line)")
+	return errors.New(foundDocument(head) + " that is neither HAR, a Langfuse trace, LiteLLM, OTLP (OpenInference included), Vercel AI SDK spans, OpenTelemetry console spans, Phoenix spans, Bedrock invocation logs nor a Batch file (JSONL needs one record per line)")
 }
 
 // foundDocument describes the document head opens: "a JSON document with

@@ -215,6 +215,28 @@ func FuzzBedrock(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatBedrock, data) })
 }
 
+func FuzzOTelConsole(f *testing.F) {
+	addSeeds(f, FormatOTelConsole, []string{
+		consoleSpan("chat m", "aa", "02", "01", "2026-03-03T09:00:01.000000Z", chatAttrs, "ERROR") +
+			consoleSpan("chat m", "aa", "02", "01", "2026-03-03T09:00:01.000000Z", chatAttrs, "UNSET") +
+			consoleSpan("a", "aa", "01", "01", "x", `{"gen_ai.agent.id": 1}`, "UNSET"),
+		`{"traceId":"t","id":"c","timestamp":1e30,"duration":-1,"attributes":{"gen_ai.operation.name":"chat"},"status":{"code":2}}`,
+		`[{"context":{"trace_id":1},"start_time":"2026-03-03T09:00:01Z","attributes":null,"events":[1,{"attributes":[]}]}]`,
+	})
+	f.Add(traceFixture("../logs/otel-console-spans.json"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatOTelConsole, data) })
+}
+
+func FuzzPhoenix(f *testing.F) {
+	addSeeds(f, FormatPhoenix, []string{
+		`{"data":[{"context":{"trace_id":"t","span_id":"a"},"span_kind":"LLM","parent_id":"a","start_time":"2026-03-04T15:00:00+00:00",` +
+			`"attributes":{"llm.input_messages.0.message.role":"user","llm.output_messages.x":1}},7]}`,
+		`{"context":{"span_id":"b"},"span_kind":"AGENT","start_time":"2026-03-04T15:00:00Z","status_code":"ERROR","attributes":{}}`,
+	})
+	f.Add(traceFixture("../logs/phoenix-spans.json"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatPhoenix, data) })
+}
+
 // FuzzOIParquet mutates OpenInference span tables: reading must never
 // panic, an error must name the file, and the records keep every reader's
 // promises (see checkRecord), at row positions. Run it with a short

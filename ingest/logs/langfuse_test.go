@@ -49,9 +49,11 @@ func TestLangfuseInputShapes(t *testing.T) {
 			`[{"role":"system","content":"sys"},{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"type":"function","function":{"name":"f","arguments":"{\"a\":2,\"b\":1}"}}]},{"role":"tool","content":null}]`},
 		{"otel-parts", `[{"role":"user","parts":[{"type":"text","content":"q"}]},{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"f","arguments":{"x":1}}]},` +
 			`{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"r"}]}]`,
-			`[{"role":"user","content":"q"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"x\":1}"}}]},{"role":"tool","content":null,"tool_call_id":"c1"}]`},
+			`[{"role":"user","content":"q"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"x\":1}"}}]},{"role":"tool","content":"r","tool_call_id":"c1"}]`},
+		// A tool result's text is the tool message's content (#27: the
+		// progress profile reads it), never the user's prompt.
 		{"anthropic-tool-result-is-not-the-prompt", `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"r"}]}]`,
-			`[{"role":"user","content":"q"},{"role":"assistant","content":null,"tool_calls":[{"id":"t","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","content":null,"tool_call_id":"t"}]`},
+			`[{"role":"user","content":"q"},{"role":"assistant","content":null,"tool_calls":[{"id":"t","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","content":"r","tool_call_id":"t"}]`},
 		{"langchain-types", `[{"type":"human","content":"h"},{"type":"ai","content":"","tool_calls":[{"name":"f","args":{"q":"x"},"id":"c"}]}]`,
 			`[{"role":"user","content":"h"},{"role":"assistant","content":"","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"q\":\"x\"}"}}]}]`},
 		{"langchain-constructor", `[{"lc":1,"type":"constructor","id":["langchain","schema","messages","HumanMessage"],"kwargs":{"content":"lc"}}]`,

@@ -6,7 +6,8 @@
 // (read by ingest.NewJSONL), LiteLLM StandardLoggingPayload and SpendLogs
 // rows, Langfuse trace exports, OpenTelemetry GenAI spans in OTLP JSON,
 // OpenInference spans (OTLP JSON, or Parquet span tables: see Parquet),
-// Vercel AI SDK spans, Amazon Bedrock model invocation logs, and OpenAI /
+// Vercel AI SDK spans, OpenTelemetry console exporter output, Phoenix span
+// JSON, Amazon Bedrock model invocation logs, and OpenAI /
 // Anthropic batch files. Detect sniffs the format from the first
 // bytes of an input; NewReader reads one.
 //
@@ -76,6 +77,14 @@ const (
 	// FormatVercelAI is the Vercel AI SDK's telemetry: OpenTelemetry JS
 	// ReadableSpan JSON with ai.* attributes.
 	FormatVercelAI Format = "vercel-ai"
+	// FormatOTelConsole is what OpenTelemetry's ConsoleSpanExporter
+	// prints: span objects with flat attributes, one pretty-printed JSON
+	// document after the other.
+	FormatOTelConsole Format = "otel-console"
+	// FormatPhoenix is Arize Phoenix's span JSON (its REST API and
+	// phoenix-client): span objects with span_kind and flat OpenInference
+	// attributes.
+	FormatPhoenix Format = "phoenix"
 	// FormatBedrock is Amazon Bedrock model invocation logs: records of
 	// schemaType ModelInvocationLog, one per line, in an array, or inside
 	// CloudWatch Logs exports and Logs Insights query results.
@@ -90,7 +99,8 @@ const (
 // Formats lists every format, in the order Detect and help texts name them.
 var Formats = []Format{
 	FormatCapture, FormatCompletionLog, FormatLiteLLM, FormatLangfuse,
-	FormatOTel, FormatOpenInference, FormatVercelAI, FormatBedrock, FormatOpenAIBatch, FormatAnthropicBatch,
+	FormatOTel, FormatOpenInference, FormatVercelAI, FormatOTelConsole, FormatPhoenix, FormatBedrock,
+	FormatOpenAIBatch, FormatAnthropicBatch,
 }
 
 // ParseFormat parses a format name as given to --input-format.
@@ -143,6 +153,8 @@ func NewReader(r io.Reader, name string, f Format, opt Options) (ingest.Reader, 
 		}}, nil
 	case FormatVercelAI:
 		return &vercelReader{src: newSource(r, name), opt: opt}, nil
+	case FormatOTelConsole, FormatPhoenix:
+		return newFlatReader(newSource(r, name), opt), nil
 	case FormatBedrock:
 		s := newSource(r, name)
 		c := &bedrock{src: s, opt: opt}
