@@ -22,7 +22,8 @@ import (
 // Bedrock Converse invocation logs, one record per line (1 record); as
 // Phoenix span JSON, the OpenInference spans (4 spans, 1 record); as
 // OpenTelemetry console output, an invoke_agent span over a chat span (2
-// spans, 1 record). Each
+// spans, 1 record); as LangSmith payloads, a chain run over an llm run,
+// posted and patched (4 lines, 1 record). Each
 // reports MB/s of file bytes and records/s (calls, not spans).
 
 const traceCalls = 5000
@@ -31,7 +32,7 @@ var traceData struct {
 	once                  sync.Once
 	parquet, otlp, vercel []byte
 	bedrock, phoenix      []byte
-	console               []byte
+	console, langsmith    []byte
 	err                   error
 }
 
@@ -67,6 +68,7 @@ func traceFiles(b *testing.B) {
 		d.bedrock = tracegen.BedrockConverse(bedrockCalls)
 		d.phoenix = tracegen.PhoenixSpans(spans)
 		d.console = tracegen.ConsoleGenAI(bedrockCalls, false)
+		d.langsmith = tracegen.LangSmithRuns(bedrockCalls)
 	})
 	if traceData.err != nil {
 		b.Fatal(traceData.err)
@@ -140,4 +142,9 @@ func BenchmarkTracePhoenix(b *testing.B) {
 func BenchmarkTraceOTelConsole(b *testing.B) {
 	traceFiles(b)
 	benchTrace(b, traceData.console, "console.json", "otel-console")
+}
+
+func BenchmarkTraceLangSmith(b *testing.B) {
+	traceFiles(b)
+	benchTrace(b, traceData.langsmith, "runs.jsonl", "langsmith")
 }

@@ -13,8 +13,9 @@ import (
 // TestTraceExportsGiveIdenticalDecisions writes the same traffic as
 // capture JSONL, as an OpenInference span table in Parquet, as
 // OpenInference OTLP JSON, as Phoenix span JSON, as OpenTelemetry console
-// exporter output by the GenAI conventions (every chat span printed twice)
-// and as Bedrock Converse invocation logs (internal/tracegen, which shares
+// exporter output by the GenAI conventions (every chat span printed twice),
+// as LangSmith run payloads (post and patch) and as Bedrock Converse
+// invocation logs (internal/tracegen, which shares
 // no code with the readers), and requires the same decision records from each under
 // the spec and progress profiles (positions aside). Each call is an AGENT span over a
 // framework LLM span over the provider's LLM span that holds the messages,
@@ -59,6 +60,10 @@ func TestTraceExportsGiveIdenticalDecisions(t *testing.T) {
 		"bedrock":    filepath.Join(dir, "bedrock.jsonl"),
 		"phoenix":    filepath.Join(dir, "phoenix.json"),
 		"console":    filepath.Join(dir, "console.json"),
+		"langsmith":  filepath.Join(dir, "runs.jsonl"),
+	}
+	if err := os.WriteFile(files["langsmith"], tracegen.LangSmithRuns(calls), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(files["phoenix"], tracegen.PhoenixSpans(spans), 0o644); err != nil {
 		t.Fatal(err)
@@ -89,7 +94,7 @@ func TestTraceExportsGiveIdenticalDecisions(t *testing.T) {
 		if len(want) != len(recs) {
 			t.Fatalf("%s: %d decisions for %d records", profile, len(want), len(recs))
 		}
-		for _, kind := range []string{"oi-otlp", "oi-parquet", "bedrock", "phoenix", "console"} {
+		for _, kind := range []string{"oi-otlp", "oi-parquet", "bedrock", "phoenix", "console", "langsmith"} {
 			got := decisions(t, files[kind], profile)
 			if len(got) != len(want) {
 				t.Errorf("%s %s: %d decisions, want %d", profile, kind, len(got), len(want))

@@ -18,6 +18,8 @@ import "bytes"
 //     holds "span_kind" (a REST API page): phoenix;
 //   - a "context" object with "start_time" or "kind", or "traceId" with
 //     "duration" (the JavaScript exporter's fields): otel-console;
+//   - "run_type", or "post" / "patch" arrays when head holds "run_type"
+//     (the SDK's batch payloads): langsmith;
 //   - "spanContext" (or "_spanContext", as JSON.stringify writes an
 //     OpenTelemetry JS span): vercel-ai;
 //   - "observations", or a "trace" object: langfuse;
@@ -53,6 +55,8 @@ func Detect(head []byte) (Format, bool) {
 		return FormatPhoenix, true
 	case k["context"] == '{' && has("start_time", "kind"), has("traceId") && has("duration"):
 		return FormatOTelConsole, true
+	case has("run_type"), (k["post"] == '[' || k["patch"] == '[') && bytes.Contains(head, []byte(`"run_type"`)):
+		return FormatLangSmith, true
 	case has("spanContext", "_spanContext"):
 		return FormatVercelAI, true
 	case has("observations"), k["trace"] == '{':

@@ -33,6 +33,8 @@ func TestDetect(t *testing.T) {
 		{"otel-console-js", `{"traceId":"t","name":"chat","id":"c","timestamp":1,"duration":2}`, FormatOTelConsole},
 		{"phoenix-span", `{"name":"n","context":{"trace_id":"t","span_id":"s"},"span_kind":"LLM"}`, FormatPhoenix},
 		{"phoenix-page", `{"data":[{"name":"n","context":{},"span_kind":"LLM"}],"next_cursor":null}`, FormatPhoenix},
+		{"langsmith-run", `{"id":"r","name":"ChatOpenAI","run_type":"llm","inputs":{}}`, FormatLangSmith},
+		{"langsmith-batch", `{"post":[{"id":"r","run_type":"llm"}],"patch":[]}`, FormatLangSmith},
 		{"other-schema-type", `{"schemaType":"Other","input":{},"timestamp":1}`, FormatCompletionLog},
 		{"insights-of-other-logs", `{"results":[[{"field":"@message","value":"GET /"}]],"status":"Complete"}`, ""},
 		{"otel-snake", `{"resource_spans":[]}`, FormatOTel},

@@ -43,11 +43,11 @@ type flatReader struct {
 	opt Options
 }
 
-// newFlatReader reads the whole input on the first Scan.
-func newFlatReader(s *source, opt Options) ingest.Reader {
-	f := &flatReader{src: s, opt: opt}
+// readWhole is a reader of s whose records are all made, by read, on the
+// first Scan (a reader whose items refer to items that may come later).
+func readWhole(s *source, read func() []*ingest.Record) ingest.Reader {
 	return &reader{src: s, plan: func() recordStream {
-		recs := f.readAll()
+		recs := read()
 		return &queueStream{recs: recs, err: s.err}
 	}}
 }
@@ -88,33 +88,42 @@ func (r *flatReader) readAll() []*ingest.Record {
 		spans = append(spans, s)
 		n++
 	}
-	for {
-		u, ok := r.src.next()
-		if !ok {
-			break
-		}
-		if u.err != nil {
-			problems = append(problems, item{rec: &ingest.Record{Pos: u.err.Pos, Err: u.err}, i: n})
-			n++
-			continue
-		}
-		pos := r.src.pos(u, "")
-		v, err := decodeTree(u.raw)
-		if err != nil {
-			problems = append(problems, item{rec: bad(pos, "%v", err), i: n})
-			n++
-			continue
-		}
+	r.src.eachDecoded(func(rec *ingest.Record) {
+		problems = append(problems, item{rec: rec, i: n})
+		n++
+	}, func(u unit, pos ingest.Pos, v any) {
 		if page, ok := v.(obj); ok && page["context"] == nil && isList(page["data"]) {
 			for i, e := range page["data"].([]any) {
 				add(r.src.pos(u, "data["+strconv.Itoa(i)+"]"), e)
 			}
-			continue
+			return
 		}
 		add(pos, v)
-	}
+	})
 	c := &otel{src: r.src, opt: r.opt}
 	return c.records(spans, problems)
+}
+
+// eachDecoded calls fn with every item of s decoded, and its position; an
+// item that is no JSON is handed to bad as its malformed record.
+func (s *source) eachDecoded(bad func(*ingest.Record), fn func(u unit, pos ingest.Pos, v any)) {
+	for {
+		u, ok := s.next()
+		if !ok {
+			return
+		}
+		if u.err != nil {
+			bad(&ingest.Record{Pos: u.err.Pos, Err: u.err})
+			continue
+		}
+		pos := s.pos(u, "")
+		v, err := decodeTree(u.raw)
+		if err != nil {
+			bad(&ingest.Record{Pos: pos, Err: ingest.Errorf(pos, "%v", err)})
+			continue
+		}
+		fn(u, pos, v)
+	}
 }
 
 // flatSpan decodes one span object into the OTLP view the otel reader

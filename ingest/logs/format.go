@@ -35,6 +35,7 @@ var InputFormats = []ingest.Format{
 	logFormat(FormatVercelAI),
 	logFormat(FormatOTelConsole),
 	logFormat(FormatPhoenix),
+	logFormat(FormatLangSmith),
 	logFormat(FormatBedrock),
 	{Name: string(FormatOpenAIBatch), Sniff: detected(FormatOpenAIBatch), Open: openBatch},
 	{Name: string(FormatAnthropicBatch), Sniff: detected(FormatAnthropicBatch), Open: openBatch},
@@ -184,7 +185,7 @@ func fallbackJSONL(head []byte) error {
 	if !isDocument(head) {
 		return nil
 	}
-	return errors.New(foundDocument(head) + " that is neither HAR, a Langfuse trace, LiteLLM, OTLP (OpenInference included), Vercel AI SDK spans, OpenTelemetry console spans, Phoenix spans, Bedrock invocation logs nor a Batch file (JSONL needs one record per line)")
+	return errors.New(foundDocument(head) + " that is neither HAR, a Langfuse trace, LiteLLM, OTLP (OpenInference included), Vercel AI SDK spans, OpenTelemetry console spans, Phoenix spans, LangSmith runs, Bedrock invocation logs nor a Batch file (JSONL needs one record per line)")
 }
 
 // foundDocument describes the document head opens: "a JSON document with

@@ -237,6 +237,18 @@ func FuzzPhoenix(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatPhoenix, data) })
 }
 
+func FuzzLangSmith(f *testing.F) {
+	addSeeds(f, FormatLangSmith, []string{
+		`{"id":"r","run_type":"chain","start_time":"2026-03-05T08:00:00","extra":{"metadata":{"thread_id":"t"}}}` + "\n" +
+			`{"id":"o","parent_run_id":"r","run_type":"llm","start_time":1772697603000,"inputs":{"messages":[[{"lc":1,"kwargs":{"content":"q"}}]]}}` + "\n" +
+			`{"id":"i","parent_run_id":"o","run_type":"llm","start_time":"x","outputs":{"generations":[[{"text":"t"}]],"llm_output":{"token_usage":{"prompt_tokens":-1}}}}` + "\n" +
+			`{"id":"i","parent_run_id":"i","end_time":"2026","error":"429"}`,
+		`{"post":[{"id":"a","run_type":"llm","inputs":"x","outputs":[1]}],"patch":[7,{"id":"a","outputs":{"usage_metadata":{"input_tokens":"3"}}}]}`,
+	})
+	f.Add(traceFixture("../logs/langsmith-runs.jsonl"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatLangSmith, data) })
+}
+
 // FuzzOIParquet mutates OpenInference span tables: reading must never
 // panic, an error must name the file, and the records keep every reader's
 // promises (see checkRecord), at row positions. Run it with a short

@@ -7,7 +7,7 @@
 // rows, Langfuse trace exports, OpenTelemetry GenAI spans in OTLP JSON,
 // OpenInference spans (OTLP JSON, or Parquet span tables: see Parquet),
 // Vercel AI SDK spans, OpenTelemetry console exporter output, Phoenix span
-// JSON, Amazon Bedrock model invocation logs, and OpenAI /
+// JSON, LangSmith runs, Amazon Bedrock model invocation logs, and OpenAI /
 // Anthropic batch files. Detect sniffs the format from the first
 // bytes of an input; NewReader reads one.
 //
@@ -85,6 +85,9 @@ const (
 	// phoenix-client): span objects with span_kind and flat OpenInference
 	// attributes.
 	FormatPhoenix Format = "phoenix"
+	// FormatLangSmith is LangSmith runs: exported runs, or the SDK's post
+	// and patch payloads merged by run id.
+	FormatLangSmith Format = "langsmith"
 	// FormatBedrock is Amazon Bedrock model invocation logs: records of
 	// schemaType ModelInvocationLog, one per line, in an array, or inside
 	// CloudWatch Logs exports and Logs Insights query results.
@@ -99,7 +102,7 @@ const (
 // Formats lists every format, in the order Detect and help texts name them.
 var Formats = []Format{
 	FormatCapture, FormatCompletionLog, FormatLiteLLM, FormatLangfuse,
-	FormatOTel, FormatOpenInference, FormatVercelAI, FormatOTelConsole, FormatPhoenix, FormatBedrock,
+	FormatOTel, FormatOpenInference, FormatVercelAI, FormatOTelConsole, FormatPhoenix, FormatLangSmith, FormatBedrock,
 	FormatOpenAIBatch, FormatAnthropicBatch,
 }
 
@@ -154,7 +157,11 @@ func NewReader(r io.Reader, name string, f Format, opt Options) (ingest.Reader, 
 	case FormatVercelAI:
 		return &vercelReader{src: newSource(r, name), opt: opt}, nil
 	case FormatOTelConsole, FormatPhoenix:
-		return newFlatReader(newSource(r, name), opt), nil
+		s := newSource(r, name)
+		return readWhole(s, (&flatReader{src: s, opt: opt}).readAll), nil
+	case FormatLangSmith:
+		s := newSource(r, name)
+		return readWhole(s, (&langsmith{src: s, opt: opt}).readAll), nil
 	case FormatBedrock:
 		s := newSource(r, name)
 		c := &bedrock{src: s, opt: opt}
