@@ -23,7 +23,9 @@ import (
 // Phoenix span JSON, the OpenInference spans (4 spans, 1 record); as
 // OpenTelemetry console output, an invoke_agent span over a chat span (2
 // spans, 1 record); as LangSmith payloads, a chain run over an llm run,
-// posted and patched (4 lines, 1 record). Each
+// posted and patched (4 lines, 1 record); as Datadog traces, a
+// langchain.request span over an openai.request span (2 spans, 1 record).
+// Each
 // reports MB/s of file bytes and records/s (calls, not spans).
 
 const traceCalls = 5000
@@ -33,6 +35,7 @@ var traceData struct {
 	parquet, otlp, vercel []byte
 	bedrock, phoenix      []byte
 	console, langsmith    []byte
+	datadog               []byte
 	err                   error
 }
 
@@ -69,6 +72,7 @@ func traceFiles(b *testing.B) {
 		d.phoenix = tracegen.PhoenixSpans(spans)
 		d.console = tracegen.ConsoleGenAI(bedrockCalls, false)
 		d.langsmith = tracegen.LangSmithRuns(bedrockCalls)
+		d.datadog = tracegen.DatadogTraces(bedrockCalls, 0)
 	})
 	if traceData.err != nil {
 		b.Fatal(traceData.err)
@@ -147,4 +151,9 @@ func BenchmarkTraceOTelConsole(b *testing.B) {
 func BenchmarkTraceLangSmith(b *testing.B) {
 	traceFiles(b)
 	benchTrace(b, traceData.langsmith, "runs.jsonl", "langsmith")
+}
+
+func BenchmarkTraceDatadog(b *testing.B) {
+	traceFiles(b)
+	benchTrace(b, traceData.datadog, "traces.json", "datadog")
 }

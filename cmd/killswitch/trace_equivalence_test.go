@@ -109,3 +109,44 @@ func TestTraceExportsGiveIdenticalDecisions(t *testing.T) {
 		}
 	}
 }
+
+// TestDatadogTracesGiveIdenticalDecisions: the same traffic as capture
+// JSONL and as Datadog APM traces (internal/tracegen: dd-trace's OpenAI
+// tags, texts not cut) gives the same decisions under spec and progress.
+// Only traffic without tool calls in its requests: dd-trace tags a request
+// message's role, name and content, never its tool calls, so a tool-call
+// loop's signature cannot be replayed from Datadog traces (docs/formats.md
+// says so).
+func TestDatadogTracesGiveIdenticalDecisions(t *testing.T) {
+	recs := fixtureRecords(t, "scenarios/identical-loop", "scenarios/prompt-only-loop", "scenarios/numbers-only-loop", "scenarios/healthy")
+	var calls []tracegen.Span
+	for i, rec := range recs {
+		call := tracegen.Span{SpanID: fmt.Sprint(i), Start: rec.TS, End: rec.TS, Session: rec.Agent}
+		if err := tracegen.FromChat(&call, rec.Request, rec.Response); err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		for _, m := range call.Input {
+			if len(m.ToolCalls) > 0 {
+				t.Fatalf("record %d: a request with tool calls: not replayable from Datadog tags", i)
+			}
+		}
+		calls = append(calls, call)
+	}
+	dir := t.TempDir()
+	jsonl, dd := writeJSONL(t, dir, recs), filepath.Join(dir, "traces.json")
+	if err := os.WriteFile(dd, tracegen.DatadogTraces(calls, 0), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, profile := range []string{"spec", "progress"} {
+		want, got := decisions(t, jsonl, profile), decisions(t, dd, profile)
+		if len(want) != len(recs) || len(got) != len(want) {
+			t.Fatalf("%s: %d decisions from JSONL, %d from Datadog, for %d records", profile, len(want), len(got), len(recs))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s: decision %d differs:\n got %s\nwant %s", profile, i+1, got[i], want[i])
+				break
+			}
+		}
+	}
+}

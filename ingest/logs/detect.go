@@ -4,7 +4,8 @@ import "bytes"
 
 // Detect sniffs the format from the first bytes of a (decompressed) input:
 // the names of the top-level members of its first JSON object (the first
-// element when the input is a JSON array), read as far as head goes. Give
+// element when the input is a JSON array, the first element of the first
+// element when it is an array of arrays), read as far as head goes. Give
 // it at least the first 64 KiB when the input has them: a member is seen
 // only when its name is inside head, and a large value before the
 // deciding member hides it. The rules, in order:
@@ -18,6 +19,9 @@ import "bytes"
 //     holds "span_kind" (a REST API page): phoenix;
 //   - a "context" object with "start_time" or "kind", or "traceId" with
 //     "duration" (the JavaScript exporter's fields): otel-console;
+//   - "trace_id", "span_id" and "start" or "duration", in the first
+//     object or the first object of the first array (traces of spans):
+//     datadog;
 //   - "run_type", or "post" / "patch" arrays when head holds "run_type"
 //     (the SDK's batch payloads): langsmith;
 //   - "spanContext" (or "_spanContext", as JSON.stringify writes an
@@ -34,7 +38,19 @@ import "bytes"
 // ok is false when none applies (HAR, Parquet, a message list, not JSON).
 // Detect never fails on any input and reads nothing past head.
 func Detect(head []byte) (Format, bool) {
+	if t := bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		if in := bytes.TrimLeft(t[1:], " \t\r\n"); len(in) > 0 && in[0] == '[' {
+			// An array of arrays: Datadog traces, or nothing known.
+			if ddSpan(topKeys(in)) {
+				return FormatDatadog, true
+			}
+			return "", false
+		}
+	}
 	k := topKeys(head)
+	if ddSpan(k) {
+		return FormatDatadog, true
+	}
 	has := func(names ...string) bool {
 		for _, n := range names {
 			if _, ok := k[n]; ok {
@@ -73,6 +89,15 @@ func Detect(head []byte) (Format, bool) {
 		return FormatCompletionLog, true
 	}
 	return "", false
+}
+
+// ddSpan reports whether the members k are a Datadog span's.
+func ddSpan(k map[string]byte) bool {
+	_, span := k["span_id"]
+	_, trace := k["trace_id"]
+	_, start := k["start"]
+	_, dur := k["duration"]
+	return span && trace && (start || dur)
 }
 
 // topKeys returns the member names of the first JSON object in b (or of

@@ -36,6 +36,7 @@ var InputFormats = []ingest.Format{
 	logFormat(FormatOTelConsole),
 	logFormat(FormatPhoenix),
 	logFormat(FormatLangSmith),
+	logFormat(FormatDatadog),
 	logFormat(FormatBedrock),
 	{Name: string(FormatOpenAIBatch), Sniff: detected(FormatOpenAIBatch), Open: openBatch},
 	{Name: string(FormatAnthropicBatch), Sniff: detected(FormatAnthropicBatch), Open: openBatch},
@@ -185,7 +186,7 @@ func fallbackJSONL(head []byte) error {
 	if !isDocument(head) {
 		return nil
 	}
-	return errors.New(foundDocument(head) + " that is neither HAR, a Langfuse trace, LiteLLM, OTLP (OpenInference included), Vercel AI SDK spans, OpenTelemetry console spans, Phoenix spans, LangSmith runs, Bedrock invocation logs nor a Batch file (JSONL needs one record per line)")
+	return errors.New(foundDocument(head) + " that is neither HAR, a Langfuse trace, LiteLLM, OTLP (OpenInference included), Vercel AI SDK spans, OpenTelemetry console spans, Phoenix spans, LangSmith runs, Datadog traces, Bedrock invocation logs nor a Batch file (JSONL needs one record per line)")
 }
 
 // foundDocument describes the document head opens: "a JSON document with

@@ -249,6 +249,18 @@ func FuzzLangSmith(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatLangSmith, data) })
 }
 
+func FuzzDatadog(f *testing.F) {
+	call := ddSpanJSON(2, 1, "openai.request", "createChatCompletion", "svc", "1772787600123456789", 1, ddMeta,
+		`{"openai.response.usage.prompt_tokens":40}`)
+	addSeeds(f, FormatDatadog, []string{
+		"[[" + ddSpanJSON(1, 0, "langchain.request", "x", "svc", "1", 0, `{}`, `{}`) + "," + call + "],[7]]",
+		"[" + call + "]\n[" + ddSpanJSON(3, 0, "openai.request", "", "", `"9e18"`, 0, `{"http.status_code":"abc"}`, `[]`) + "]",
+		`[{"trace_id":1,"span_id":2,"start":-1,"duration":"x","name":"openai.request","meta":null}]`,
+	})
+	f.Add(traceFixture("../logs/datadog-traces.json"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatDatadog, data) })
+}
+
 // FuzzOIParquet mutates OpenInference span tables: reading must never
 // panic, an error must name the file, and the records keep every reader's
 // promises (see checkRecord), at row positions. Run it with a short

@@ -7,7 +7,8 @@
 // rows, Langfuse trace exports, OpenTelemetry GenAI spans in OTLP JSON,
 // OpenInference spans (OTLP JSON, or Parquet span tables: see Parquet),
 // Vercel AI SDK spans, OpenTelemetry console exporter output, Phoenix span
-// JSON, LangSmith runs, Amazon Bedrock model invocation logs, and OpenAI /
+// JSON, LangSmith runs, Datadog APM traces, Amazon Bedrock model
+// invocation logs, and OpenAI /
 // Anthropic batch files. Detect sniffs the format from the first
 // bytes of an input; NewReader reads one.
 //
@@ -88,6 +89,9 @@ const (
 	// FormatLangSmith is LangSmith runs: exported runs, or the SDK's post
 	// and patch payloads merged by run id.
 	FormatLangSmith Format = "langsmith"
+	// FormatDatadog is Datadog APM traces ([[span, …], …]) with dd-trace's
+	// OpenAI integration tags.
+	FormatDatadog Format = "datadog"
 	// FormatBedrock is Amazon Bedrock model invocation logs: records of
 	// schemaType ModelInvocationLog, one per line, in an array, or inside
 	// CloudWatch Logs exports and Logs Insights query results.
@@ -102,7 +106,7 @@ const (
 // Formats lists every format, in the order Detect and help texts name them.
 var Formats = []Format{
 	FormatCapture, FormatCompletionLog, FormatLiteLLM, FormatLangfuse,
-	FormatOTel, FormatOpenInference, FormatVercelAI, FormatOTelConsole, FormatPhoenix, FormatLangSmith, FormatBedrock,
+	FormatOTel, FormatOpenInference, FormatVercelAI, FormatOTelConsole, FormatPhoenix, FormatLangSmith, FormatDatadog, FormatBedrock,
 	FormatOpenAIBatch, FormatAnthropicBatch,
 }
 
@@ -162,6 +166,10 @@ func NewReader(r io.Reader, name string, f Format, opt Options) (ingest.Reader, 
 	case FormatLangSmith:
 		s := newSource(r, name)
 		return readWhole(s, (&langsmith{src: s, opt: opt}).readAll), nil
+	case FormatDatadog:
+		s := newSource(r, name)
+		c := &datadog{src: s, opt: opt}
+		return &reader{src: s, conv: c.convert}, nil
 	case FormatBedrock:
 		s := newSource(r, name)
 		c := &bedrock{src: s, opt: opt}
