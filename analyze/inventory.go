@@ -37,6 +37,10 @@ type Inventory struct {
 	Streamed     int // of which event streams
 	Labelled     int // requests with a label
 	Priced       int // requests with tokens or cost
+	// NoText counts requests with neither prompt text (a request body
+	// that does not parse, or has no user message text) nor response
+	// text: nothing the spec profile can fingerprint.
+	NoText int
 
 	agents map[string]int
 	from   map[string]int
@@ -108,10 +112,12 @@ func (inv *Inventory) Add(rec *ingest.Record) {
 	}
 	req, err := inv.parser.ParseRequest(rec.Request)
 	model := rec.Model
+	text := false
 	if err != nil {
 		inv.apis["unreadable"]++
 	} else {
 		inv.apis[req.API.String()]++
+		text = req.HasPrompt
 		if model == "" {
 			model = req.Model
 		}
@@ -119,6 +125,7 @@ func (inv *Inventory) Add(rec *ingest.Record) {
 	if len(rec.Response) > 0 {
 		inv.Responses++
 		if resp, err := inv.parser.ParseResponse(rec.Response); err == nil {
+			text = text || len(resp.Text) > 0
 			if resp.Streamed {
 				inv.Streamed++
 			}
@@ -132,6 +139,9 @@ func (inv *Inventory) Add(rec *ingest.Record) {
 	}
 	if model != "" {
 		inv.models[model]++
+	}
+	if !text {
+		inv.NoText++
 	}
 }
 

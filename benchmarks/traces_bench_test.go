@@ -18,7 +18,14 @@ import (
 // through ingest.Open, detection included: each call an AGENT span
 // (session.id) over a framework LLM span over the client's LLM span, beside
 // a TOOL span (4 spans, 1 record); as Vercel AI SDK spans, an
-// ai.generateText span over one doGenerate (2 spans, 1 record). Each
+// ai.generateText span over one doGenerate (2 spans, 1 record); as
+// Bedrock Converse invocation logs, one record per line (1 record); as
+// Phoenix span JSON, the OpenInference spans (4 spans, 1 record); as
+// OpenTelemetry console output, an invoke_agent span over a chat span (2
+// spans, 1 record); as LangSmith payloads, a chain run over an llm run,
+// posted and patched (4 lines, 1 record); as Datadog traces, a
+// langchain.request span over an openai.request span (2 spans, 1 record).
+// Each
 // reports MB/s of file bytes and records/s (calls, not spans).
 
 const traceCalls = 5000
@@ -26,6 +33,9 @@ const traceCalls = 5000
 var traceData struct {
 	once                  sync.Once
 	parquet, otlp, vercel []byte
+	bedrock, phoenix      []byte
+	console, langsmith    []byte
+	datadog               []byte
 	err                   error
 }
 
@@ -33,7 +43,7 @@ func traceFiles(b *testing.B) {
 	traceData.once.Do(func() {
 		d := &traceData
 		recs := benchChatRecords(traceCalls)
-		var spans []tracegen.Span
+		var spans, bedrockCalls []tracegen.Span
 		var calls []tracegen.VercelCall
 		for i, rec := range recs {
 			trace := fmt.Sprintf("%032x", i+1)
@@ -49,12 +59,20 @@ func traceFiles(b *testing.B) {
 			step := inner
 			step.ParentID = id(1)
 			calls = append(calls, tracegen.VercelCall{TraceID: trace, FunctionID: rec.Agent, Steps: []tracegen.Span{step}})
+			call := inner
+			call.Session = rec.Agent
+			bedrockCalls = append(bedrockCalls, call)
 		}
 		var pqBuf bytes.Buffer
 		if d.err = tracegen.OpenInferenceParquet(&pqBuf, spans); d.err != nil {
 			return
 		}
 		d.parquet, d.otlp, d.vercel = pqBuf.Bytes(), tracegen.OpenInferenceOTLP(spans), tracegen.VercelSpans(calls, nil)
+		d.bedrock = tracegen.BedrockConverse(bedrockCalls)
+		d.phoenix = tracegen.PhoenixSpans(spans)
+		d.console = tracegen.ConsoleGenAI(bedrockCalls, false)
+		d.langsmith = tracegen.LangSmithRuns(bedrockCalls)
+		d.datadog = tracegen.DatadogTraces(bedrockCalls, 0)
 	})
 	if traceData.err != nil {
 		b.Fatal(traceData.err)
@@ -113,4 +131,29 @@ func BenchmarkTraceOpenInferenceOTLP(b *testing.B) {
 func BenchmarkTraceVercelAI(b *testing.B) {
 	traceFiles(b)
 	benchTrace(b, traceData.vercel, "vercel.json", "vercel-ai")
+}
+
+func BenchmarkTraceBedrock(b *testing.B) {
+	traceFiles(b)
+	benchTrace(b, traceData.bedrock, "invocations.jsonl", "bedrock")
+}
+
+func BenchmarkTracePhoenix(b *testing.B) {
+	traceFiles(b)
+	benchTrace(b, traceData.phoenix, "phoenix.json", "phoenix")
+}
+
+func BenchmarkTraceOTelConsole(b *testing.B) {
+	traceFiles(b)
+	benchTrace(b, traceData.console, "console.json", "otel-console")
+}
+
+func BenchmarkTraceLangSmith(b *testing.B) {
+	traceFiles(b)
+	benchTrace(b, traceData.langsmith, "runs.jsonl", "langsmith")
+}
+
+func BenchmarkTraceDatadog(b *testing.B) {
+	traceFiles(b)
+	benchTrace(b, traceData.datadog, "traces.json", "datadog")
 }

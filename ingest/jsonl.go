@@ -80,6 +80,9 @@ func (r *JSONLReader) Scan() bool {
 			return false
 		}
 		r.line++
+		if r.line == 1 {
+			line = bytes.TrimPrefix(line, utf8BOM) // a byte order mark, as Windows tools write it
+		}
 		if r.long > 0 {
 			pos := Pos{File: r.name, N: r.line}
 			r.rec = &Record{Pos: pos, Err: Errorf(pos, "line of %d bytes is longer than the %d-byte limit (--max-line): skipped", r.long, r.opt.MaxLine)}
@@ -153,6 +156,8 @@ func (r *JSONLReader) readLine() ([]byte, error) {
 		return trimEOL(r.buf), nil
 	}
 }
+
+var utf8BOM = []byte("\xef\xbb\xbf")
 
 func trimEOL(b []byte) []byte {
 	if n := len(b); n > 0 && b[n-1] == '\n' {
@@ -289,6 +294,11 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 	rec := &Record{Pos: r.pos(), Status: 200}
 	var err error
 	if m.ts == nil {
+		if m.timestamp != nil {
+			// The record has a time, under a name the capture record does
+			// not use: say which names are read where.
+			return r.bad(`missing "ts" (looked for "ts"; "timestamp" is read only in a completion log, one with "messages", "prompt" or "input" and no "request", and in an exported agent_events row, one with "event_type")`)
+		}
 		return r.bad(`missing "ts"`)
 	}
 	if rec.TS, err = timeValue(m.ts); err != nil {

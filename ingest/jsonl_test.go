@@ -123,6 +123,7 @@ func TestJSONLMalformed(t *testing.T) {
 		{`not json`, `c.jsonl:1: not a JSON object: line is not a JSON object (8 bytes, not starting with '{')`},
 		{`{"ts":"2026-01-02T00:00:00Z","agent":"a","request":{"messages":[}`, `c.jsonl:1: not a JSON object: member "request": unexpected end of JSON`},
 		{`{"agent":"a","request":{}}`, `c.jsonl:1: missing "ts"`},
+		{`{"timestamp":1,"agent":"a","request":{}}`, `c.jsonl:1: missing "ts" (looked for "ts"; "timestamp" is read only in a completion log, one with "messages", "prompt" or "input" and no "request", and in an exported agent_events row, one with "event_type")`},
 		{`{"ts":"yesterday","agent":"a","request":{}}`, `c.jsonl:1: "ts": unparsable timestamp: a string of 9 characters where a time was expected (want RFC 3339 or Unix seconds/milliseconds)`},
 		{`{"ts":"2026-13-45T00:00:00Z","agent":"a","request":{}}`, `c.jsonl:1: "ts": unparsable timestamp: a string of 20 characters where a time was expected (want RFC 3339)`},
 		{`{"ts":null,"agent":"a","request":{}}`, `c.jsonl:1: "ts": is null`},
@@ -327,5 +328,19 @@ func TestFreezeRecords(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestJSONLByteOrderMark: a UTF-8 byte order mark before the first line
+// (as Windows tools write one) is skipped; anywhere else it is data, and
+// the line is no JSON object.
+func TestJSONLByteOrderMark(t *testing.T) {
+	line := `{"ts":1,"agent":"a","request":{"messages":[]}}`
+	recs := readAll(t, jsonl("\xef\xbb\xbf"+line+"\n\xef\xbb\xbf"+line+"\n"))
+	if len(recs) != 2 || recs[0].Err != nil || recs[0].Agent != "a" {
+		t.Fatalf("records %+v: want the first line read", recs)
+	}
+	if recs[1].Err == nil || !strings.HasPrefix(recs[1].Err.Error(), "c.jsonl:2: not a JSON object") {
+		t.Errorf("second line: %v, want not a JSON object", recs[1].Err)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/killswitch/killswitch/analyze"
@@ -15,6 +16,7 @@ func cmdInspect(e *env, args []string) int {
 	var in inputOptions
 	in.register(fs)
 	format := fs.StringP("format", "f", "text", "output: text or json")
+	allowEmpty := fs.Bool("allow-empty", false, "exit 0 on a capture without any LLM request (else exit 2, after the report)")
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -53,5 +55,15 @@ func cmdInspect(e *env, args []string) int {
 	if err != nil {
 		return errorf(e, "inspect", "%v", err)
 	}
-	return exitOK
+	code := exitOK
+	for _, inv := range invs {
+		if inv.Requests == 0 && !*allowEmpty {
+			fmt.Fprintf(e.stderr, "killswitch inspect: %s: no LLM request (%d malformed items, %d skipped items); --allow-empty accepts it\n",
+				inv.Name, inv.Malformed, skipped(inv.Skips))
+			code = exitUsage
+		} else if inv.NoText > 0 {
+			fmt.Fprintf(e.stderr, "killswitch inspect: %s: %s\n", inv.Name, textlessLine(inv.NoText, inv.Requests))
+		}
+	}
+	return code
 }

@@ -176,6 +176,7 @@ func cmdReplay(e *env, args []string) int {
 		return errorf(e, "replay", "%v", err)
 	}
 	var sum *analyze.Summary
+	var noText textless
 	err = writeOutput(e, *output, func(w io.Writer) error {
 		var h analyze.Hooks
 		var dw *report.DecisionWriter
@@ -194,7 +195,7 @@ func cmdReplay(e *env, args []string) int {
 			defer spill.close()
 			h = spill.hooks(h)
 		}
-		h = st.hooks(h)
+		h = noText.hooks(st.hooks(h))
 		var err error
 		if sum, err = rf.replayFiles(e, "replay", fs.Args(), cfg, h); err != nil {
 			return err
@@ -233,6 +234,7 @@ func cmdReplay(e *env, args []string) int {
 		return errorf(e, "replay", "%v", err)
 	}
 	reportHiddenWarnings(e, "replay", sum.WarningCounts)
+	noText.report(e, "replay")
 	if sum.Malformed > 0 {
 		fmt.Fprintf(e.stderr, "killswitch replay: %d malformed input items skipped (reported above)\n", sum.Malformed)
 	}

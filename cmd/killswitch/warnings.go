@@ -25,11 +25,16 @@ func noRequests(requests, malformed int, skips []analyze.SkipCount) error {
 	if requests > 0 {
 		return nil
 	}
-	skipped := 0
+	return fmt.Errorf("no LLM request in the input (%d malformed items, %d skipped items); --allow-empty accepts it", malformed, skipped(skips))
+}
+
+// skipped totals skip counts.
+func skipped(skips []analyze.SkipCount) int {
+	n := 0
 	for _, s := range skips {
-		skipped += s.Count
+		n += s.Count
 	}
-	return fmt.Errorf("no LLM request in the input (%d malformed items, %d skipped items); --allow-empty accepts it", malformed, skipped)
+	return n
 }
 
 // parseSize parses a byte size: a whole number with an optional unit (B,
@@ -51,4 +56,42 @@ func parseSize(s string) (int, error) {
 		return 0, fmt.Errorf("%q is not a size (want e.g. 64MiB, 1GiB, 4096)", s)
 	}
 	return int(n * mult), nil
+}
+
+// textless counts the scored requests that had neither a prompt nor a
+// response text to fingerprint: a reader that yields such requests has
+// most likely not understood the bodies (a format it half knows), and a
+// replay of them can never fire. It is said in one line, not per record.
+type textless struct{ n, scored int }
+
+// hooks wraps h to count the decisions without prompt and response hash
+// among the requests the detector scored (forwarded or refused by it; a
+// request refused because its agent was inactive never reaches it).
+func (c *textless) hooks(h analyze.Hooks) analyze.Hooks {
+	next := h.Decision
+	h.Decision = func(d *analyze.Decision) error {
+		if d.Action == analyze.ActionForward || d.Action == analyze.ActionKill || d.Action == analyze.ActionBlock {
+			c.scored++
+			if !d.HasPrompt && !d.HasResponse {
+				c.n++
+			}
+		}
+		if next != nil {
+			return next(d)
+		}
+		return nil
+	}
+	return h
+}
+
+// report says how many scored requests had no text, if any did.
+func (c *textless) report(e *env, cmd string) {
+	if c.n > 0 {
+		fmt.Fprintf(e.stderr, "killswitch %s: %s\n", cmd, textlessLine(c.n, c.scored))
+	}
+}
+
+// textlessLine is the message for n requests of total without text.
+func textlessLine(n, total int) string {
+	return fmt.Sprintf("%d of %d requests have neither prompt nor response text to fingerprint (their bodies may be in a shape killswitch does not read; inspect shows their dialects)", n, total)
 }

@@ -66,11 +66,25 @@ func TestDetect(t *testing.T) {
 		{name: "a document named .jsonl is jsonl", file: "d.jsonl.gz", content: gz(document), want: "jsonl"},
 		{name: "one-line document", file: "d.json", content: `{"hello": "world"}` + "\n", want: "jsonl"},
 		{name: "unknown document", file: "d.json", content: document,
-			err: "d.json: not a capture format killswitch reads: a JSON document that is neither HAR, a Langfuse trace, LiteLLM, OTLP (OpenInference included), Vercel AI SDK spans nor a Batch file (JSONL needs one record per line); --input-format forces one of " + names},
+			err: "d.json: not a capture format killswitch reads: a JSON document with members \"hello\" that is neither HAR, a Langfuse trace, LiteLLM, OTLP (OpenInference included), Vercel AI SDK spans, OpenTelemetry console spans, Phoenix spans, LangSmith runs, Datadog traces, Bedrock invocation logs nor a Batch file (JSONL needs one record per line); --input-format forces one of " + names},
 		{name: "forced", file: "d.json", content: document, format: "capture", want: "capture"},
+		// A pretty-printed document whose first member is "input" and
+		// without "timestamp": refused, not read line by line as a
+		// completion log (#27).
+		{name: "document with input only", file: "d.json", content: "{\n  \"input\": {\"messages\": []},\n  \"output\": {}\n}\n",
+			err: "a JSON document with members \"input\", \"output\" that is neither"},
+		{name: "array of unknown objects", file: "d.json", content: "[\n  {\"a\": 1, \"b\": 2}\n]\n",
+			err: "a JSON array whose first object has members \"a\", \"b\" that is neither"},
+		{name: "pretty completion log with timestamp", file: "d.json", content: "{\n  \"messages\": [],\n  \"timestamp\": 1\n}\n", want: "jsonl"},
 		{name: "openinference otlp", file: "t.json", content: oiOTLP, want: "openinference"},
 		{name: "plain otlp", file: "t.json", content: `{"resourceSpans": []}`, want: "otel"},
 		{name: "vercel spans", file: "v.json", content: vercel, want: "vercel-ai"},
+		{name: "otel console output", file: "../../../fixtures/logs/otel-console-spans.json", want: "otel-console"},
+		{name: "phoenix spans", file: "../../../fixtures/logs/phoenix-spans.json", want: "phoenix"},
+		{name: "langsmith runs", file: "../../../fixtures/logs/langsmith-runs.jsonl", want: "langsmith"},
+		{name: "datadog traces", file: "../../../fixtures/logs/datadog-traces.json", want: "datadog"},
+		{name: "bedrock s3 delivery", file: "../../../fixtures/logs/bedrock-invocations.jsonl", want: "bedrock"},
+		{name: "bedrock logs insights", file: "../../../fixtures/logs/bedrock-insights.json", want: "bedrock"},
 		{name: "openinference parquet by columns", file: "../../../fixtures/traces/phoenix-spans.parquet", want: "openinference (parquet)"},
 		{name: "openinference parquet forced", file: "../../../fixtures/traces/phoenix-spans.parquet", format: "openinference", want: "openinference (parquet)"},
 		{name: "capture parquet", file: "c.parquet", content: captureParquet(), want: "parquet"},
@@ -108,8 +122,8 @@ func TestDetect(t *testing.T) {
 
 // names is what --input-format listed before the registry (cmd/killswitch
 // formatNames at commit 24dff76), with the trace exports of #14 (openinference,
-// vercel-ai) beside otel.
-const names = "auto, jsonl, har, parquet, capture, completion-log, litellm, langfuse, openinference, otel, vercel-ai, openai-batch, anthropic-batch"
+// vercel-ai) beside otel, then the log formats of #27.
+const names = "auto, jsonl, har, parquet, capture, completion-log, litellm, langfuse, openinference, otel, vercel-ai, otel-console, phoenix, langsmith, datadog, bedrock, openai-batch, anthropic-batch"
 
 func TestFormatNames(t *testing.T) {
 	if got := ingest.FormatNames(); got != names {

@@ -39,7 +39,9 @@ import "strings"
 // user and ai, model → assistant. Texts of a content list are joined with
 // "\n"; images, files, audio and reasoning parts are dropped; a user
 // message whose parts are only tool results becomes a "tool" message, so
-// that it is not taken for the user's prompt. Request bodies hold the
+// that it is not taken for the user's prompt; what the results returned
+// (a part's response, content, output or result) is that message's
+// content. Request bodies hold the
 // messages only (and an input's tool definitions): model parameters and
 // framework settings are not carried.
 
@@ -310,6 +312,10 @@ func toMessage(o obj) message {
 		role = "tool"
 	}
 	m.Role = role
+	if role == "tool" && m.Content == nil && c.toolResult != nil {
+		s := string(c.toolResult)
+		m.Content = &s
+	}
 	return m
 }
 
@@ -321,6 +327,25 @@ type content struct {
 	calls      []toolCall
 	toolOutput bool // a tool result part and no text
 	toolCallID string
+	// toolResult is what the tool result parts returned (their response,
+	// content, output or result: text, or JSON text), joined with "\n";
+	// the content of a tool message that has no text of its own.
+	toolResult []byte
+}
+
+// addToolResult appends what a tool result part returned.
+func (c *content) addToolResult(v any) {
+	if v == nil {
+		return
+	}
+	s, ok := v.(string)
+	if !ok {
+		s = string(marshal(scrub(v, false)))
+	}
+	if c.toolResult != nil {
+		c.toolResult = append(c.toolResult, '\n')
+	}
+	c.toolResult = append(c.toolResult, s...)
 }
 
 func (c *content) addText(s string) {
@@ -358,6 +383,9 @@ func (c *content) merge(d content) {
 	}
 	c.calls = append(c.calls, d.calls...)
 	c.toolOutput = (c.toolOutput || d.toolOutput) && !c.hasText
+	if d.toolResult != nil {
+		c.addToolResult(string(d.toolResult))
+	}
 	if c.toolCallID == "" {
 		c.toolCallID = d.toolCallID
 	}
@@ -421,6 +449,7 @@ func (c *content) part(p any) (toolResult bool) {
 		return false
 	case "tool_call_response", "tool_result", "tool-result", "function_call_output", "function_response":
 		c.toolCallID = firstStr(o["id"], o["tool_use_id"], o["toolCallId"], o["call_id"])
+		c.addToolResult(firstNonNil(o["response"], o["content"], o["output"], o["result"]))
 		return true
 	case "":
 	default:

@@ -4,13 +4,26 @@ import "bytes"
 
 // Detect sniffs the format from the first bytes of a (decompressed) input:
 // the names of the top-level members of its first JSON object (the first
-// element when the input is a JSON array), read as far as head goes. Give
+// element when the input is a JSON array, the first element of the first
+// element when it is an array of arrays), read as far as head goes. Give
 // it at least the first 64 KiB when the input has them: a member is seen
 // only when its name is inside head, and a large value before the
 // deciding member hides it. The rules, in order:
 //
 //   - "resourceSpans" (or "resource_spans"): openinference when head
 //     holds an "openinference.span.kind" attribute, else otel;
+//   - "schemaType", "@message" (a CloudWatch Logs export) or a "results"
+//     array (a Logs Insights query result), when head holds
+//     "ModelInvocationLog": bedrock;
+//   - a "context" object with "span_kind", or a "data" array when head
+//     holds "span_kind" (a REST API page): phoenix;
+//   - a "context" object with "start_time" or "kind", or "traceId" with
+//     "duration" (the JavaScript exporter's fields): otel-console;
+//   - "trace_id", "span_id" and "start" or "duration", in the first
+//     object or the first object of the first array (traces of spans):
+//     datadog;
+//   - "run_type", or "post" / "patch" arrays when head holds "run_type"
+//     (the SDK's batch payloads): langsmith;
 //   - "spanContext" (or "_spanContext", as JSON.stringify writes an
 //     OpenTelemetry JS span): vercel-ai;
 //   - "observations", or a "trace" object: langfuse;
@@ -25,7 +38,19 @@ import "bytes"
 // ok is false when none applies (HAR, Parquet, a message list, not JSON).
 // Detect never fails on any input and reads nothing past head.
 func Detect(head []byte) (Format, bool) {
+	if t := bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		if in := bytes.TrimLeft(t[1:], " \t\r\n"); len(in) > 0 && in[0] == '[' {
+			// An array of arrays: Datadog traces, or nothing known.
+			if ddSpan(topKeys(in)) {
+				return FormatDatadog, true
+			}
+			return "", false
+		}
+	}
 	k := topKeys(head)
+	if ddSpan(k) {
+		return FormatDatadog, true
+	}
 	has := func(names ...string) bool {
 		for _, n := range names {
 			if _, ok := k[n]; ok {
@@ -40,6 +65,14 @@ func Detect(head []byte) (Format, bool) {
 			return FormatOpenInference, true
 		}
 		return FormatOTel, true
+	case (has("schemaType", "@message") || k["results"] == '[') && bytes.Contains(head, []byte("ModelInvocationLog")):
+		return FormatBedrock, true
+	case k["context"] == '{' && has("span_kind"), k["data"] == '[' && bytes.Contains(head, []byte(`"span_kind"`)):
+		return FormatPhoenix, true
+	case k["context"] == '{' && has("start_time", "kind"), has("traceId") && has("duration"):
+		return FormatOTelConsole, true
+	case has("run_type"), (k["post"] == '[' || k["patch"] == '[') && bytes.Contains(head, []byte(`"run_type"`)):
+		return FormatLangSmith, true
 	case has("spanContext", "_spanContext"):
 		return FormatVercelAI, true
 	case has("observations"), k["trace"] == '{':
@@ -58,48 +91,78 @@ func Detect(head []byte) (Format, bool) {
 	return "", false
 }
 
+// ddSpan reports whether the members k are a Datadog span's.
+func ddSpan(k map[string]byte) bool {
+	_, span := k["span_id"]
+	_, trace := k["trace_id"]
+	_, start := k["start"]
+	_, dur := k["duration"]
+	return span && trace && (start || dur)
+}
+
 // topKeys returns the member names of the first JSON object in b (or of
 // the first element of a top-level array), each with the first byte of its
 // value. It stops quietly where b ends or stops being JSON. Names are
 // compared raw (escapes are not decoded: no format's names need them).
 func topKeys(b []byte) map[string]byte {
 	keys := map[string]byte{}
+	eachTopKey(b, func(name string, first byte) { keys[name] = first })
+	return keys
+}
+
+// keyOrder returns the member names topKeys finds, in document order,
+// each once.
+func keyOrder(b []byte) []string {
+	var names []string
+	seen := map[string]bool{}
+	eachTopKey(b, func(name string, _ byte) {
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	})
+	return names
+}
+
+// eachTopKey calls fn with each member name of the first JSON object in b
+// (see topKeys) and the first byte of its value (0 when b ends first).
+func eachTopKey(b []byte, fn func(name string, first byte)) {
 	b = bytes.TrimPrefix(b, bom)
 	i := skipSpace(b, 0)
 	if i < len(b) && b[i] == '[' {
 		i = skipSpace(b, i+1)
 	}
 	if i >= len(b) || b[i] != '{' {
-		return keys
+		return
 	}
 	i++
 	for {
 		i = skipSpace(b, i)
 		if i >= len(b) || b[i] != '"' {
-			return keys
+			return
 		}
 		end, ok := scanString(b, i)
 		if !ok {
-			return keys
+			return
 		}
 		name := string(b[i+1 : end-1])
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
-			return keys
+			return
 		}
 		i = skipSpace(b, i+1)
 		if i >= len(b) {
-			keys[name] = 0
-			return keys
+			fn(name, 0)
+			return
 		}
-		keys[name] = b[i]
+		fn(name, b[i])
 		end, ok = scanValue(b, i)
 		if !ok {
-			return keys
+			return
 		}
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ',' {
-			return keys
+			return
 		}
 		i++
 	}

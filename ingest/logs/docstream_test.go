@@ -43,6 +43,7 @@ func vercelStreamCases() []streamCase {
 {"name":"ai.generateText.doGenerate","spanContext":{"spanId":"n"},"startTime":"nope","attributes":{"ai.operationId":"ai.generateText.doGenerate","api_key":"sk-x"}},
 {"name":"ai.embed","spanContext":{"spanId":"e"},"parentSpanId":"r","startTime":[1767344399,0],"attributes":{"ai.operationId":"ai.embed"}}
 ]`), true},
+		{"no parent links", []byte(strings.ReplaceAll(vercelDoc, `"parentSpanId": "g",`, "")), true},
 		{"empty", []byte("[\n]\n"), true},
 		// Left to the whole-document path.
 		{"not objects", []byte("[\n1, {\"a\":1}]"), false},

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/valyala/fastjson"
 
@@ -31,6 +33,11 @@ var InputFormats = []ingest.Format{
 	{Name: string(FormatOpenInference), Sniff: detected(FormatOpenInference), Open: openOpenInference},
 	logFormat(FormatOTel),
 	logFormat(FormatVercelAI),
+	logFormat(FormatOTelConsole),
+	logFormat(FormatPhoenix),
+	logFormat(FormatLangSmith),
+	logFormat(FormatDatadog),
+	logFormat(FormatBedrock),
 	{Name: string(FormatOpenAIBatch), Sniff: detected(FormatOpenAIBatch), Open: openBatch},
 	{Name: string(FormatAnthropicBatch), Sniff: detected(FormatAnthropicBatch), Open: openBatch},
 }
@@ -78,13 +85,51 @@ func detected(lf Format) func(head []byte) bool {
 	}
 }
 
+// sniffJSONL claims capture records and completion logs. A JSON document
+// spread over lines (see isDocument) is claimed as a completion log only
+// when it has the "timestamp" that reader needs: a pretty-printed
+// document whose first member is "input" is more likely a log of some
+// other tool, and is left to fallbackJSONL, which refuses it naming its
+// members, rather than read as one malformed record.
 func sniffJSONL(head []byte) bool {
 	f, ok := Detect(head)
+	if ok && f == FormatCompletionLog && isDocument(head) {
+		_, ts := topKeys(head)["timestamp"]
+		return ts
+	}
 	return ok && (f == FormatCapture || f == FormatCompletionLog)
 }
 
+// openJSONL reads capture records and completion logs: JSONL straight
+// through ingest.NewJSONL; a JSON document or a top-level array spread
+// over lines, never line by line, through newJSONL, which reads each
+// document as one record at the line it starts.
 func openJSONL(f *ingest.File) (ingest.Reader, error) {
-	return ingest.NewJSONL(f.Content, f.Name, ingest.JSONLOptions{Agent: f.Options.Agent, MaxLine: f.Options.MaxLine}), nil
+	opt := ingest.JSONLOptions{Agent: f.Options.Agent, MaxLine: f.Options.MaxLine}
+	if br, ok := f.Content.(interface{ Peek(int) ([]byte, error) }); ok {
+		if head, _ := br.Peek(ingest.SniffLen); isDocument(head) {
+			return newJSONL(f.Content, f.Name, Options{Agent: f.Options.Agent}), nil
+		}
+	}
+	return ingest.NewJSONL(f.Content, f.Name, opt), nil
+}
+
+// isDocument reports whether head, the start of an input, is a JSON
+// document spread over lines: it opens with '{' or '[' (after a byte
+// order mark and blank space) and its first line, complete within head
+// (or head is all there is), is not JSON by itself.
+func isDocument(head []byte) bool {
+	t := bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n")
+	if !bytes.HasPrefix(t, []byte("{")) && !bytes.HasPrefix(t, []byte("[")) {
+		return false
+	}
+	first := t
+	if i := bytes.IndexByte(first, '\n'); i >= 0 {
+		first = first[:i]
+	} else if len(head) == ingest.SniffLen {
+		return false // a first line longer than the peek: JSONL with a big record
+	}
+	return fastjson.ValidateBytes(bytes.TrimSpace(first)) != nil
 }
 
 // Parquet is the Parquet format (pq.Format: its name, extensions and
@@ -133,28 +178,42 @@ func openOpenInference(f *ingest.File) (ingest.Reader, error) {
 	return NewReader(sized(f), f.Name, FormatOTel, Options{Agent: f.Options.Agent})
 }
 
-// errDocument is why content no format claims is not read as JSONL.
-var errDocument = errors.New("a JSON document that is neither HAR, a Langfuse trace, LiteLLM, OTLP (OpenInference included), Vercel AI SDK spans nor a Batch file (JSONL needs one record per line)")
-
 // fallbackJSONL accepts content no other format claims as JSONL (its bad
 // lines are then reported one by one) unless it is a JSON document spread
-// over lines: content that opens with '{' or '[' and whose first line,
-// complete within head, is not JSON.
+// over lines (isDocument): that is refused in one line naming the
+// document's first members, so that the user sees what the file holds.
 func fallbackJSONL(head []byte) error {
-	t := bytes.TrimLeft(head, " \t\r\n")
-	if !bytes.HasPrefix(t, []byte("{")) && !bytes.HasPrefix(t, []byte("[")) {
+	if !isDocument(head) {
 		return nil
 	}
-	first := t
-	if i := bytes.IndexByte(first, '\n'); i >= 0 {
-		first = first[:i]
-	} else if len(head) == ingest.SniffLen {
-		return nil // a first line longer than the peek: JSONL with a big record
+	return errors.New(foundDocument(head) + " that is neither HAR, a Langfuse trace, LiteLLM, OTLP (OpenInference included), Vercel AI SDK spans, OpenTelemetry console spans, Phoenix spans, LangSmith runs, Datadog traces, Bedrock invocation logs nor a Batch file (JSONL needs one record per line)")
+}
+
+// foundDocument describes the document head opens: "a JSON document with
+// members "input", "output"" (at most 8 names, in document order), or
+// "a JSON array of objects with members …" .
+func foundDocument(head []byte) string {
+	what := "a JSON document"
+	if t := bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n"); bytes.HasPrefix(t, []byte("[")) {
+		what = "a JSON array"
+		if t = bytes.TrimLeft(t[1:], " \t\r\n"); !bytes.HasPrefix(t, []byte("{")) {
+			return what
+		}
+		what += " whose first object"
 	}
-	if fastjson.ValidateBytes(first) != nil {
-		return errDocument
+	names := keyOrder(head)
+	if len(names) == 0 {
+		return what
 	}
-	return nil
+	more := ""
+	if len(names) > 8 {
+		names, more = names[:8], ", …"
+	}
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(clip(n, 40))
+	}
+	return what + map[bool]string{true: " has members ", false: " with members "}[strings.HasSuffix(what, "object")] + strings.Join(q, ", ") + more
 }
 
 // openBatch reads a Batch API input file, joined with the output file

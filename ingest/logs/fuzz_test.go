@@ -2,6 +2,7 @@ package logs
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -196,6 +197,68 @@ func FuzzVercelAI(f *testing.F) {
 		`[{"spanContext":{},"startTime":[1e300,0]},{"startTime":"2026-01-02T09:00:00Z","attributes":null}]`})
 	f.Add(traceFixture("vercel-ai-spans.json"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatVercelAI, data) })
+}
+
+func FuzzBedrock(f *testing.F) {
+	q, _ := json.Marshal(bedrockRec("2026-03-02T10:00:01Z", "Converse", "m", converseIn, converseOut, ""))
+	addSeeds(f, FormatBedrock, []string{
+		bedrockRec("2026-03-02T10:00:01Z", "Converse", "arn:aws:bedrock:us-east-1:1:inference-profile/m", converseIn, converseOut,
+			`,"requestMetadata":{"agent":"a"}`),
+		bedrockRec("2026-03-02T10:00:02Z", "InvokeModel", "amazon.titan-text-express-v1", `{"inputText":"t"}`,
+			`{"results":[{"outputText":"o"}]}`, `,"errorCode":"ThrottlingException"`),
+		"[\n" + bedrockRec("2026-03-02T10:00:03Z", "InvokeModelWithResponseStream", "m", `"not an object"`, `[{"chunk":{}}]`, "") + "\n]",
+		`[{"@message":` + string(q) + `},{"@message":"{\"schemaType\":1}"}]`,
+		"\ufeff{\"results\":[[{\"field\":\"@message\",\"value\":" + string(q) + "}],[{\"field\":1}],7]}",
+	})
+	f.Add(traceFixture("../logs/bedrock-invocations.jsonl"))
+	f.Add(traceFixture("../logs/bedrock-insights.json"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatBedrock, data) })
+}
+
+func FuzzOTelConsole(f *testing.F) {
+	addSeeds(f, FormatOTelConsole, []string{
+		consoleSpan("chat m", "aa", "02", "01", "2026-03-03T09:00:01.000000Z", chatAttrs, "ERROR") +
+			consoleSpan("chat m", "aa", "02", "01", "2026-03-03T09:00:01.000000Z", chatAttrs, "UNSET") +
+			consoleSpan("a", "aa", "01", "01", "x", `{"gen_ai.agent.id": 1}`, "UNSET"),
+		`{"traceId":"t","id":"c","timestamp":1e30,"duration":-1,"attributes":{"gen_ai.operation.name":"chat"},"status":{"code":2}}`,
+		`[{"context":{"trace_id":1},"start_time":"2026-03-03T09:00:01Z","attributes":null,"events":[1,{"attributes":[]}]}]`,
+	})
+	f.Add(traceFixture("../logs/otel-console-spans.json"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatOTelConsole, data) })
+}
+
+func FuzzPhoenix(f *testing.F) {
+	addSeeds(f, FormatPhoenix, []string{
+		`{"data":[{"context":{"trace_id":"t","span_id":"a"},"span_kind":"LLM","parent_id":"a","start_time":"2026-03-04T15:00:00+00:00",` +
+			`"attributes":{"llm.input_messages.0.message.role":"user","llm.output_messages.x":1}},7]}`,
+		`{"context":{"span_id":"b"},"span_kind":"AGENT","start_time":"2026-03-04T15:00:00Z","status_code":"ERROR","attributes":{}}`,
+	})
+	f.Add(traceFixture("../logs/phoenix-spans.json"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatPhoenix, data) })
+}
+
+func FuzzLangSmith(f *testing.F) {
+	addSeeds(f, FormatLangSmith, []string{
+		`{"id":"r","run_type":"chain","start_time":"2026-03-05T08:00:00","extra":{"metadata":{"thread_id":"t"}}}` + "\n" +
+			`{"id":"o","parent_run_id":"r","run_type":"llm","start_time":1772697603000,"inputs":{"messages":[[{"lc":1,"kwargs":{"content":"q"}}]]}}` + "\n" +
+			`{"id":"i","parent_run_id":"o","run_type":"llm","start_time":"x","outputs":{"generations":[[{"text":"t"}]],"llm_output":{"token_usage":{"prompt_tokens":-1}}}}` + "\n" +
+			`{"id":"i","parent_run_id":"i","end_time":"2026","error":"429"}`,
+		`{"post":[{"id":"a","run_type":"llm","inputs":"x","outputs":[1]}],"patch":[7,{"id":"a","outputs":{"usage_metadata":{"input_tokens":"3"}}}]}`,
+	})
+	f.Add(traceFixture("../logs/langsmith-runs.jsonl"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatLangSmith, data) })
+}
+
+func FuzzDatadog(f *testing.F) {
+	call := ddSpanJSON(2, 1, "openai.request", "createChatCompletion", "svc", "1772787600123456789", 1, ddMeta,
+		`{"openai.response.usage.prompt_tokens":40}`)
+	addSeeds(f, FormatDatadog, []string{
+		"[[" + ddSpanJSON(1, 0, "langchain.request", "x", "svc", "1", 0, `{}`, `{}`) + "," + call + "],[7]]",
+		"[" + call + "]\n[" + ddSpanJSON(3, 0, "openai.request", "", "", `"9e18"`, 0, `{"http.status_code":"abc"}`, `[]`) + "]",
+		`[{"trace_id":1,"span_id":2,"start":-1,"duration":"x","name":"openai.request","meta":null}]`,
+	})
+	f.Add(traceFixture("../logs/datadog-traces.json"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzReader(t, FormatDatadog, data) })
 }
 
 // FuzzOIParquet mutates OpenInference span tables: reading must never

@@ -3,6 +3,7 @@ package logs
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/killswitch/killswitch/ingest"
@@ -17,7 +18,16 @@ import (
 // (SPAN, TOOL, AGENT, CHAIN, EVENT, EMBEDDING, …) is a Record skipped as
 // "observation type T is not an LLM call", and so is a GENERATION with
 // neither input nor output (frameworks such as beeai log start/finish
-// markers as generations). A call's record:
+// markers as generations). A call counts once however the producer nests
+// it (see langfuseWrappers): a GENERATION with another GENERATION below it
+// (parentObservationId, at any depth) is the framework's view of the
+// call below (agno's OpenAIChat.invoke over "chat gpt-4o-mini") and is
+// skipped; so is a Vercel AI SDK function generation (ai.generateText,
+// ai.streamText, ai.generateObject, ai.streamObject) in a trace that holds
+// a provider generation (….doGenerate, ….doStream), parent link or not.
+// When the inner call logged no answer and its wrapper did (agno's client
+// instrumentation writes "None" for a turn that asked for tools), the
+// record takes the nearest wrapper's answer. A call's record:
 //
 //   - TS: the observation's startTime; latency: endTime − startTime;
 //   - request: {"model", "messages"} from the observation's input (see
@@ -62,13 +72,9 @@ func sortItems(items []item) []*ingest.Record {
 
 func (c *langfuse) convert(u unit) []*ingest.Record {
 	pos := c.src.pos(u, "")
-	v, err := decodeTree(u.raw)
-	if err != nil {
-		return []*ingest.Record{bad(pos, "%v", err)}
-	}
-	doc, ok := v.(obj)
-	if !ok {
-		return []*ingest.Record{bad(pos, "a Langfuse trace export is a JSON object, got %s", kind(v))}
+	doc, badRec := unitObject(u.raw, pos, "a Langfuse trace export")
+	if badRec != nil {
+		return []*ingest.Record{badRec}
 	}
 	trace := doc
 	if t, ok := doc["trace"].(obj); ok {
@@ -90,13 +96,80 @@ func (c *langfuse) convert(u unit) []*ingest.Record {
 		agent = firstStr(trace["sessionId"], trace["userId"], "default")
 	}
 	session := str(trace["sessionId"])
+	wrapper := langfuseWrappers(list)
 	items := make([]item, len(list))
 	for i, e := range list {
 		p := c.src.pos(u, "observations["+strconv.Itoa(i)+"]")
+		if w := wrapper[i]; w.why != "" {
+			at, _ := timeOf(get(e, "startTime"))
+			items[i] = item{rec: skip(p, w.why), at: at, i: i}
+			continue
+		}
 		items[i] = c.observation(e, p, agent, session)
 		items[i].i = i
+		if rec := items[i].rec; rec.Err == nil && rec.Skip == "" && rec.Response == nil && wrapper[i].outer >= 0 {
+			rec.Response = outputBody(scrub(get(list[wrapper[i].outer], "output"), false), rec.Model)
+		}
 	}
 	return sortItems(items)
+}
+
+// wrapping says of one observation whether it wraps another call (why:
+// the skip reason) and which generation wraps it (outer: the nearest
+// counted generation above it, -1 for none).
+type wrapping struct {
+	why   string
+	outer int
+}
+
+// langfuseWrappers finds, among the observations of one trace, the
+// GENERATIONs that wrap another (see langfuse): by parentObservationId
+// at any depth, and by name for the Vercel AI SDK's function generations.
+// Only generations that count (input or output present) wrap or are
+// wrapped.
+func langfuseWrappers(list []any) []wrapping {
+	w := make([]wrapping, len(list))
+	byID := make(map[string]int, len(list))
+	isCall := make([]bool, len(list))
+	provider := false
+	for i, e := range list {
+		w[i].outer = -1
+		if id := str(get(e, "id")); id != "" {
+			if _, dup := byID[id]; !dup {
+				byID[id] = i
+			}
+		}
+		o, ok := e.(obj)
+		if !ok || str(o["type"]) != "GENERATION" || (isEmpty(o["input"]) && isEmpty(o["output"])) {
+			continue
+		}
+		isCall[i] = true
+		name := str(o["name"])
+		provider = provider || strings.HasSuffix(name, ".doGenerate") || strings.HasSuffix(name, ".doStream")
+	}
+	for i, e := range list {
+		if !isCall[i] {
+			continue
+		}
+		p := str(get(e, "parentObservationId"))
+		for depth := 0; p != "" && depth < maxDepth; depth++ {
+			j, ok := byID[p]
+			if !ok {
+				break
+			}
+			if isCall[j] && j != i {
+				if w[i].outer < 0 {
+					w[i].outer = j
+				}
+				w[j].why = "GENERATION observation wrapping another (the call counts once, at the inner one)"
+			}
+			p = str(get(list[j], "parentObservationId"))
+		}
+		if provider && vercelFunctions[str(get(e, "name"))] && w[i].why == "" {
+			w[i].why = "Vercel AI SDK function generation wrapping its provider calls (each counts once, at its doGenerate/doStream generation)"
+		}
+	}
+	return w
 }
 
 func (c *langfuse) observation(e any, pos ingest.Pos, agent, session string) item {

@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,9 +49,11 @@ func TestLangfuseInputShapes(t *testing.T) {
 			`[{"role":"system","content":"sys"},{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"type":"function","function":{"name":"f","arguments":"{\"a\":2,\"b\":1}"}}]},{"role":"tool","content":null}]`},
 		{"otel-parts", `[{"role":"user","parts":[{"type":"text","content":"q"}]},{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"f","arguments":{"x":1}}]},` +
 			`{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"r"}]}]`,
-			`[{"role":"user","content":"q"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"x\":1}"}}]},{"role":"tool","content":null,"tool_call_id":"c1"}]`},
+			`[{"role":"user","content":"q"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"x\":1}"}}]},{"role":"tool","content":"r","tool_call_id":"c1"}]`},
+		// A tool result's text is the tool message's content (#27: the
+		// progress profile reads it), never the user's prompt.
 		{"anthropic-tool-result-is-not-the-prompt", `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"r"}]}]`,
-			`[{"role":"user","content":"q"},{"role":"assistant","content":null,"tool_calls":[{"id":"t","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","content":null,"tool_call_id":"t"}]`},
+			`[{"role":"user","content":"q"},{"role":"assistant","content":null,"tool_calls":[{"id":"t","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","content":"r","tool_call_id":"t"}]`},
 		{"langchain-types", `[{"type":"human","content":"h"},{"type":"ai","content":"","tool_calls":[{"name":"f","args":{"q":"x"},"id":"c"}]}]`,
 			`[{"role":"user","content":"h"},{"role":"assistant","content":"","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"q\":\"x\"}"}}]}]`},
 		{"langchain-constructor", `[{"lc":1,"type":"constructor","id":["langchain","schema","messages","HumanMessage"],"kwargs":{"content":"lc"}}]`,
@@ -209,5 +212,43 @@ func TestLangfuseJSONL(t *testing.T) {
 		"t.jsonl:2:observations[1] b|t.jsonl:3:observations Langfuse trace without observations"
 	if strings.Join(got, "|") != want {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, "|"), want)
+	}
+}
+
+// TestLangfuseWrappers: a call counts once however the producer nests it.
+// By hand: [0] wraps [1] through the SPAN [2] (parent links at depth 2):
+// [0] is skipped and [1], which logged no answer, takes [0]'s; [3]
+// ai.generateText has no parent link to the doGenerate [4] but is a
+// wrapper by its name in a trace holding a provider generation; [5] a
+// GENERATION whose parent is itself counts.
+func TestLangfuseWrappers(t *testing.T) {
+	obs := func(id, parent, name, start, input, output string) string {
+		return `{"id":"` + id + `","parentObservationId":` + parent + `,"type":"GENERATION","name":"` + name +
+			`","startTime":"2025-01-01T00:00:0` + start + `.000Z","input":` + input + `,"output":` + output + `}`
+	}
+	span := `{"id":"s","parentObservationId":"w","type":"SPAN","startTime":"2025-01-01T00:00:00.500Z"}`
+	doc := trace(``,
+		obs("w", "null", "OpenAIChat.invoke", "0", `{"messages":[{"role":"user","content":"q"}]}`, `{"role":"assistant","content":"from the wrapper"}`),
+		obs("i", `"s"`, "chat gpt-4o-mini", "1", `"user: q"`, `"None"`),
+		span,
+		obs("g", "null", "ai.generateText", "2", `{"prompt":"p"}`, `"x"`),
+		obs("d", "null", "ai.generateText.doGenerate", "3", `{"prompt":"p"}`, `"y"`),
+		obs("self", `"self"`, "loop", "4", `"z"`, `"w"`))
+	recs := readAll(t, open(t, doc, "lf.json", FormatLangfuse, Options{}), "lf.json")
+	var got []string
+	for _, c := range calls(recs) {
+		got = append(got, c.Pos.String()+" "+lastUser(t, c.Request)+" "+answer(t, c.Response))
+	}
+	want := []string{"lf.json:observations[1] q text:from the wrapper", "lf.json:observations[4] p text:y", "lf.json:observations[5] z text:w"}
+	if !slices.Equal(got, want) {
+		t.Errorf("calls %q, want %q", got, want)
+	}
+	wantSkips := []skipCount{
+		{"GENERATION observation wrapping another (the call counts once, at the inner one)", 1},
+		{"Vercel AI SDK function generation wrapping its provider calls (each counts once, at its doGenerate/doStream generation)", 1},
+		{"observation type SPAN is not an LLM call", 1},
+	}
+	if got := skipCounts(recs); !slices.Equal(got, wantSkips) {
+		t.Errorf("skips %v, want %v", got, wantSkips)
 	}
 }

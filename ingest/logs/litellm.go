@@ -43,13 +43,9 @@ type litellm struct {
 
 func (c *litellm) convert(u unit) []*ingest.Record {
 	pos := c.src.pos(u, "")
-	v, err := decodeTree(u.raw)
-	if err != nil {
-		return []*ingest.Record{bad(pos, "%v", err)}
-	}
-	o, ok := v.(obj)
-	if !ok {
-		return []*ingest.Record{bad(pos, "a LiteLLM log entry is a JSON object, got %s", kind(v))}
+	o, badRec := unitObject(u.raw, pos, "a LiteLLM log entry")
+	if badRec != nil {
+		return []*ingest.Record{badRec}
 	}
 	return []*ingest.Record{c.payload(o, pos)}
 }

@@ -6,7 +6,10 @@
 // (read by ingest.NewJSONL), LiteLLM StandardLoggingPayload and SpendLogs
 // rows, Langfuse trace exports, OpenTelemetry GenAI spans in OTLP JSON,
 // OpenInference spans (OTLP JSON, or Parquet span tables: see Parquet),
-// Vercel AI SDK spans, and OpenAI / Anthropic batch files. Detect sniffs the format from the first
+// Vercel AI SDK spans, OpenTelemetry console exporter output, Phoenix span
+// JSON, LangSmith runs, Datadog APM traces, Amazon Bedrock model
+// invocation logs, and OpenAI /
+// Anthropic batch files. Detect sniffs the format from the first
 // bytes of an input; NewReader reads one.
 //
 // # Inputs: lines or documents
@@ -75,6 +78,24 @@ const (
 	// FormatVercelAI is the Vercel AI SDK's telemetry: OpenTelemetry JS
 	// ReadableSpan JSON with ai.* attributes.
 	FormatVercelAI Format = "vercel-ai"
+	// FormatOTelConsole is what OpenTelemetry's ConsoleSpanExporter
+	// prints: span objects with flat attributes, one pretty-printed JSON
+	// document after the other.
+	FormatOTelConsole Format = "otel-console"
+	// FormatPhoenix is Arize Phoenix's span JSON (its REST API and
+	// phoenix-client): span objects with span_kind and flat OpenInference
+	// attributes.
+	FormatPhoenix Format = "phoenix"
+	// FormatLangSmith is LangSmith runs: exported runs, or the SDK's post
+	// and patch payloads merged by run id.
+	FormatLangSmith Format = "langsmith"
+	// FormatDatadog is Datadog APM traces ([[span, …], …]) with dd-trace's
+	// OpenAI integration tags.
+	FormatDatadog Format = "datadog"
+	// FormatBedrock is Amazon Bedrock model invocation logs: records of
+	// schemaType ModelInvocationLog, one per line, in an array, or inside
+	// CloudWatch Logs exports and Logs Insights query results.
+	FormatBedrock Format = "bedrock"
 	// FormatOpenAIBatch is an OpenAI Batch API input (or output) file.
 	FormatOpenAIBatch Format = "openai-batch"
 	// FormatAnthropicBatch is an Anthropic Message Batches requests (or
@@ -85,7 +106,8 @@ const (
 // Formats lists every format, in the order Detect and help texts name them.
 var Formats = []Format{
 	FormatCapture, FormatCompletionLog, FormatLiteLLM, FormatLangfuse,
-	FormatOTel, FormatOpenInference, FormatVercelAI, FormatOpenAIBatch, FormatAnthropicBatch,
+	FormatOTel, FormatOpenInference, FormatVercelAI, FormatOTelConsole, FormatPhoenix, FormatLangSmith, FormatDatadog, FormatBedrock,
+	FormatOpenAIBatch, FormatAnthropicBatch,
 }
 
 // ParseFormat parses a format name as given to --input-format.
@@ -138,6 +160,20 @@ func NewReader(r io.Reader, name string, f Format, opt Options) (ingest.Reader, 
 		}}, nil
 	case FormatVercelAI:
 		return &vercelReader{src: newSource(r, name), opt: opt}, nil
+	case FormatOTelConsole, FormatPhoenix:
+		s := newSource(r, name)
+		return readWhole(s, (&flatReader{src: s, opt: opt}).readAll), nil
+	case FormatLangSmith:
+		s := newSource(r, name)
+		return readWhole(s, (&langsmith{src: s, opt: opt}).readAll), nil
+	case FormatDatadog:
+		s := newSource(r, name)
+		c := &datadog{src: s, opt: opt}
+		return &reader{src: s, conv: c.convert}, nil
+	case FormatBedrock:
+		s := newSource(r, name)
+		c := &bedrock{src: s, opt: opt}
+		return &reader{src: s, conv: c.convert}, nil
 	case FormatOpenAIBatch, FormatAnthropicBatch:
 		return NewBatchReader(r, name, nil, "", opt)
 	}
@@ -199,6 +235,21 @@ func (r *reader) Err() error             { return r.err }
 func bad(pos ingest.Pos, format string, args ...any) *ingest.Record {
 	err := ingest.Errorf(pos, format, args...)
 	return &ingest.Record{Pos: pos, Err: err}
+}
+
+// unitObject decodes an item that must be a JSON object; else it returns
+// the bad record saying what is wrong (what names the item: "a LiteLLM
+// log entry").
+func unitObject(raw []byte, pos ingest.Pos, what string) (obj, *ingest.Record) {
+	v, err := decodeTree(raw)
+	if err != nil {
+		return nil, bad(pos, "%v", err)
+	}
+	o, ok := v.(obj)
+	if !ok {
+		return nil, bad(pos, "%s is a JSON object, got %s", what, kind(v))
+	}
+	return o, nil
 }
 
 // skip is a well-formed item at pos that is no LLM call.

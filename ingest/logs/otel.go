@@ -69,6 +69,11 @@ type span struct {
 	path   string
 	parent string
 	err    error
+	pos    ingest.Pos // where the span is (set before it is mapped)
+	// evs, when flat, are the span's events as a reader of flat span
+	// JSON decoded them (see flatspans.go); else events() reads o.
+	evs  []event
+	flat bool
 }
 
 func (c *otel) convert(u unit) []*ingest.Record {
@@ -80,6 +85,20 @@ func (c *otel) convert(u unit) []*ingest.Record {
 			return []*ingest.Record{rec}
 		}
 	}
+	if len(spans)+len(problems) == 0 {
+		return []*ingest.Record{skip(c.src.pos(u, ""), "OTLP document without spans")}
+	}
+	for _, s := range spans {
+		s.pos = c.src.pos(u, s.path)
+	}
+	return c.records(spans, problems)
+}
+
+// records maps the spans of one trace export (each with its pos), after
+// the problems met decoding it, in time order: the spans that carry an
+// OpenInference span kind by those conventions, the others by the GenAI
+// ones, each call's agent looked up among its ancestors in spans.
+func (c *otel) records(spans []*span, problems []item) []*ingest.Record {
 	byID := make(map[string]*span, len(spans))
 	for _, s := range spans {
 		if id := str(s.o["spanId"]); id != "" && byID[id] == nil {
@@ -88,18 +107,15 @@ func (c *otel) convert(u unit) []*ingest.Record {
 	}
 	items := make([]item, 0, len(spans)+len(problems))
 	items = append(items, problems...)
-	oi := c.openInference(u, spans)
+	oi := c.openInference(spans)
 	up := byIDLookup(byID)
 	for i, s := range spans {
 		it, ok := oi[s]
 		if !ok {
-			it = c.span(s, c.src.pos(u, s.path), up)
+			it = c.span(s, s.pos, up)
 		}
 		it.i = len(problems) + i
 		items = append(items, it)
-	}
-	if len(items) == 0 {
-		return []*ingest.Record{skip(c.src.pos(u, ""), "OTLP document without spans")}
 	}
 	return sortItems(items)
 }
@@ -164,14 +180,14 @@ func (c *otel) spansStd(u unit) (spans []*span, problems []item, rec *ingest.Rec
 // openInference maps the spans that carry openinference.span.kind (see
 // openinference.go) to their items; the other spans of the document are
 // read by the GenAI conventions.
-func (c *otel) openInference(u unit, spans []*span) map[*span]item {
+func (c *otel) openInference(spans []*span) map[*span]item {
 	var ts []*tspan
 	var from []*span
 	for _, s := range spans {
 		if s.err != nil || s.attrs[oiKindAttr] == nil {
 			continue
 		}
-		ts = append(ts, oiSpan(c.src.pos(u, s.path), s, len(ts)))
+		ts = append(ts, oiSpan(s.pos, s, len(ts)))
 		from = append(from, s)
 	}
 	if len(ts) == 0 {
@@ -337,6 +353,9 @@ type event struct {
 }
 
 func (s *span) events() []event {
+	if s.flat {
+		return s.evs
+	}
 	list, _ := s.o["events"].([]any)
 	evs := make([]event, 0, len(list))
 	for _, e := range list {

@@ -22,11 +22,13 @@ const (
 	lightCall                      // the span is a call, if no call below it
 	lightWrapped                   // a call below it is the call
 	lightKindSet                   // a span table's span_kind column decided the kind
+	lightByName                    // a wrapper by its name (tspan.byName)
 )
 
 type lightSpan struct {
 	spanID, parentID string
 	name, skip       int32 // indexes into lightTree.strs
+	trace            int32 // the trace id, an index into lightTree.strs (set for byName spans and calls)
 	flags            uint8
 }
 
@@ -80,6 +82,12 @@ func (t *lightTree) add(s *tspan) {
 		if s.kindSet {
 			l.flags |= lightKindSet
 		}
+		if s.byName {
+			l.flags |= lightByName
+		}
+		if s.call {
+			l.trace = t.strs.add(s.traceID)
+		}
 		if _, dup := t.byID[s.spanID]; s.spanID != "" && !dup {
 			t.byID[s.spanID] = int32(len(t.spans))
 		}
@@ -120,9 +128,16 @@ type spanPlan struct {
 // ancestors of each span that may be a call, and, when order is set,
 // orders the spans as sortItems orders records.
 func (t *lightTree) plan(order bool) spanPlan {
+	var inner map[int32]bool // as in spanTree.markWrappers
 	for i := range t.spans {
 		if t.spans[i].flags&(lightErr|lightCall) != lightCall {
 			continue
+		}
+		if t.spans[i].flags&lightByName == 0 {
+			if inner == nil {
+				inner = map[int32]bool{}
+			}
+			inner[t.spans[i].trace] = true
 		}
 		p := t.parent(int32(i))
 		for depth := 0; p >= 0 && depth < maxDepth; depth++ {
@@ -130,6 +145,11 @@ func (t *lightTree) plan(order bool) spanPlan {
 				t.spans[p].flags |= lightWrapped
 			}
 			p = t.parent(p)
+		}
+	}
+	for i := range t.spans {
+		if s := &t.spans[i]; s.flags&(lightErr|lightCall|lightByName|lightWrapped) == lightCall|lightByName && inner[s.trace] {
+			s.flags |= lightWrapped
 		}
 	}
 	n, k := len(t.spans), len(t.keys)

@@ -28,6 +28,10 @@ type tspan struct {
 	order                     int       // index in the input, for ties
 
 	call bool // an LLM call, if no call span below it
+	// byName: a call span that is a wrapper by its name (a Vercel AI SDK
+	// function span) whenever its trace holds a call span that is not,
+	// whether or not the export kept the parent links between them.
+	byName bool
 	// kindSet: the span_kind column of a span table decided the kind.
 	kindSet bool
 	skip    string // why the span is no LLM call (when !call)
@@ -83,10 +87,19 @@ func (t *spanTree) parent(s *tspan) *tspan {
 // it: the inner span is the provider's call, the outer one the framework's
 // view of the same call (or of several: a Vercel ai.generateText over the
 // doGenerate of each step). why says what the skip reason reads.
+// A call span marked byName is also a wrapper when its trace (spans of
+// the same trace id) holds a call span not so marked.
 func (t *spanTree) markWrappers(spans []*tspan, why func(outer *tspan) string) {
+	var inner map[string]bool // trace ids holding a call that is no wrapper by name
 	for _, s := range spans {
 		if s.err != nil || !s.call {
 			continue
+		}
+		if !s.byName {
+			if inner == nil {
+				inner = map[string]bool{}
+			}
+			inner[s.traceID] = true
 		}
 		p := t.parent(s)
 		for depth := 0; p != nil && depth < maxDepth; depth++ {
@@ -94,6 +107,11 @@ func (t *spanTree) markWrappers(spans []*tspan, why func(outer *tspan) string) {
 				p.wrapped = why(p)
 			}
 			p = t.parent(p)
+		}
+	}
+	for _, s := range spans {
+		if s.err == nil && s.call && s.byName && s.wrapped == "" && inner[s.traceID] {
+			s.wrapped = why(s)
 		}
 	}
 }

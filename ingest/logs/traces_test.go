@@ -167,6 +167,13 @@ const vercelDoc = `[
 {"name": "ai.generateText.doGenerate", "spanContext": {"traceId": "t4", "spanId": "x"}, "startTime": [1, 2, 3], "attributes": {}}
 ]`
 
+// vercelDocSkips are the spans of vercelDoc that are no call, by reason.
+var vercelDocSkips = []skipCount{
+	{"Vercel AI SDK ai.embed span is an embedding, not chat", 1},
+	{"Vercel AI SDK ai.toolCall span is not an LLM call", 1},
+	{"Vercel AI SDK function span wrapping its provider calls (each counts once, at its doGenerate/doStream span)", 1},
+}
+
 func TestVercelAI(t *testing.T) {
 	if f, ok := Detect([]byte(vercelDoc)); !ok || f != FormatVercelAI {
 		t.Fatalf("Detect = %q, %v; want vercel-ai", f, ok)
@@ -213,13 +220,8 @@ func TestVercelAI(t *testing.T) {
 	if body.Temperature == nil || *body.Temperature != 0 || body.MaxRetries != nil || len(body.Tools) != 1 {
 		t.Errorf("request %s: want temperature 0, the tool, no maxRetries", c.Request)
 	}
-	wantSkips := []skipCount{
-		{"Vercel AI SDK ai.embed span is an embedding, not chat", 1},
-		{"Vercel AI SDK ai.toolCall span is not an LLM call", 1},
-		{"Vercel AI SDK function span wrapping its provider calls (each counts once, at its doGenerate/doStream span)", 1},
-	}
-	if got := skipCounts(recs); !slices.Equal(got, wantSkips) {
-		t.Errorf("skips %v, want %v", got, wantSkips)
+	if got := skipCounts(recs); !slices.Equal(got, vercelDocSkips) {
+		t.Errorf("skips %v, want %v", got, vercelDocSkips)
 	}
 	wantErrs := []string{"v.json:[6]: start time: want [seconds, nanoseconds], got an array of 3"}
 	if got := errs(recs); !slices.Equal(got, wantErrs) {
@@ -239,6 +241,31 @@ func TestVercelAI(t *testing.T) {
 	jl := calls(readAll(t, open(t, strings.Join(lines, "\n")+"\n", "v.jsonl", FormatVercelAI, Options{}), "v.jsonl"))
 	if len(jl) != 3 || jl[0].Pos.String() != "v.jsonl:2" || !bytes.Equal(jl[0].Request, cs[0].Request) {
 		t.Errorf("JSONL: %d calls, first at %s; want 3, the first at v.jsonl:2 with the same request", len(jl), jl[0].Pos)
+	}
+}
+
+// TestVercelAIWithoutParentLinks: the same export without its
+// parentSpanId members (as exporters that drop parent links write it)
+// gives the same calls: ai.generateText is a wrapper by its name, as its
+// trace t1 holds doGenerate spans; the lone ai.streamText of trace t3
+// still counts itself. Only the agent changes: without the link the
+// doGenerate spans are roots themselves, named by their span name.
+func TestVercelAIWithoutParentLinks(t *testing.T) {
+	doc := strings.ReplaceAll(vercelDoc, `"parentSpanId": "g",`, "")
+	if strings.Contains(doc, "parentSpanId") {
+		t.Fatal("a parent link is left")
+	}
+	recs := readAll(t, open(t, doc, "v.json", FormatVercelAI, Options{}), "v.json")
+	var got []string
+	for _, c := range calls(recs) {
+		got = append(got, c.Pos.String()+" "+c.Agent)
+	}
+	want := []string{"v.json:[1] ai.generateText.doGenerate", "v.json:[2] ai.generateText.doGenerate", "v.json:[5] ai.streamText"}
+	if !slices.Equal(got, want) {
+		t.Errorf("calls %q, want %q", got, want)
+	}
+	if got := skipCounts(recs); !slices.Equal(got, vercelDocSkips) {
+		t.Errorf("skips %v, want %v", got, vercelDocSkips)
 	}
 }
 

@@ -20,9 +20,12 @@ import (
 // The SDK writes a span per function call (ai.generateText, ai.streamText,
 // ai.generateObject, ai.streamObject) over a span per provider call of
 // each step (ai.generateText.doGenerate, ai.streamText.doStream, …). The
-// provider calls are the requests; a function span with provider spans
-// below it is skipped as wrapping them (counted once), and one without
-// (an export that dropped them) is the call itself. ai.embed, ai.embedMany
+// provider calls are the requests; a function span is a wrapper by its
+// name: skipped (its calls count once) when provider spans are below it
+// or, parent links or not (OpenTelemetry JS 2 writes parentSpanContext,
+// some exporters write none), anywhere in its trace (same trace id). A
+// function span whose trace holds no provider span (an export that
+// dropped them) is the call itself. ai.embed, ai.embedMany
 // and their doEmbed spans are embeddings, not chat; ai.toolCall spans are
 // the tools the app ran; each is skipped by its operation. A call's
 // record:
@@ -169,8 +172,10 @@ func vercelSpan(pos ingest.Pos, raw []byte) *tspan {
 	switch {
 	case strings.HasPrefix(op, "ai.embed"):
 		s.skip = "Vercel AI SDK " + clip(op, 40) + " span is an embedding, not chat"
-	case strings.HasSuffix(op, ".doGenerate"), strings.HasSuffix(op, ".doStream"), vercelFunctions[op]:
+	case strings.HasSuffix(op, ".doGenerate"), strings.HasSuffix(op, ".doStream"):
 		s.call = true
+	case vercelFunctions[op]:
+		s.call, s.byName = true, true
 	case strings.HasPrefix(op, "ai."):
 		s.skip = "Vercel AI SDK " + clip(op, 40) + " span is not an LLM call"
 	default:

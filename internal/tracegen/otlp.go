@@ -28,6 +28,27 @@ func OpenInferenceOTLP(spans []Span) []byte {
 
 func otlpSpan(s Span) map[string]any {
 	var attrs []any
+	oiAttributes(s, func(k string, v any) { attrs = append(attrs, kv(k, v)) })
+	status := map[string]any{"code": 1}
+	if s.Error {
+		status = map[string]any{"code": 2, "message": "upstream error"}
+	}
+	o := map[string]any{
+		"traceId": s.TraceID, "spanId": s.SpanID, "name": s.Name, "kind": 1,
+		"startTimeUnixNano": strconv.FormatInt(s.Start.UnixNano(), 10),
+		"endTimeUnixNano":   strconv.FormatInt(s.End.UnixNano(), 10),
+		"attributes":        attrs, "status": status,
+	}
+	if s.ParentID != "" {
+		o["parentSpanId"] = s.ParentID
+	}
+	return o
+}
+
+// oiAttributes calls set with each OpenInference attribute of s, flat
+// ("llm.input_messages.0.message.role"), leaving out empty strings and
+// zero counts.
+func oiAttributes(s Span, set func(k string, v any)) {
 	add := func(k string, v any) {
 		switch x := v.(type) {
 		case string:
@@ -39,7 +60,7 @@ func otlpSpan(s Span) map[string]any {
 				return
 			}
 		}
-		attrs = append(attrs, kv(k, v))
+		set(k, v)
 	}
 	add("openinference.span.kind", s.Kind)
 	add("session.id", s.Session)
@@ -63,20 +84,6 @@ func otlpSpan(s Span) map[string]any {
 	if s.TokensIn+s.TokensOut > 0 {
 		add("llm.token_count.total", s.TokensIn+s.TokensOut)
 	}
-	status := map[string]any{"code": 1}
-	if s.Error {
-		status = map[string]any{"code": 2, "message": "upstream error"}
-	}
-	o := map[string]any{
-		"traceId": s.TraceID, "spanId": s.SpanID, "name": s.Name, "kind": 1,
-		"startTimeUnixNano": strconv.FormatInt(s.Start.UnixNano(), 10),
-		"endTimeUnixNano":   strconv.FormatInt(s.End.UnixNano(), 10),
-		"attributes":        attrs, "status": status,
-	}
-	if s.ParentID != "" {
-		o["parentSpanId"] = s.ParentID
-	}
-	return o
 }
 
 func flatMessage(add func(string, any), p string, m Message) {
