@@ -161,6 +161,16 @@ func ProfileNames() string {
 	return strings.Join(names, "")
 }
 
+// ProfileHelp describes every registered profile for --help, one
+// "name: about" line each, sorted by name.
+func ProfileHelp() string {
+	var sb strings.Builder
+	for _, p := range Profiles() {
+		sb.WriteString("\n  " + p.Name + ": " + p.About)
+	}
+	return sb.String()
+}
+
 // ParseProfile returns the registered profile named s ("" is spec).
 func ParseProfile(s string) (*Profile, error) {
 	if s == "" {

@@ -1,0 +1,238 @@
+package geminicli
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/peers/conv"
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// Profile replays gemini-cli 0.61.0's loop detector. Its score is the
+// number of the detection a request's response produced (0: none), and
+// its threshold the detection that kills: 1 (the default) kills at the
+// first, as the peer profiles do; 2 is 0.61.0's own nudge-then-abort (the
+// first detection injects a "Potential loop detected" message, assumed
+// ignored; the second aborts). The window size is not used.
+var Profile = &analyze.Profile{
+	Name: "gemini-cli",
+	About: "gemini-cli 0.61.0's LoopDetectionService: tool-call cycles and content chanting; " +
+		"threshold 1 kills at the first detection, 2 at the second (its nudge-then-abort); its model-based check after 30 turns is left out",
+	Inclusive:       true,
+	Extract:         extract,
+	Fingerprint:     fingerprint,
+	NewDetector:     func(int) analyze.Detector { return new(detector) },
+	Defaults:        analyze.Settings{Enabled: true, WindowSize: 20, Threshold: 1},
+	SweepThresholds: "1:2:1",
+}
+
+func init() { analyze.RegisterProfile(Profile) }
+
+// step is what the detector needs of one record (Features.Ext).
+type step struct {
+	newPrompt bool
+	failed    bool
+	text      string // the response text, fed one line per content event
+	calls     []call
+}
+
+// call is one tool call: its key and, for explanations, its name.
+type call struct {
+	key  Key
+	name string
+}
+
+// extractor is the profile's per-goroutine state.
+type extractor struct {
+	conv conv.Converter
+	buf  []byte
+}
+
+func state(x *analyze.Extractor) *extractor {
+	e, _ := x.Ext.(*extractor)
+	if e == nil {
+		e = new(extractor)
+		x.Ext = e
+	}
+	return e
+}
+
+func extract(x *analyze.Extractor, rec *ingest.Record) analyze.Features {
+	var f analyze.Features
+	e := state(x)
+	t, warn, err := e.conv.Convert(rec.Request, rec.Response, rec.Status)
+	if err != nil {
+		f.Err = err
+		return f
+	}
+	f.Warn = warn
+	x.Usage(rec, &f)
+	st := &step{newPrompt: t.Prompts > 0, failed: t.Failed, text: t.Text}
+	for _, c := range t.Calls {
+		st.calls = append(st.calls, e.key(c))
+	}
+	f.Ext = st
+	return f
+}
+
+// key computes a call's key as the CLI does: the name trimmed
+// ("generic_tool" when empty), the arguments parsed (a string that does
+// not parse stands for itself) and replaced by {} when falsy.
+func (e *extractor) key(c conv.Call) call {
+	name := jsTrim(c.Name)
+	if name == "" {
+		name = "generic_tool"
+	}
+	args := argsString(c)
+	e.buf = append(append(append(e.buf[:0], name...), ':'), args...)
+	return call{key: sha256.Sum256(e.buf), name: name}
+}
+
+// argsString is JSON.stringify(args) for the call's arguments.
+func argsString(c conv.Call) string {
+	v, ok := stringifyParsed(c.Args)
+	switch {
+	case ok && !v.falsy:
+		return v.out
+	case ok || c.Args == "":
+		return "{}"
+	}
+	return jsQuoteString(c.Args) // unparseable: the raw string stands in
+}
+
+// jsTrim is String.prototype.trim.
+func jsTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return r < 0x10000 && isSpace(uint16(r)) })
+}
+
+// detector is one agent's LoopDetectionService on the Detector seam.
+// Score runs the record's events on a copy (next); Push keeps the copy
+// when the response was answered.
+type detector struct {
+	s, next Service
+	u       []uint16
+}
+
+func (d *detector) Score(f *analyze.Features) analyze.Score {
+	st, _ := f.Ext.(*step)
+	if st == nil {
+		return analyze.Score{}
+	}
+	sv := &d.next
+	d.s.copyTo(sv)
+	if st.newPrompt {
+		sv.Reset()
+	}
+	sv.TurnStarted()
+	if st.failed {
+		return analyze.Score{}
+	}
+	var r Result
+	// Content first, one line per event, then the tool calls (turn.js).
+	for rest := st.text; rest != "" && r.Count == 0; {
+		line := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i+1]
+		}
+		rest = rest[len(line):]
+		d.u = UTF16(d.u[:0], line)
+		r = sv.AddContent(d.u)
+	}
+	for i := 0; i < len(st.calls) && r.Count == 0; i++ {
+		r = sv.AddToolCall(st.calls[i].key, st.calls[i].name)
+	}
+	if r.Count == 0 {
+		return analyze.Score{}
+	}
+	// The CLI drops the rest of the response and, at the first
+	// detection, clears it so that a recovery turn can proceed.
+	sc := analyze.Score{Value: float64(r.Count), Explain: explain(r, sv.CycleNames())}
+	if r.Type == LoopToolCalls {
+		sc.RepeatedToolCalls = r.Cycle * ToolCallLoopThreshold
+	} else {
+		sc.SimilarResponses = ContentLoopThreshold
+	}
+	sv.ClearDetection()
+	return sc
+}
+
+func explain(r Result, names []string) string {
+	var s string
+	if r.Type == LoopToolCalls {
+		s = fmt.Sprintf("gemini-cli: tool call cycle of %d repeated %d times (%s)", r.Cycle, ToolCallLoopThreshold, strings.Join(names, ", "))
+	} else {
+		s = fmt.Sprintf("gemini-cli: content chanting: a %d-character chunk repeated %d times, on average within %d characters",
+			ContentChunkSize, ContentLoopThreshold, 5*ContentChunkSize)
+	}
+	if r.Count > 1 {
+		s += "; detection " + strconv.Itoa(r.Count) + " in this prompt"
+	}
+	return s
+}
+
+func (d *detector) Push(f *analyze.Features, answered bool) {
+	if _, ok := f.Ext.(*step); ok && answered {
+		d.s, d.next = d.next, d.s
+	}
+}
+
+func (d *detector) Resize(int) {}
+func (d *detector) Clear()     { d.s.Reset() }
+
+// copyTo makes d a copy of s, reusing d's memory.
+func (s *Service) copyTo(d *Service) {
+	stats, content, detail := d.stats, d.content, d.detail
+	*d = *s
+	d.content = append(content[:0], s.content...)
+	d.detail = append(detail[:0], s.detail...)
+	clear(stats)
+	if len(s.stats) > 0 {
+		if stats == nil {
+			stats = make(map[chunkKey][]int, len(s.stats))
+		}
+		for k, v := range s.stats {
+			stats[k] = append([]int(nil), v...)
+		}
+	}
+	d.stats = stats
+}
+
+func fingerprint(x *analyze.Extractor, in []byte, asResponse bool) (analyze.Fingerprint, error) {
+	e := state(x)
+	var t conv.Turn
+	fp := analyze.Fingerprint{NoHashWhy: "gemini-cli keys tool calls and streamed text, not prompts"}
+	if asResponse {
+		fp.Source = "response body"
+		if err := e.conv.Response(in, &t); err != nil {
+			return fp, err
+		}
+		if t.Failed {
+			fp.Lines = append(fp.Lines, [2]string{"events", "none: the response has no answer (a failed call)"})
+			return fp, nil
+		}
+		lines := strings.Count(t.Text, "\n")
+		if t.Text != "" && !strings.HasSuffix(t.Text, "\n") {
+			lines++
+		}
+		fp.Lines = append(fp.Lines, [2]string{"content events", strconv.Itoa(lines) + " (one per line)"})
+		for _, c := range t.Calls {
+			k := e.key(c)
+			fp.Lines = append(fp.Lines, [2]string{"tool call", k.name + " key " + hex.EncodeToString(k.key[:8])})
+		}
+		return fp, nil
+	}
+	fp.Source = "request body"
+	if err := e.conv.Request(in, &t); err != nil {
+		return fp, err
+	}
+	np := "no"
+	if t.Prompts > 0 {
+		np = "yes: the detector resets"
+	}
+	fp.Lines = append(fp.Lines, [2]string{"new prompt", np}, [2]string{"tool results", strconv.Itoa(len(t.Results))})
+	return fp, nil
+}

@@ -1,0 +1,319 @@
+// Package geminicli is gemini-cli's loop detector, LoopDetectionService,
+// re-implemented from the compiled source published in the npm package
+// @google/gemini-cli-core 0.61.0 (dist/src/services/loopDetectionService.js,
+// wired in by dist/src/core/client.js and core/turn.js), and the
+// gemini-cli profile that replays captured traffic through it
+// (../shared/PEER-REPLAY.md says how a capture becomes its events).
+//
+// The service's deterministic checks are here, with the source's
+// constants, order of checks and resets: a tool-call cycle of length 1 to
+// 5 repeated 5 times at the end of the last 25 calls, and content
+// "chanting": a 50-character chunk of streamed text seen 10 times with an
+// average gap of at most 250 characters and at most 5 distinct texts
+// between occurrences. Its model-based check (after 30 turns of one
+// prompt) needs a model and is left out.
+package geminicli
+
+import (
+	"crypto/sha256"
+	"unicode/utf16"
+)
+
+// The source's constants.
+const (
+	ToolCallLoopThreshold = 5    // TOOL_CALL_LOOP_THRESHOLD
+	ContentLoopThreshold  = 10   // CONTENT_LOOP_THRESHOLD
+	ContentChunkSize      = 50   // CONTENT_CHUNK_SIZE
+	MaxHistoryLength      = 5000 // MAX_HISTORY_LENGTH, in UTF-16 code units
+	maxCycle              = 5    // cycle lengths 1..5
+	historyLen            = maxCycle * ToolCallLoopThreshold
+)
+
+// Key is a tool call's key: sha256(name + ":" + JSON.stringify(args)).
+type Key [sha256.Size]byte
+
+// LoopType is what a detection found.
+type LoopType uint8
+
+const (
+	LoopNone LoopType = iota
+	LoopToolCalls
+	LoopContent
+)
+
+func (t LoopType) String() string {
+	switch t {
+	case LoopToolCalls:
+		return "consecutive_identical_tool_calls"
+	case LoopContent:
+		return "chanting_identical_sentences"
+	}
+	return "none"
+}
+
+// Result is addAndCheck's answer: Count is 0 when the event is not (or
+// no longer) part of a detection, else the number of detections since the
+// last reset; Type and Cycle say what the latest detection found (Cycle:
+// the tool-call cycle's length).
+type Result struct {
+	Count int
+	Type  LoopType
+	Cycle int
+}
+
+// chunkKey is a 50-unit chunk as its hash sees it: the source hashes the
+// chunk's UTF-8 encoding, in which every lone surrogate is U+FFFD.
+type chunkKey [ContentChunkSize]uint16
+
+// Service is one LoopDetectionService: the state of one agent's current
+// prompt. The zero value is a service right after reset.
+type Service struct {
+	tools  [historyLen]Key // the last toolN keys, oldest first
+	toolN  int
+	detail []string // the names of the calls in tools (for explanations)
+
+	content  []uint16 // streamContentHistory
+	stats    map[chunkKey][]int
+	lastIdx  int // lastContentIndex
+	inCode   bool
+	detected bool // loopDetected
+	count    int  // detectedCount
+	lastType LoopType
+	lastCyc  int
+
+	// Turns counts turnStarted calls since the last reset.
+	Turns int
+}
+
+// Reset forgets everything, as reset(promptId) does at a new prompt.
+func (s *Service) Reset() {
+	stats := s.stats
+	clear(stats)
+	*s = Service{stats: stats, content: s.content[:0], detail: s.detail[:0]}
+}
+
+// ClearDetection lets a recovery turn proceed; the count is kept, so the
+// next detection is the second.
+func (s *Service) ClearDetection() { s.detected = false }
+
+// Count is the number of detections since the last reset.
+func (s *Service) Count() int { return s.count }
+
+// TurnStarted is turnStarted without the model-based check.
+func (s *Service) TurnStarted() Result {
+	if s.detected {
+		return s.result()
+	}
+	s.Turns++
+	return Result{}
+}
+
+func (s *Service) result() Result { return Result{Count: s.count, Type: s.lastType, Cycle: s.lastCyc} }
+
+// AddToolCall is addAndCheck of a ToolCallRequest event with key k; name
+// is kept for explanations only.
+func (s *Service) AddToolCall(k Key, name string) Result {
+	if s.detected {
+		return s.result()
+	}
+	s.resetContent()
+	if c := s.checkToolCall(k, name); c > 0 {
+		return s.detect(LoopToolCalls, c)
+	}
+	return Result{}
+}
+
+// AddContent is addAndCheck of a Content event with text u (UTF-16).
+func (s *Service) AddContent(u []uint16) Result {
+	if s.detected {
+		return s.result()
+	}
+	if s.checkContent(u) {
+		return s.detect(LoopContent, 0)
+	}
+	return Result{}
+}
+
+func (s *Service) detect(t LoopType, cycle int) Result {
+	s.detected = true
+	s.count++
+	s.lastType, s.lastCyc = t, cycle
+	return s.result()
+}
+
+// checkToolCall is checkToolCallLoop: it returns the length of the cycle
+// the history now ends with, 0 for none.
+func (s *Service) checkToolCall(k Key, name string) int {
+	if s.toolN == historyLen {
+		copy(s.tools[:], s.tools[1:])
+		copy(s.detail, s.detail[1:])
+		s.detail = s.detail[:historyLen-1]
+		s.toolN--
+	}
+	s.tools[s.toolN] = k
+	s.detail = append(s.detail, name)
+	s.toolN++
+	n := s.toolN
+	h := s.tools[:n]
+	for c := 1; c <= maxCycle; c++ {
+		req := c * ToolCallLoopThreshold
+		if n < req {
+			continue
+		}
+		cycle := h[n-c:]
+		match := true
+		for i := 0; i < req; i++ {
+			if h[n-req+i] != cycle[i%c] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return c
+		}
+	}
+	return 0
+}
+
+// CycleNames returns the names of the calls of the latest tool-call cycle,
+// oldest first.
+func (s *Service) CycleNames() []string {
+	if s.lastCyc == 0 || len(s.detail) < s.lastCyc {
+		return nil
+	}
+	return s.detail[len(s.detail)-s.lastCyc:]
+}
+
+func (s *Service) resetContent() {
+	s.content = s.content[:0]
+	clear(s.stats)
+	s.lastIdx = 0
+}
+
+// checkContent is checkContentLoop.
+func (s *Service) checkContent(u []uint16) bool {
+	fences := countFences(u)
+	divider := isDivider(u)
+	if fences > 0 || hasTable(u) || hasListItem(u) || hasHeading(u) || hasBlockquote(u) || divider {
+		s.resetContent()
+	}
+	was := s.inCode
+	if fences%2 == 1 {
+		s.inCode = !s.inCode
+	}
+	if was || s.inCode || divider {
+		return false
+	}
+	s.content = append(s.content, u...)
+	s.truncate()
+	return s.analyze()
+}
+
+// truncate is truncateAndUpdate.
+func (s *Service) truncate() {
+	if len(s.content) <= MaxHistoryLength {
+		return
+	}
+	cut := len(s.content) - MaxHistoryLength
+	s.content = append(s.content[:0], s.content[cut:]...)
+	s.lastIdx = max(0, s.lastIdx-cut)
+	for k, idx := range s.stats {
+		kept := idx[:0]
+		for _, i := range idx {
+			if i-cut >= 0 {
+				kept = append(kept, i-cut)
+			}
+		}
+		if len(kept) > 0 {
+			s.stats[k] = kept
+		} else {
+			delete(s.stats, k)
+		}
+	}
+}
+
+// analyze is analyzeContentChunksForLoop.
+func (s *Service) analyze() bool {
+	for s.lastIdx+ContentChunkSize <= len(s.content) {
+		if s.chunkLoops() {
+			return true
+		}
+		s.lastIdx++
+	}
+	return false
+}
+
+// key returns the chunk at i as its hash sees it.
+func (s *Service) key(i int) chunkKey {
+	var k chunkKey
+	c := s.content[i : i+ContentChunkSize]
+	for j := 0; j < len(c); j++ {
+		u := c[j]
+		switch {
+		case u >= 0xd800 && u < 0xdc00 && j+1 < len(c) && c[j+1] >= 0xdc00 && c[j+1] < 0xe000:
+			k[j], k[j+1] = u, c[j+1]
+			j++
+		case u >= 0xd800 && u < 0xe000:
+			k[j] = 0xfffd
+		default:
+			k[j] = u
+		}
+	}
+	return k
+}
+
+// chunkLoops is isLoopDetectedForChunk for the chunk at lastIdx.
+func (s *Service) chunkLoops() bool {
+	if s.stats == nil {
+		s.stats = map[chunkKey][]int{}
+	}
+	k := s.key(s.lastIdx)
+	idx, seen := s.stats[k]
+	if !seen {
+		s.stats[k] = []int{s.lastIdx}
+		return false
+	}
+	if !s.sameChunk(s.lastIdx, idx[0]) {
+		return false
+	}
+	idx = append(idx, s.lastIdx)
+	s.stats[k] = idx
+	if len(idx) < ContentLoopThreshold {
+		return false
+	}
+	recent := idx[len(idx)-ContentLoopThreshold:]
+	total := recent[len(recent)-1] - recent[0]
+	if float64(total)/float64(ContentLoopThreshold-1) > ContentChunkSize*5 {
+		return false
+	}
+	// The texts between consecutive occurrences: a loop has few.
+	periods := make(map[string]struct{}, ContentLoopThreshold)
+	for i := 0; i < len(recent)-1; i++ {
+		periods[string(utf16Bytes(s.content[recent[i]:recent[i+1]]))] = struct{}{}
+	}
+	return len(periods) <= ContentLoopThreshold/2
+}
+
+// sameChunk is isActualContentMatch: the code units at i and at j agree.
+func (s *Service) sameChunk(i, j int) bool {
+	a := s.content[i : i+ContentChunkSize]
+	b := s.content[j:min(j+ContentChunkSize, len(s.content))]
+	if len(a) != len(b) {
+		return false
+	}
+	for x := range a {
+		if a[x] != b[x] {
+			return false
+		}
+	}
+	return true
+}
+
+// UTF16 converts s to UTF-16 code units, as a JavaScript string holds it
+// (bytes that are not UTF-8 as U+FFFD).
+func UTF16(dst []uint16, s string) []uint16 {
+	for _, r := range s {
+		dst = utf16.AppendRune(dst, r)
+	}
+	return dst
+}
