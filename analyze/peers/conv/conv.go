@@ -37,8 +37,10 @@ type Result struct {
 // Turn is what one call adds to the conversation a peer tracks.
 type Turn struct {
 	// Prompts counts the new user prompts in the request's tail (user
-	// messages that are not only tool results).
-	Prompts int
+	// messages that are not only tool results); PromptTexts are their
+	// texts (text parts joined with "\n").
+	Prompts     int
+	PromptTexts []string
 	// Results are the tool results in the tail, in order.
 	Results []Result
 	// Tools are the names of the tools the request offers (its tools
@@ -160,6 +162,7 @@ func (c *Converter) userMessage(m *fastjson.Value, t *Turn) {
 	}
 	if !results {
 		t.Prompts++
+		t.PromptTexts = append(t.PromptTexts, c.text(m.Get("content"), "\n"))
 	}
 }
 

@@ -52,14 +52,7 @@ type extractor struct {
 	buf  []byte
 }
 
-func state(x *analyze.Extractor) *extractor {
-	e, _ := x.Ext.(*extractor)
-	if e == nil {
-		e = new(extractor)
-		x.Ext = e
-	}
-	return e
-}
+func state(x *analyze.Extractor) *extractor { return conv.State[extractor](x) }
 
 func extract(x *analyze.Extractor, rec *ingest.Record) analyze.Features {
 	var f analyze.Features
@@ -203,36 +196,23 @@ func (s *Service) copyTo(d *Service) {
 
 func fingerprint(x *analyze.Extractor, in []byte, asResponse bool) (analyze.Fingerprint, error) {
 	e := state(x)
-	var t conv.Turn
-	fp := analyze.Fingerprint{NoHashWhy: "gemini-cli keys tool calls and streamed text, not prompts"}
-	if asResponse {
-		fp.Source = "response body"
-		if err := e.conv.Response(in, &t); err != nil {
-			return fp, err
-		}
-		if t.Failed {
-			fp.Lines = append(fp.Lines, [2]string{"events", "none: the response has no answer (a failed call)"})
-			return fp, nil
+	return e.conv.Fingerprint(in, asResponse, "gemini-cli keys tool calls and streamed text, not prompts", func(t *conv.Turn) [][2]string {
+		if !asResponse {
+			np := "no"
+			if t.Prompts > 0 {
+				np = "yes: the detector resets"
+			}
+			return [][2]string{{"new prompt", np}, {"tool results", strconv.Itoa(len(t.Results))}}
 		}
 		lines := strings.Count(t.Text, "\n")
 		if t.Text != "" && !strings.HasSuffix(t.Text, "\n") {
 			lines++
 		}
-		fp.Lines = append(fp.Lines, [2]string{"content events", strconv.Itoa(lines) + " (one per line)"})
+		out := [][2]string{{"content events", strconv.Itoa(lines) + " (one per line)"}}
 		for _, c := range t.Calls {
 			k := e.key(c)
-			fp.Lines = append(fp.Lines, [2]string{"tool call", k.name + " key " + hex.EncodeToString(k.key[:8])})
+			out = append(out, [2]string{"tool call", k.name + " key " + hex.EncodeToString(k.key[:8])})
 		}
-		return fp, nil
-	}
-	fp.Source = "request body"
-	if err := e.conv.Request(in, &t); err != nil {
-		return fp, err
-	}
-	np := "no"
-	if t.Prompts > 0 {
-		np = "yes: the detector resets"
-	}
-	fp.Lines = append(fp.Lines, [2]string{"new prompt", np}, [2]string{"tool results", strconv.Itoa(len(t.Results))})
-	return fp, nil
+		return out
+	})
 }

@@ -22,11 +22,12 @@ type ToolCall struct{ Name, Args string }
 
 // Conv is one agent's conversation under construction.
 type Conv struct {
-	Agent   string
-	Tools   []string // the request's tools list (names); nil: none
-	msgs    []any
-	Records []ingest.Record
-	calls   int
+	Agent    string
+	Tools    []string // the request's tools list (names); nil: none
+	msgs     []any
+	Records  []ingest.Record
+	calls    int
+	failBody string
 }
 
 // New starts agent's conversation with a system message.
@@ -53,7 +54,15 @@ func (c *Conv) Results(texts ...string) *Conv {
 func (c *Conv) Respond(text string, calls ...ToolCall) *Conv { return c.respond(200, text, calls) }
 
 // Fail records a call that failed with status.
-func (c *Conv) Fail(status int) *Conv { return c.respond(status, "", nil) }
+func (c *Conv) Fail(status int) *Conv {
+	return c.FailWith(status, `{"error":{"message":"upstream error"}}`)
+}
+
+// FailWith records a call that failed with status and body.
+func (c *Conv) FailWith(status int, body string) *Conv {
+	c.failBody = body
+	return c.respond(status, "", nil)
+}
 
 func (c *Conv) respond(status int, text string, calls []ToolCall) *Conv {
 	req := map[string]any{"model": "m", "messages": c.msgs}
@@ -86,7 +95,7 @@ func (c *Conv) respond(status int, text string, calls []ToolCall) *Conv {
 		resp, _ = json.Marshal(map[string]any{"id": "r", "object": "chat.completion", "choices": []any{map[string]any{"index": 0, "message": msg}}})
 		c.msgs = append(c.msgs, msg)
 	} else {
-		resp = []byte(`{"error":{"message":"upstream error"}}`)
+		resp = []byte(c.failBody)
 	}
 	n := len(c.Records)
 	c.Records = append(c.Records, ingest.Record{
