@@ -23,6 +23,7 @@ var Profile = &analyze.Profile{
 	About: "gemini-cli 0.61.0's LoopDetectionService: tool-call cycles and content chanting; " +
 		"threshold 1 kills at the first detection, 2 at the second (its nudge-then-abort); its model-based check after 30 turns is left out",
 	Inclusive:       true,
+	NoWindow:        true,
 	Extract:         extract,
 	Fingerprint:     fingerprint,
 	NewDetector:     func(int) analyze.Detector { return new(detector) },

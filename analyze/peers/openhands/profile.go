@@ -20,6 +20,7 @@ var (
 		About: "OpenHands V0 StuckDetector (stuck.py at 156d0686), interactive mode: repeated action/observation, " +
 			"action/error, monologue, alternation, context-window loops after the last user message",
 		Inclusive:       true,
+		NoWindow:        true,
 		Extract:         extract,
 		Fingerprint:     fingerprint,
 		NewDetector:     func(int) analyze.Detector { return &detector{} },
@@ -30,6 +31,7 @@ var (
 		Name:            "openhands-headless",
 		About:           "OpenHands V0 StuckDetector in headless mode (evaluation runs): the whole history, user messages filtered out",
 		Inclusive:       true,
+		NoWindow:        true,
 		Extract:         extract,
 		Fingerprint:     fingerprint,
 		NewDetector:     func(int) analyze.Detector { return &detector{headless: true} },
