@@ -38,14 +38,20 @@ func fixtureRecords(b *testing.B) ([]ingest.Record, int64) {
 
 func chatRecords(b *testing.B) ([]ingest.Record, int64) {
 	data, _ := benchCapture()
+	return recordsOf(data, "bench.jsonl"), int64(len(data))
+}
+
+// recordsOf reads the JSONL records of data, each with its own copy of
+// its bodies.
+func recordsOf(data []byte, name string) []ingest.Record {
 	var recs []ingest.Record
-	r := ingest.NewJSONL(bytes.NewReader(data), "bench.jsonl", ingest.JSONLOptions{})
+	r := ingest.NewJSONL(bytes.NewReader(data), name, ingest.JSONLOptions{})
 	for r.Scan() {
 		rec := *r.Record()
 		rec.Request, rec.Response = bytes.Clone(rec.Request), bytes.Clone(rec.Response)
 		recs = append(recs, rec)
 	}
-	return recs, int64(len(data))
+	return recs
 }
 
 // BenchmarkExtract: one profile's feature extraction (the per-record cost

@@ -43,10 +43,9 @@ type Turn struct {
 	PromptTexts []string
 	// Results are the tool results in the tail, in order.
 	Results []Result
-	// Tools are the names of the tools the request offers (its tools
-	// list); HasTools says it has one.
-	Tools    []string
+	// HasTools says the request has a tools list (Offers reads it).
 	HasTools bool
+	tools    []byte // the list, pointing into the request
 	// Failed says the call produced no answer: a status outside
 	// 200..299, or a response without choices (OpenAI) or content
 	// (Anthropic). A failed call has no Text and no Calls.
@@ -67,6 +66,7 @@ var ErrNoMessages = errors.New("request has no messages array (peer profiles rea
 type Converter struct {
 	req, resp fastjson.Parser
 	buf       []byte
+	tail      [][2]int // scanRequest's spans
 }
 
 // Convert reads a request body, its response body (empty: none captured)
@@ -95,12 +95,37 @@ func (c *Converter) Convert(req, resp []byte, status int) (t Turn, warn string, 
 	return t, "", nil
 }
 
-// Request reads a request body into t: its prompts, tool results and
-// tools.
+// Request reads a request body into t: its prompts and tool results,
+// and where its tools list is (Turn.Offers reads it). Only the messages
+// after the last assistant message are parsed, when the body is a plain
+// object; any other body is parsed whole.
 func (c *Converter) Request(req []byte, t *Turn) error {
 	if len(bytes.TrimSpace(req)) == 0 {
 		return errors.New("no request body")
 	}
+	tools, ok := scanRequest(req, &c.tail)
+	if ok {
+		for _, sp := range c.tail {
+			m, err := c.req.ParseBytes(req[sp[0]:sp[1]])
+			if err != nil {
+				ok = false
+				break
+			}
+			c.tailMessage(m, t)
+		}
+	}
+	if !ok {
+		*t = Turn{NoResponse: t.NoResponse}
+		return c.requestTree(req, t)
+	}
+	if tools[1] > tools[0] {
+		t.HasTools, t.tools = true, req[tools[0]:tools[1]]
+	}
+	return nil
+}
+
+// requestTree reads a request body with the full parser.
+func (c *Converter) requestTree(req []byte, t *Turn) error {
 	v, err := c.req.ParseBytes(req)
 	if err != nil {
 		return fmt.Errorf("request body is not JSON: %v", err)
@@ -118,17 +143,8 @@ func (c *Converter) Request(req []byte, t *Turn) error {
 	if msgs == nil || msgs.Type() != fastjson.TypeArray {
 		return ErrNoMessages
 	}
-	if tools := v.GetArray("tools"); v.Get("tools") != nil {
-		t.HasTools = true
-		for _, tl := range tools {
-			name := tl.GetStringBytes("function", "name") // OpenAI
-			if name == nil {
-				name = tl.GetStringBytes("name") // Anthropic
-			}
-			if name != nil {
-				t.Tools = append(t.Tools, string(name))
-			}
-		}
+	if tl := v.Get("tools"); tl != nil {
+		t.HasTools, t.tools = true, tl.MarshalTo(nil)
 	}
 	ms, _ := msgs.Array()
 	last := -1
@@ -138,14 +154,30 @@ func (c *Converter) Request(req []byte, t *Turn) error {
 		}
 	}
 	for _, m := range ms[last+1:] {
-		switch string(m.GetStringBytes("role")) {
-		case "user":
-			c.userMessage(m, t)
-		case "tool":
-			t.Results = append(t.Results, Result{ID: string(m.GetStringBytes("tool_call_id")), Text: c.text(m.Get("content"), "\n")})
-		}
+		c.tailMessage(m, t)
 	}
 	return nil
+}
+
+// tailMessage adds one message of the tail.
+func (c *Converter) tailMessage(m *fastjson.Value, t *Turn) {
+	switch string(m.GetStringBytes("role")) {
+	case "user":
+		c.userMessage(m, t)
+	case "tool":
+		t.Results = append(t.Results, Result{ID: string(m.GetStringBytes("tool_call_id")), Text: c.text(m.Get("content"), "\n")})
+	}
+}
+
+// Offers reports whether the request's tools list offers a tool named
+// name.
+func (t *Turn) Offers(name string) bool {
+	found := false
+	elements(t.tools, skipWS(t.tools, 0), func(vs, ve int) bool {
+		found = found || toolName(t.tools, vs) == name
+		return !found
+	})
+	return found
 }
 
 // userMessage adds a user message of the tail: tool results when it

@@ -23,6 +23,15 @@ func FuzzConvert(f *testing.F) {
 		if (errA == nil) != (errB == nil) || wa != wb || !reflect.DeepEqual(a, b) {
 			t.Fatalf("two conversions differ: %+v %q %v / %+v %q %v", a, wa, errA, b, wb, errB)
 		}
+		// The fast path reads what the full parser reads.
+		var fast, tree Turn
+		var c2 Converter
+		if errF, errT := c.Request(req, &fast), c2.requestTree(req, &tree); errF == nil && errT == nil {
+			fast.tools, tree.tools = nil, nil
+			if !reflect.DeepEqual(fast, tree) {
+				t.Fatalf("fast path %+v, full parser %+v", fast, tree)
+			}
+		}
 		if a.Failed && (a.Text != "" || len(a.Calls) > 0) {
 			t.Fatalf("a failed call with events: %+v", a)
 		}

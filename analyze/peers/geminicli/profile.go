@@ -104,11 +104,13 @@ func jsTrim(s string) string {
 }
 
 // detector is one agent's LoopDetectionService on the Detector seam.
-// Score runs the record's events on a copy (next); Push keeps the copy
-// when the response was answered.
+// Score runs the record's events on the service; steps keeps the answered
+// records since the last new prompt, so that Push can rebuild the state a
+// refused record (block mode) must not have changed.
 type detector struct {
-	s, next Service
-	u       []uint16
+	s     Service
+	steps []*step
+	u     []uint16
 }
 
 func (d *detector) Score(f *analyze.Features) analyze.Score {
@@ -116,8 +118,15 @@ func (d *detector) Score(f *analyze.Features) analyze.Score {
 	if st == nil {
 		return analyze.Score{}
 	}
-	sv := &d.next
-	d.s.copyTo(sv)
+	if st.newPrompt {
+		d.steps = d.steps[:0]
+	}
+	return d.run(st)
+}
+
+// run feeds one record's events to the service, as client.js does.
+func (d *detector) run(st *step) analyze.Score {
+	sv := &d.s
 	if st.newPrompt {
 		sv.Reset()
 	}
@@ -169,31 +178,22 @@ func explain(r Result, names []string) string {
 }
 
 func (d *detector) Push(f *analyze.Features, answered bool) {
-	if _, ok := f.Ext.(*step); ok && answered {
-		d.s, d.next = d.next, d.s
+	st, ok := f.Ext.(*step)
+	switch {
+	case !ok:
+	case answered:
+		d.steps = append(d.steps, st)
+	default:
+		// Refused: the state is what the answered records made it.
+		d.s.Reset()
+		for _, st := range d.steps {
+			d.run(st)
+		}
 	}
 }
 
 func (d *detector) Resize(int) {}
-func (d *detector) Clear()     { d.s.Reset() }
-
-// copyTo makes d a copy of s, reusing d's memory.
-func (s *Service) copyTo(d *Service) {
-	stats, content, detail := d.stats, d.content, d.detail
-	*d = *s
-	d.content = append(content[:0], s.content...)
-	d.detail = append(detail[:0], s.detail...)
-	clear(stats)
-	if len(s.stats) > 0 {
-		if stats == nil {
-			stats = make(map[chunkKey][]int, len(s.stats))
-		}
-		for k, v := range s.stats {
-			stats[k] = append([]int(nil), v...)
-		}
-	}
-	d.stats = stats
-}
+func (d *detector) Clear()     { d.s.Reset(); d.steps = d.steps[:0] }
 
 func fingerprint(x *analyze.Extractor, in []byte, asResponse bool) (analyze.Fingerprint, error) {
 	e := state(x)

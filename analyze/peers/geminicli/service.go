@@ -61,10 +61,6 @@ type Result struct {
 	Cycle int
 }
 
-// chunkKey is a 50-unit chunk as its hash sees it: the source hashes the
-// chunk's UTF-8 encoding, in which every lone surrogate is U+FFFD.
-type chunkKey [ContentChunkSize]uint16
-
 // Service is one LoopDetectionService: the state of one agent's current
 // prompt. The zero value is a service right after reset.
 type Service struct {
@@ -73,7 +69,8 @@ type Service struct {
 	detail []string // the names of the calls in tools (for explanations)
 
 	content  []uint16 // streamContentHistory
-	stats    map[chunkKey][]int
+	off      int      // units truncated from its front since the last reset
+	stats    chunkTable
 	lastIdx  int // lastContentIndex
 	inCode   bool
 	detected bool // loopDetected
@@ -88,8 +85,8 @@ type Service struct {
 // Reset forgets everything, as reset(promptId) does at a new prompt.
 func (s *Service) Reset() {
 	stats := s.stats
-	clear(stats)
-	*s = Service{stats: stats, content: s.content[:0], detail: s.detail[:0]}
+	stats.reset()
+	*s = Service{content: s.content[:0], detail: s.detail[:0], stats: stats}
 }
 
 // ClearDetection lets a recovery turn proceed; the count is kept, so the
@@ -186,7 +183,8 @@ func (s *Service) CycleNames() []string {
 
 func (s *Service) resetContent() {
 	s.content = s.content[:0]
-	clear(s.stats)
+	s.off = 0
+	s.stats.reset()
 	s.lastIdx = 0
 }
 
@@ -209,7 +207,8 @@ func (s *Service) checkContent(u []uint16) bool {
 	return s.analyze()
 }
 
-// truncate is truncateAndUpdate.
+// truncate is truncateAndUpdate: positions below the new front are
+// gone (chunkTable reads them as dropped).
 func (s *Service) truncate() {
 	if len(s.content) <= MaxHistoryLength {
 		return
@@ -217,19 +216,7 @@ func (s *Service) truncate() {
 	cut := len(s.content) - MaxHistoryLength
 	s.content = append(s.content[:0], s.content[cut:]...)
 	s.lastIdx = max(0, s.lastIdx-cut)
-	for k, idx := range s.stats {
-		kept := idx[:0]
-		for _, i := range idx {
-			if i-cut >= 0 {
-				kept = append(kept, i-cut)
-			}
-		}
-		if len(kept) > 0 {
-			s.stats[k] = kept
-		} else {
-			delete(s.stats, k)
-		}
-	}
+	s.off += cut
 }
 
 // analyze is analyzeContentChunksForLoop.
@@ -243,70 +230,91 @@ func (s *Service) analyze() bool {
 	return false
 }
 
-// key returns the chunk at i as its hash sees it.
-func (s *Service) key(i int) chunkKey {
-	var k chunkKey
+// hash returns the chunk at i as its sha256 sees it (the UTF-8 encoding,
+// in which every surrogate without its pair in the chunk is U+FFFD),
+// hashed to 64 bits (FNV-1a over code units).
+func (s *Service) hash(i int) uint64 {
 	c := s.content[i : i+ContentChunkSize]
+	h := uint64(14695981039346656037)
 	for j := 0; j < len(c); j++ {
 		u := c[j]
-		switch {
-		case u >= 0xd800 && u < 0xdc00 && j+1 < len(c) && c[j+1] >= 0xdc00 && c[j+1] < 0xe000:
-			k[j], k[j+1] = u, c[j+1]
-			j++
-		case u >= 0xd800 && u < 0xe000:
-			k[j] = 0xfffd
-		default:
-			k[j] = u
+		if u >= 0xd800 && u < 0xe000 {
+			switch {
+			case u < 0xdc00 && j+1 < len(c) && c[j+1] >= 0xdc00 && c[j+1] < 0xe000:
+				h = (h ^ uint64(u)) * 1099511628211
+				j++
+				u = c[j]
+			default:
+				u = 0xfffd
+			}
 		}
+		h = (h ^ uint64(u)) * 1099511628211
 	}
-	return k
+	return h
 }
 
-// chunkLoops is isLoopDetectedForChunk for the chunk at lastIdx.
+// chunkLoops is isLoopDetectedForChunk for the chunk at lastIdx. Two
+// chunks whose 64-bit hashes collide are taken for one whose content
+// differs (the source compares the content of a sha256 match the same way).
 func (s *Service) chunkLoops() bool {
-	if s.stats == nil {
-		s.stats = map[chunkKey][]int{}
-	}
-	k := s.key(s.lastIdx)
-	idx, seen := s.stats[k]
-	if !seen {
-		s.stats[k] = []int{s.lastIdx}
+	h := s.hash(s.lastIdx)
+	head := s.stats.head(h, s.off)
+	if head < 0 {
+		s.stats.push(h, s.lastIdx+s.off, -1, s.off)
 		return false
 	}
-	if !s.sameChunk(s.lastIdx, idx[0]) {
+	// Every live position of a chunk holds the same units: the newest
+	// stands for the first.
+	if !s.sameChunk(s.lastIdx, s.stats.nodes[head].pos-s.off) {
 		return false
 	}
-	idx = append(idx, s.lastIdx)
-	s.stats[k] = idx
-	if len(idx) < ContentLoopThreshold {
+	s.stats.push(h, s.lastIdx+s.off, head, s.off)
+	var recent [ContentLoopThreshold]int
+	n := 0
+	for nd := int32(len(s.stats.nodes) - 1); nd >= 0 && n < ContentLoopThreshold; nd = s.stats.nodes[nd].prev {
+		p := s.stats.nodes[nd].pos - s.off
+		if p < 0 {
+			break
+		}
+		recent[ContentLoopThreshold-1-n] = p
+		n++
+	}
+	if n < ContentLoopThreshold {
 		return false
 	}
-	recent := idx[len(idx)-ContentLoopThreshold:]
-	total := recent[len(recent)-1] - recent[0]
+	total := recent[ContentLoopThreshold-1] - recent[0]
 	if float64(total)/float64(ContentLoopThreshold-1) > ContentChunkSize*5 {
 		return false
 	}
 	// The texts between consecutive occurrences: a loop has few.
-	periods := make(map[string]struct{}, ContentLoopThreshold)
-	for i := 0; i < len(recent)-1; i++ {
-		periods[string(utf16Bytes(s.content[recent[i]:recent[i+1]]))] = struct{}{}
+	distinct := 0
+	for i := 0; i < ContentLoopThreshold-1; i++ {
+		seen := false
+		for j := 0; j < i && !seen; j++ {
+			seen = equalUnits(s.content[recent[i]:recent[i+1]], s.content[recent[j]:recent[j+1]])
+		}
+		if !seen {
+			distinct++
+		}
 	}
-	return len(periods) <= ContentLoopThreshold/2
+	return distinct <= ContentLoopThreshold/2
 }
 
-// sameChunk is isActualContentMatch: the code units at i and at j agree.
-func (s *Service) sameChunk(i, j int) bool {
-	a := s.content[i : i+ContentChunkSize]
-	b := s.content[j:min(j+ContentChunkSize, len(s.content))]
+func equalUnits(a, b []uint16) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	for x := range a {
-		if a[x] != b[x] {
+	for i := range a {
+		if a[i] != b[i] {
 			return false
 		}
 	}
 	return true
+}
+
+// sameChunk is isActualContentMatch: the code units at i and at j agree.
+func (s *Service) sameChunk(i, j int) bool {
+	return equalUnits(s.content[i:i+ContentChunkSize], s.content[j:min(j+ContentChunkSize, len(s.content))])
 }
 
 // UTF16 converts s to UTF-16 code units, as a JavaScript string holds it

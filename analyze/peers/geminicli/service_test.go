@@ -322,8 +322,8 @@ func TestToolCallResetsContent(t *testing.T) {
 		addText(&s, "Some content.")
 	}
 	addTool(&s, toolKey(t, "testTool", `{"param":"value"}`))
-	if len(s.content) != 0 || len(s.stats) != 0 {
-		t.Fatalf("content tracking kept: %d units, %d chunks", len(s.content), len(s.stats))
+	if len(s.content) != 0 || s.stats.used != 0 {
+		t.Fatalf("content tracking kept: %d units, %d chunks", len(s.content), s.stats.used)
 	}
 	if c := addText(&s, "Fresh content."); c != 0 {
 		t.Fatalf("count %d", c)

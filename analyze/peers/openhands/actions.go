@@ -317,7 +317,7 @@ func toAction(name string, args map[string]any, t *conv.Turn) (action, *Event) {
 		cmd := shellCommand(args)
 		a.kind, a.fields, a.thoughtAt = CmdRunAction, []string{cmd, F(false), "", F(false), F(-1)}, 2
 		a.obs, a.obsFields = CmdOutputObservation, []string{cmd}
-	case !t.HasTools || offered(t.Tools, name):
+	case !t.HasTools || t.Offers(name):
 		a.kind, a.fields, a.thoughtAt = MCPAction, []string{name, canon(args), ""}, 2
 		a.obs, a.obsFields = MCPObservation, []string{name, canon(args)}
 	default:
@@ -362,13 +362,4 @@ func shellCommand(args map[string]any) string {
 		return s
 	}
 	return ""
-}
-
-func offered(tools []string, name string) bool {
-	for _, t := range tools {
-		if t == name {
-			return true
-		}
-	}
-	return false
 }

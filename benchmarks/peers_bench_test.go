@@ -1,0 +1,67 @@
+package benchmarks
+
+import (
+	"compress/gzip"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/killswitch/killswitch/analyze"
+	_ "github.com/killswitch/killswitch/analyze/peers" // the peer profiles
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// trajectoryRecords reads ../shared/trajectories/real-runs.jsonl.gz: real
+// agent runs whose requests carry the whole (capped) history.
+func trajectoryRecords(b *testing.B) ([]ingest.Record, int64) {
+	f, err := os.Open("../../shared/trajectories/real-runs.jsonl.gz")
+	if err != nil {
+		b.Skip("no ../shared/trajectories (a fresh clone): ", err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return recordsOf(data, "real-runs.jsonl"), int64(len(data))
+}
+
+// BenchmarkPeerReplay: the replay cost of each peer profile against
+// spec's, on the same records, one goroutine: extraction and decision,
+// record by record, as a one-worker replay does them.
+func BenchmarkPeerReplay(b *testing.B) {
+	for _, in := range []struct {
+		name string
+		load func(*testing.B) ([]ingest.Record, int64)
+	}{{"fixtures", fixtureRecords}, {"trajectories", trajectoryRecords}} {
+		recs, size := in.load(b)
+		for _, name := range []string{"spec", "gemini-cli", "openhands", "openhands-headless"} {
+			p, err := analyze.ParseProfile(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(in.name+"/"+name, func(b *testing.B) {
+				cfg := analyze.NewConfig()
+				cfg.Profile, cfg.Default = p, p.Defaults
+				b.SetBytes(size)
+				b.ReportAllocs()
+				for b.Loop() {
+					e, err := analyze.NewEngine(cfg)
+					if err != nil {
+						b.Fatal(err)
+					}
+					x := analyze.NewExtractor(p)
+					for i := range recs {
+						f := x.Extract(&recs[i])
+						e.Step(&recs[i], &f)
+					}
+				}
+				reportRecords(b, len(recs))
+			})
+		}
+	}
+}
