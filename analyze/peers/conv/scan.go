@@ -40,6 +40,11 @@ func skipValue(b []byte, i int) int {
 	case '"':
 		return skipString(b, i)
 	case '{', '[':
+		if jsonsimd.Enabled {
+			if n := jsonsimd.SkipContainer(b[i:]); n > 0 {
+				return i + n
+			}
+		}
 		depth := 0
 		for k := i; k < len(b); k++ {
 			switch b[k] {

@@ -68,15 +68,20 @@ type Service struct {
 	toolN  int
 	detail []string // the names of the calls in tools (for explanations)
 
-	content  []uint16 // streamContentHistory
-	off      int      // units truncated from its front since the last reset
-	stats    chunkTable
-	lastIdx  int // lastContentIndex
-	inCode   bool
-	detected bool // loopDetected
-	count    int  // detectedCount
-	lastType LoopType
-	lastCyc  int
+	content []uint16 // streamContentHistory
+	off     int      // units truncated from its front since the last reset
+	stats   chunkTable
+	lastIdx int // lastContentIndex
+	// roll is the hash of the chunk at rollAt when rolled, rollSur the
+	// surrogates in it.
+	roll            uint64
+	rollAt, rollSur int
+	rolled          bool
+	inCode          bool
+	detected        bool // loopDetected
+	count           int  // detectedCount
+	lastType        LoopType
+	lastCyc         int
 
 	// Turns counts turnStarted calls since the last reset.
 	Turns int
@@ -183,6 +188,7 @@ func (s *Service) CycleNames() []string {
 
 func (s *Service) resetContent() {
 	s.content = s.content[:0]
+	s.rolled = false
 	s.off = 0
 	s.stats.reset()
 	s.lastIdx = 0
@@ -216,6 +222,8 @@ func (s *Service) truncate() {
 	cut := len(s.content) - MaxHistoryLength
 	s.content = append(s.content[:0], s.content[cut:]...)
 	s.lastIdx = max(0, s.lastIdx-cut)
+	s.rollAt -= cut
+	s.rolled = s.rolled && s.rollAt >= 0
 	s.off += cut
 }
 
@@ -230,26 +238,65 @@ func (s *Service) analyze() bool {
 	return false
 }
 
-// hash returns the chunk at i as its sha256 sees it (the UTF-8 encoding,
-// in which every surrogate without its pair in the chunk is U+FFFD),
-// hashed to 64 bits (FNV-1a over code units).
+// The chunks' hashes: a polynomial over the 50 code units in base
+// rollBase (mod 2⁶⁴), rolled from one position to the next, then mixed
+// (fmix64, a bijection) for the table. A window holding a surrogate is
+// hashed directly as its sha256 sees it: a surrogate without its pair in
+// the chunk is U+FFFD there.
+const rollBase = 0x9e3779b97f4a7c15
+
+var rollTop = func() uint64 { // rollBase^49
+	p := uint64(1)
+	for range ContentChunkSize - 1 {
+		p *= rollBase
+	}
+	return p
+}()
+
+func isSurrogate(u uint16) bool { return u >= 0xd800 && u < 0xe000 }
+
+// hash returns the hash of the chunk at i.
 func (s *Service) hash(i int) uint64 {
-	c := s.content[i : i+ContentChunkSize]
-	h := uint64(14695981039346656037)
-	for j := 0; j < len(c); j++ {
-		u := c[j]
-		if u >= 0xd800 && u < 0xe000 {
-			switch {
-			case u < 0xdc00 && j+1 < len(c) && c[j+1] >= 0xdc00 && c[j+1] < 0xe000:
-				h = (h ^ uint64(u)) * 1099511628211
-				j++
-				u = c[j]
-			default:
-				u = 0xfffd
+	c := s.content
+	switch {
+	case s.rolled && s.rollAt == i-1:
+		out, in := c[i-1], c[i+ContentChunkSize-1]
+		s.roll = (s.roll-uint64(out)*rollTop)*rollBase + uint64(in)
+		if isSurrogate(out) {
+			s.rollSur--
+		}
+		if isSurrogate(in) {
+			s.rollSur++
+		}
+	case !s.rolled || s.rollAt != i:
+		s.roll, s.rollSur = 0, 0
+		for _, u := range c[i : i+ContentChunkSize] {
+			s.roll = s.roll*rollBase + uint64(u)
+			if isSurrogate(u) {
+				s.rollSur++
 			}
 		}
-		h = (h ^ uint64(u)) * 1099511628211
 	}
+	s.rollAt, s.rolled = i, true
+	h := s.roll
+	if s.rollSur > 0 {
+		h = 0
+		w := c[i : i+ContentChunkSize]
+		for j := 0; j < len(w); j++ {
+			u := w[j]
+			if isSurrogate(u) {
+				paired := (u < 0xdc00 && j+1 < len(w) && w[j+1] >= 0xdc00 && w[j+1] < 0xe000) ||
+					(u >= 0xdc00 && j > 0 && w[j-1] >= 0xd800 && w[j-1] < 0xdc00)
+				if !paired {
+					u = 0xfffd
+				}
+			}
+			h = h*rollBase + uint64(u)
+		}
+	}
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
 	return h
 }
 
