@@ -1,7 +1,6 @@
 package openhands
 
 import (
-	"crypto/sha256"
 	"strconv"
 	"strings"
 )
@@ -34,21 +33,44 @@ func F(v any) string {
 	panic("openhands: field type")
 }
 
+// fieldHash hashes a tag and fields (each length-prefixed) to 128 bits:
+// two 64-bit lanes, each a multiply-xorshift over 8-byte words, seeded
+// apart. Only equality is asked of it: events whose fields differ get the
+// same hash with a chance of about 2⁻¹²⁸ per pair.
 func fieldHash(tag byte, fields []string) [16]byte {
-	h := sha256.New()
-	var n [8]byte
-	h.Write([]byte{tag})
-	for _, f := range fields {
-		l := len(f)
-		for i := range n {
-			n[i] = byte(l >> (8 * i))
-		}
-		h.Write(n[:])
-		h.Write([]byte(f))
+	h1, h2 := uint64(0x243f6a8885a308d3)^uint64(tag), uint64(0x13198a2e03707344)^uint64(tag)<<8
+	mix := func(w uint64) {
+		h1 = (h1^w)*0x9e3779b97f4a7c15 ^ (h1 >> 29)
+		h2 = (h2^w^(w>>31))*0xbf58476d1ce4e5b9 ^ (h2 >> 32)
 	}
+	for _, f := range fields {
+		mix(uint64(len(f)))
+		n := len(f)
+		k := 0
+		for ; k+8 <= n; k += 8 {
+			mix(uint64(f[k]) | uint64(f[k+1])<<8 | uint64(f[k+2])<<16 | uint64(f[k+3])<<24 |
+				uint64(f[k+4])<<32 | uint64(f[k+5])<<40 | uint64(f[k+6])<<48 | uint64(f[k+7])<<56)
+		}
+		var w uint64
+		for s := 0; k < n; k, s = k+1, s+8 {
+			w |= uint64(f[k]) << s
+		}
+		mix(w)
+	}
+	x1, x2 := fmix(h1), fmix(h2^h1)
 	var out [16]byte
-	copy(out[:], h.Sum(nil))
+	for b := 0; b < 8; b++ {
+		out[b], out[8+b] = byte(x1>>(8*b)), byte(x2>>(8*b))
+	}
 	return out
+}
+
+func fmix(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	return h ^ h>>33
 }
 
 // Message is MessageAction(content, wait_for_response) from src.
