@@ -104,6 +104,7 @@ fixtures:
 	$(GO) run ./fixtures/breaker/gen
 	$(GO) run ./fixtures/progress/gen
 	$(GO) run ./fixtures/traces/gen
+	$(GO) run ./fixtures/peers/gen
 
 # The Apache Beam pipeline (a module of its own: the Beam SDK is large).
 beam:

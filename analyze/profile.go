@@ -46,6 +46,10 @@ type Profile struct {
 	NewDetector func(n int) Detector
 	// Defaults are the window size and threshold a replay starts from.
 	Defaults Settings
+	// NoWindow says the detector keeps no window of Settings.WindowSize
+	// (a peer's detector keeps what its source keeps): a sweep evaluates
+	// the default window only.
+	NoWindow bool
 	// SweepThresholds is the threshold grid a sweep of the profile
 	// evaluates unless told otherwise (sweep.ParseThresholds syntax): each
 	// profile scores on its own scale.
@@ -167,6 +171,16 @@ func ProfileNames() string {
 		return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 	}
 	return strings.Join(names, "")
+}
+
+// ProfileHelp describes every registered profile for --help, one
+// "name: about" line each, sorted by name.
+func ProfileHelp() string {
+	var sb strings.Builder
+	for _, p := range Profiles() {
+		sb.WriteString("\n  " + p.Name + ": " + p.About)
+	}
+	return sb.String()
 }
 
 // ParseProfile returns the registered profile named s ("" is spec).

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/killswitch/killswitch/analyze"
+	_ "github.com/killswitch/killswitch/analyze/peers" // the peer profiles too
 	"github.com/killswitch/killswitch/ingest"
 )
 

@@ -223,7 +223,7 @@ func appendToString(dst []uint16, v *fastjson.Value) ([]uint16, error) {
 		u, _ := jsString(v)
 		return append(dst, u...), nil
 	case fastjson.TypeNumber:
-		return append(dst, unitsOf(numberToString(jsNumber(v)))...), nil
+		return append(dst, unitsOf(NumberToString(jsNumber(v)))...), nil
 	case fastjson.TypeTrue:
 		return append(dst, unitsOf("true")...), nil
 	case fastjson.TypeFalse:
@@ -252,10 +252,10 @@ func appendToString(dst []uint16, v *fastjson.Value) ([]uint16, error) {
 	return append(dst, unitsOf("[object Object]")...), nil
 }
 
-// numberToString is ECMAScript's Number::toString(x) in radix 10: the
+// NumberToString is ECMAScript's Number::toString(x) in radix 10: the
 // shortest digits that round-trip, in plain notation for exponents from -7
 // to 20 and in exponential notation ("1e+21", "1.5e-7") outside.
-func numberToString(x float64) string {
+func NumberToString(x float64) string {
 	switch {
 	case x == 0:
 		return "0" // -0 too

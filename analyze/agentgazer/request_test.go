@@ -244,8 +244,8 @@ func TestNumberToString(t *testing.T) {
 		{9007199254740993, "9007199254740992"},
 	}
 	for _, tc := range tests {
-		if got := numberToString(tc.x); got != tc.want {
-			t.Errorf("numberToString(%v) = %q, want %q", tc.x, got, tc.want)
+		if got := NumberToString(tc.x); got != tc.want {
+			t.Errorf("NumberToString(%v) = %q, want %q", tc.x, got, tc.want)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/killswitch/killswitch/analyze"
 )
 
 // TestCheckGateway: the gateway fixtures' expectations (derived by hand in
@@ -88,7 +90,7 @@ func TestCheckGatewayProfileOverride(t *testing.T) {
 		}
 	}
 	if _, stderr, code := runCLI(t, "", "check", "--profile", "gazer", "fixtures/gateway"); code != exitUsage ||
-		!strings.Contains(stderr, `unknown profile "gazer" (want agentgazer, progress or spec for the loop detector, m22 or spec for the gateway)`) {
+		!strings.Contains(stderr, `unknown profile "gazer" (want `+analyze.ProfileNames()+` for the loop detector, m22 or spec for the gateway)`) {
 		t.Errorf("--profile gazer: exit %d: %s", code, stderr)
 	}
 }

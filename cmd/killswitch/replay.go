@@ -29,7 +29,7 @@ type replayFlags struct {
 
 func (f *replayFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
-	fs.StringVar(&f.profile, "profile", "spec", "detector profile: "+analyze.ProfileNames()+" (agentgazer: bit-exact with the AgentGazer proxy)")
+	fs.StringVar(&f.profile, "profile", "spec", "detector profile: "+analyze.ProfileNames()+analyze.ProfileHelp())
 	fs.IntVar(&f.window, "window", analyze.DefaultSettings.WindowSize, "sliding window size N (per agent)")
 	fs.Float64Var(&f.threshold, "threshold", 0, "kill when the score passes this threshold (default: the profile's: 10 for spec and agentgazer, 4 for progress)")
 	fs.StringVar(&f.mode, "mode", "deactivate", "enforcement: deactivate (kill the agent) or block (HTTP 429, agent stays active)")

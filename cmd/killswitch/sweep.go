@@ -237,6 +237,9 @@ func (f *sweepFlags) config(p *analyze.Profile) (sweep.Config, error) {
 	if cfg.Windows, err = sweep.ParseWindows(f.windows); err != nil {
 		return cfg, err
 	}
+	if p.NoWindow {
+		cfg.Windows = []int{p.Defaults.WindowSize}
+	}
 	thresholds := f.thresholds
 	if thresholds == "" {
 		thresholds = p.SweepThresholds

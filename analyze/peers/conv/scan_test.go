@@ -1,0 +1,45 @@
+package conv
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/killswitch/killswitch/internal/jsonsimd"
+)
+
+// TestScanPaths: the request scan finds the same tail with AVX-512's
+// container skipping and with the byte loop, and the same as the full
+// parser.
+func TestScanPaths(t *testing.T) {
+	bodies := []string{
+		`{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"a [b] {c}"}]},{"role":"assistant","tool_calls":[{"id":"1","function":{"name":"f","arguments":"{\"x\":[1,{\"y\":\"]\"}]}"}}]},{"role":"tool","tool_call_id":"1","content":"out \"q\" \\"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"x":{"type":"array"}}}}}]}`,
+		`{"messages":[{"content":"first","role":"user"},{"content":[{"type":"tool_use","id":"t","name":"bash","input":{"command":"ls"}}],"role":"assistant"},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"a.txt"}]},{"role":"user","content":"next"}]}`,
+		`{"messages":[{"role":"assistant","role":"user","content":"two roles: the first counts"},{"role":"user","content":"x"}]}`,
+		`{"messages":[{"role":"assistant","content":null,"nested":{"role":"assistant","deep":[[[{}]]]}},{"role":"tool","content":"r"}]}`,
+	}
+	was := jsonsimd.Enabled
+	defer func() { jsonsimd.Enabled = was }()
+	for i, b := range bodies {
+		var turns [2]Turn
+		for k, simd := range []bool{false, true} {
+			jsonsimd.Enabled = simd && was
+			var c Converter
+			if err := c.Request([]byte(b), &turns[k]); err != nil {
+				t.Fatalf("body %d: %v", i, err)
+			}
+			turns[k].tools = nil
+		}
+		var tree Turn
+		var c Converter
+		if err := c.requestTree([]byte(b), &tree); err != nil {
+			t.Fatal(err)
+		}
+		tree.tools = nil
+		if !reflect.DeepEqual(turns[0], turns[1]) || !reflect.DeepEqual(turns[0], tree) {
+			t.Errorf("body %d: byte loop %+v, AVX-512 %+v, full parser %+v", i, turns[0], turns[1], tree)
+		}
+		if len(turns[0].Results)+turns[0].Prompts == 0 {
+			t.Errorf("body %d: empty tail", i)
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package geminicli
+
+// The regular expressions checkContentLoop tests each content event with,
+// written out over UTF-16 code units (JavaScript regular expressions
+// without the u flag match code units). Where a pattern reads differently
+// from what it seems to mean, the source's meaning is kept: [*-+] is the
+// range '*'..'+' (a "- " list item does not match it), and [+-_=*…] is
+// the range '+'..'_' (digits and capital letters count as divider
+// characters).
+
+// isSpace is JavaScript's \s.
+func isSpace(c uint16) bool {
+	switch {
+	case c >= 0x09 && c <= 0x0d, c == 0x20, c == 0xa0, c == 0x1680,
+		c >= 0x2000 && c <= 0x200a, c == 0x2028, c == 0x2029, c == 0x202f,
+		c == 0x205f, c == 0x3000, c == 0xfeff:
+		return true
+	}
+	return false
+}
+
+// isLineTerminator is what JavaScript's . does not match.
+func isLineTerminator(c uint16) bool {
+	return c == '\n' || c == '\r' || c == 0x2028 || c == 0x2029
+}
+
+// countFences is (content.match(/```/g) ?? []).length.
+func countFences(u []uint16) int {
+	n := 0
+	for i := 0; i+3 <= len(u); {
+		if u[i] == '`' && u[i+1] == '`' && u[i+2] == '`' {
+			n++
+			i += 3
+			continue
+		}
+		i++
+	}
+	return n
+}
+
+// anyLine reports whether match holds at some position that
+// (^|\n) leaves: the start, or just after a "\n".
+func anyLine(u []uint16, match func(u []uint16, i int) bool) bool {
+	if match(u, 0) {
+		return true
+	}
+	for i, c := range u {
+		if c == '\n' && match(u, i+1) {
+			return true
+		}
+	}
+	return false
+}
+
+// skipSpace is \s*: the characters the patterns look for after it are
+// never spaces, so the greedy match is the only one that can succeed.
+func skipSpace(u []uint16, i int) int {
+	for i < len(u) && isSpace(u[i]) {
+		i++
+	}
+	return i
+}
+
+// hasTable is /(^|\n)\s*(\|.*\||[|+-]{3,})/.
+func hasTable(u []uint16) bool {
+	return anyLine(u, func(u []uint16, i int) bool {
+		i = skipSpace(u, i)
+		if i < len(u) && u[i] == '|' {
+			for j := i + 1; j < len(u) && !isLineTerminator(u[j]); j++ {
+				if u[j] == '|' {
+					return true
+				}
+			}
+		}
+		n := 0
+		for j := i; j < len(u) && n < 3 && (u[j] == '|' || u[j] == '+' || u[j] == '-'); j++ {
+			n++
+		}
+		return n == 3
+	})
+}
+
+// hasListItem is /(^|\n)\s*[*-+]\s/ || /(^|\n)\s*\d+\.\s/.
+func hasListItem(u []uint16) bool {
+	return anyLine(u, func(u []uint16, i int) bool {
+		i = skipSpace(u, i)
+		if i+1 < len(u) && (u[i] == '*' || u[i] == '+') && isSpace(u[i+1]) {
+			return true
+		}
+		j := i
+		for j < len(u) && u[j] >= '0' && u[j] <= '9' {
+			j++
+		}
+		return j > i && j+1 < len(u) && u[j] == '.' && isSpace(u[j+1])
+	})
+}
+
+// hasHeading is /(^|\n)#+\s/.
+func hasHeading(u []uint16) bool {
+	return anyLine(u, func(u []uint16, i int) bool {
+		j := i
+		for j < len(u) && u[j] == '#' {
+			j++
+		}
+		return j > i && j < len(u) && isSpace(u[j])
+	})
+}
+
+// hasBlockquote is /(^|\n)>\s/.
+func hasBlockquote(u []uint16) bool {
+	return anyLine(u, func(u []uint16, i int) bool {
+		return i+1 < len(u) && u[i] == '>' && isSpace(u[i+1])
+	})
+}
+
+// isDivider is /^[+-_=*\u2500-\u257F]+$/.
+func isDivider(u []uint16) bool {
+	if len(u) == 0 {
+		return false
+	}
+	for _, c := range u {
+		if !(c >= '*' && c <= '_') && !(c >= 0x2500 && c <= 0x257f) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,45 @@
+package benchmarks
+
+import (
+	"testing"
+
+	"github.com/killswitch/killswitch/analyze"
+	_ "github.com/killswitch/killswitch/analyze/peers" // the peer profiles
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// BenchmarkPeerReplay: the replay cost of each peer profile against
+// spec's, on the same records, one goroutine: extraction and decision,
+// record by record, as a one-worker replay does them.
+func BenchmarkPeerReplay(b *testing.B) {
+	for _, in := range []struct {
+		name string
+		load func(*testing.B) ([]ingest.Record, int64)
+	}{{"fixtures", fixtureRecords}, {"trajectories", trajectoryRecords}} {
+		recs, size := in.load(b)
+		for _, name := range []string{"spec", "gemini-cli", "openhands", "openhands-headless"} {
+			p, err := analyze.ParseProfile(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(in.name+"/"+name, func(b *testing.B) {
+				cfg := analyze.NewConfig()
+				cfg.Profile, cfg.Default = p, p.Defaults
+				b.SetBytes(size)
+				b.ReportAllocs()
+				for b.Loop() {
+					e, err := analyze.NewEngine(cfg)
+					if err != nil {
+						b.Fatal(err)
+					}
+					x := analyze.NewExtractor(p)
+					for i := range recs {
+						f := x.Extract(&recs[i])
+						e.Step(&recs[i], &f)
+					}
+				}
+				reportRecords(b, len(recs))
+			})
+		}
+	}
+}
