@@ -6,6 +6,7 @@
 package report
 
 import (
+	"fmt"
 	"io"
 	"strconv"
 
@@ -79,3 +80,8 @@ func appendHash(b []byte, h uint64, ok bool) []byte {
 // control characters, quotes, backslashes, U+2028 and U+2029 escaped;
 // invalid UTF-8 becomes U+FFFD).
 func AppendString(b []byte, s string) []byte { return ingest.AppendJSONString(b, s) }
+
+// TextlessLine is the message for n requests of total without text.
+func TextlessLine(n, total int) string {
+	return fmt.Sprintf("%d of %d requests have neither prompt nor response text to fingerprint (their bodies may be in a shape killswitch does not read; inspect shows their dialects)", n, total)
+}

@@ -91,7 +91,7 @@ func GatewayText(w io.Writer, res *gateway.Result, o TextOptions) error {
 			fmt.Fprintf(w, "\n%s\n%s\n", s, strings.Repeat("-", len([]rune(s))))
 		}
 	}
-	title := fmt.Sprintf("Gateway replay — profile %s: %d calls", res.Profile, res.Requests)
+	title := fmt.Sprintf("Gateway replay — variant %s: %d calls", res.Variant, res.Requests)
 	if md {
 		fmt.Fprintf(w, "# %s\n", title)
 	} else {
@@ -145,14 +145,14 @@ func GatewayText(w io.Writer, res *gateway.Result, o TextOptions) error {
 }
 
 // GatewaySettingsLine describes the settings of a gateway replay, for
-// check's reports: "policy gateway, profile spec, max cost 100¢ a request,
+// check's reports: "policy gateway, variant spec, max cost 100¢ a request,
 // max tokens 16000, rpm 100, spike rate 0.5"; the rpm and the spike rate
-// only under a profile that enforces them.
+// only under a variant that enforces them.
 func GatewaySettingsLine(res *gateway.Result) string {
 	c := res.Config
-	line := fmt.Sprintf("policy gateway, profile %s, max cost %s¢ a request, max tokens %d", res.Profile,
+	line := fmt.Sprintf("policy gateway, variant %s, max cost %s¢ a request, max tokens %d", res.Variant,
 		strconv.FormatFloat(c.MaxCostCents, 'f', -1, 64), c.MaxTokens)
-	if res.Profile == gateway.Spec.Name {
+	if res.Variant == gateway.Spec.Name {
 		line += fmt.Sprintf(", rpm %d, spike rate %s", c.RPM, strconv.FormatFloat(c.SpikeRate, 'f', -1, 64))
 	}
 	return line

@@ -21,7 +21,7 @@ import (
 
 type gatewayJSONDoc struct {
 	Policy    string                `json:"policy"`
-	Profile   string                `json:"profile"`
+	Variant   string                `json:"variant"`
 	Settings  gatewayJSONSettings   `json:"settings"`
 	Start     *string               `json:"start"`
 	End       *string               `json:"end"`
@@ -162,7 +162,7 @@ func gatewayJSONOf(res *gateway.Result) gatewayJSONDoc {
 		budgets = map[string]float64{}
 	}
 	doc := gatewayJSONDoc{
-		Policy: "gateway", Profile: res.Profile,
+		Policy: "gateway", Variant: res.Variant,
 		Settings: gatewayJSONSettings{
 			MaxCostCents: c.MaxCostCents, MaxTokens: c.MaxTokens, RPM: c.RPM, SpikeRate: c.SpikeRate,
 			SpikeWindowSec: c.SpikeWindowSec, SpikeMinSamples: c.SpikeMinSamples, Budgets: budgets,
@@ -298,7 +298,7 @@ const (
 func GatewayHTML(w io.Writer, res *gateway.Result, ds []gateway.Decision) error {
 	var d htmlDoc
 	title := "killswitch gateway replay"
-	d.f("<h1>%s</h1>\n<p class=\"meta\">profile %s: %d calls", htmlEsc(title), htmlEsc(res.Profile), res.Requests)
+	d.f("<h1>%s</h1>\n<p class=\"meta\">variant %s: %d calls", htmlEsc(title), htmlEsc(res.Variant), res.Requests)
 	if !res.Start.IsZero() {
 		d.f(", %s – %s", htmlEsc(ingest.FormatTime(res.Start)), htmlEsc(ingest.FormatTime(res.End)))
 	}

@@ -27,7 +27,7 @@ func gatewaySample() (*gateway.Result, []gateway.Decision) {
 	}
 	pos := func(line int) ingest.Pos { return ingest.Pos{File: "g.jsonl", Kind: ingest.PosLine, N: int64(line)} }
 	res := &gateway.Result{
-		Profile: "spec", Config: gateway.DefaultConfig(gateway.Spec), Start: at(0, 0), End: at(60, 0), Requests: 6,
+		Variant: "spec", Config: gateway.DefaultConfig(gateway.Spec), Start: at(0, 0), End: at(60, 0), Requests: 6,
 		ByStatus: map[int]int{200: 2, 400: 1, 423: 2, 429: 1},
 		ByReason: map[string]int{"killswitch": 2, "max_tokens_per_request": 1, "rate_limit_rpm": 1},
 		Tenants: []gateway.Totals{
@@ -128,7 +128,7 @@ func TestGatewayHTML(t *testing.T) {
 	}
 	page := b.String()
 	for _, w := range []string{
-		"profile spec: 6 calls, 2026-03-02T10:00:00.000Z – 2026-03-02T11:00:00.000Z",
+		"variant spec: 6 calls, 2026-03-02T10:00:00.000Z – 2026-03-02T11:00:00.000Z",
 		"answered 2×200 1×400 2×423 1×429",
 		"<td>2</td><td class=\"l\">2026-03-02T10:06:00.000Z</td><td>423</td><td class=\"l\">g.jsonl:3</td>", // the incident's request
 		"2026-03-02T10:06:00.000Z incident_created: Incident created: Traffic stopped: runaway",
@@ -146,7 +146,7 @@ func TestGatewayHTML(t *testing.T) {
 // A capture of one instant, or with nothing refused or frozen, has no
 // timeline; the page is still whole.
 func TestGatewayHTMLNoTimeline(t *testing.T) {
-	res := &gateway.Result{Profile: "m22", Config: gateway.DefaultConfig(gateway.M22), ByStatus: map[int]int{}, ByReason: map[string]int{}}
+	res := &gateway.Result{Variant: "m22", Config: gateway.DefaultConfig(gateway.M22), ByStatus: map[int]int{}, ByReason: map[string]int{}}
 	var b bytes.Buffer
 	if err := GatewayHTML(&b, res, nil); err != nil {
 		t.Fatal(err)
@@ -170,7 +170,7 @@ func TestGatewayJSON(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Policy != "gateway" || doc.Profile != "spec" || doc.Settings.RPM != 100 || doc.Settings.MaxCostCents != 100 ||
+	if doc.Policy != "gateway" || doc.Variant != "spec" || doc.Settings.RPM != 100 || doc.Settings.MaxCostCents != 100 ||
 		*doc.Start != "2026-03-02T10:00:00.000Z" || doc.ByStatus["423"] != 2 || doc.ByReason["killswitch"] != 2 {
 		t.Errorf("head %+v", doc)
 	}

@@ -24,9 +24,9 @@ func GatewaySweepText(w io.Writer, r *gateway.SweepResult, o TextOptions) error 
 	md := o.Markdown
 	bw := bufio.NewWriter(w)
 	c := &r.Config
-	title := fmt.Sprintf("Gateway sweep — profile %s: %d requests", r.Profile, r.Requests)
+	title := fmt.Sprintf("Gateway sweep — variant %s: %d requests", r.Variant, r.Requests)
 	base := fmt.Sprintf("Base: max_cost_cents %s, max_tokens %d", strconv.FormatFloat(c.MaxCostCents, 'f', -1, 64), c.MaxTokens)
-	if r.Profile != gateway.M22.Name {
+	if r.Variant != gateway.M22.Name {
 		base += fmt.Sprintf(", rpm %d, spike_rate %s", c.RPM, strconv.FormatFloat(c.SpikeRate, 'f', -1, 64))
 	}
 	base += fmt.Sprintf(": answered %s; %d refused, %.4f¢ avoided", statusCounts(r.Base.ByStatus), r.Base.Refused, r.Base.CostAvoidedCents)
@@ -38,12 +38,12 @@ func GatewaySweepText(w io.Writer, r *gateway.SweepResult, o TextOptions) error 
 	}
 	if len(r.Inert) > 0 {
 		fmt.Fprintln(bw)
-		o.line(bw, fmt.Sprintf("%s: never refused on under %s (not replayed)", strings.Join(r.Inert, " and "), r.Profile))
+		o.line(bw, fmt.Sprintf("%s: never refused on under %s (not replayed)", strings.Join(r.Inert, " and "), r.Variant))
 	}
 	if len(r.Settings) > 0 {
 		fmt.Fprintln(bw)
 		header := []string{"setting", "refused", "answered", "cost avoided", "newly refused", "let through"}
-		if r.Profile != gateway.M22.Name {
+		if r.Variant != gateway.M22.Name {
 			header = append(header, "incidents")
 		}
 		rows := make([][]string, 0, len(r.Settings))
@@ -56,7 +56,7 @@ func GatewaySweepText(w io.Writer, r *gateway.SweepResult, o TextOptions) error 
 			}
 			row := []string{name, strconv.Itoa(s.Refused), statusCounts(s.ByStatus), fmt.Sprintf("%.4f¢", s.CostAvoidedCents),
 				listCalls(s.Added), listCalls(s.Dropped)}
-			if r.Profile != gateway.M22.Name {
+			if r.Variant != gateway.M22.Name {
 				row = append(row, strconv.Itoa(s.Incidents))
 			}
 			rows = append(rows, row)
@@ -66,7 +66,7 @@ func GatewaySweepText(w io.Writer, r *gateway.SweepResult, o TextOptions) error 
 		}
 		// Narrow: the answers left out, the calls counted.
 		compact := []int{0, 1, 3, 4, 5}
-		if r.Profile != gateway.M22.Name {
+		if r.Variant != gateway.M22.Name {
 			compact = append(compact, 6)
 		}
 		t := fitTable{header: header, rows: rows, narrow: narrow, compact: compact, every: "-f json"}
@@ -127,7 +127,7 @@ type gatewaySweepRowJSON struct {
 	LetThrough       []string       `json:"let_through"`
 }
 
-// GatewaySweepJSON writes the sweep as one JSON document: profile,
+// GatewaySweepJSON writes the sweep as one JSON document: variant,
 // requests, the base numbers, the parameters not replayed, the base's
 // tally and one row per value tried (every call that changes, by
 // position).
@@ -149,13 +149,13 @@ func GatewaySweepJSON(w io.Writer, r *gateway.SweepResult) error {
 		return j
 	}
 	doc := struct {
-		Profile  string                `json:"profile"`
+		Variant  string                `json:"variant"`
 		Requests int                   `json:"requests"`
 		Config   map[string]any        `json:"config"`
 		Inert    []string              `json:"inert"`
 		Base     gatewaySweepRowJSON   `json:"base"`
 		Settings []gatewaySweepRowJSON `json:"settings"`
-	}{Profile: r.Profile, Requests: r.Requests, Inert: append([]string{}, r.Inert...), Base: row(&r.Base, false),
+	}{Variant: r.Variant, Requests: r.Requests, Inert: append([]string{}, r.Inert...), Base: row(&r.Base, false),
 		Config: map[string]any{gateway.ParamMaxCost: r.Config.MaxCostCents, gateway.ParamMaxTokens: r.Config.MaxTokens,
 			gateway.ParamRPM: r.Config.RPM, gateway.ParamSpikeRate: r.Config.SpikeRate},
 		Settings: []gatewaySweepRowJSON{}}

@@ -17,8 +17,8 @@ import (
 func VerifyText(w io.Writer, v *gateway.Verification, o TextOptions) error {
 	md := o.Markdown
 	bw := bufio.NewWriter(w)
-	title := fmt.Sprintf("Gateway verification — profile %s: %d calls, %d verified, %d differ, %d bad rows",
-		v.Profile, v.Calls, v.Verified, v.Differ, len(v.Bad))
+	title := fmt.Sprintf("Gateway verification — variant %s: %d calls, %d verified, %d differ, %d bad rows",
+		v.Variant, v.Calls, v.Verified, v.Differ, len(v.Bad))
 	h := func(s string) {
 		if md {
 			fmt.Fprintf(bw, "\n## %s\n\n", s)

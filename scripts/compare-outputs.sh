@@ -6,7 +6,8 @@
 #   scripts/compare-outputs.sh BASE [HEAD]     # revisions (HEAD: the work tree)
 #
 # Prints the commands whose standard output, standard error, exit status or
-# written files differ, and exits 1 when any does.
+# written files differ, and exits 1 when any does; DIFF=N also prints the
+# first N lines that differ of each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:?usage: scripts/compare-outputs.sh BASE [HEAD]}
@@ -24,6 +25,9 @@ if [ -n "$head" ]; then build "$head" "$tmp/head" "$tmp/ks-head"; else go build 
 run_all() { # BIN OUTDIR
   local bin=$1 out=$2 i=0
   mkdir -p "$out"
+  # The gateway's m22/spec choice was --profile before it became --variant.
+  local variant=--variant
+  "$bin" replay --help 2>&1 | grep -q -- '--variant' || variant=--profile
   run() {
     i=$((i + 1))
     printf '%s\n' "$*" > "$out/$i.cmd"
@@ -59,14 +63,14 @@ run_all() { # BIN OUTDIR
   for f in table markdown json jsonl csv html; do
     run replay --policy breaker -f $f fixtures/breaker/*.jsonl
     run replay --policy gateway -f $f fixtures/gateway/incidents.jsonl fixtures/gateway/m22.jsonl
-    run replay --policy gateway --profile spec -f $f fixtures/gateway/incidents.jsonl
+    run replay --policy gateway $variant spec -f $f fixtures/gateway/incidents.jsonl
   done
   run replay --policy breaker --writes "$out/w$i.redis" fixtures/breaker/*.jsonl
-  run replay --policy gateway --profile spec --writes "$out/w$i.sql" fixtures/gateway/incidents.jsonl
+  run replay --policy gateway $variant spec --writes "$out/w$i.sql" fixtures/gateway/incidents.jsonl
   for f in table json csv html; do run sweep --policy breaker -f $f fixtures/breaker/*.jsonl; done
   for f in table json markdown; do
     run sweep --policy gateway -f $f fixtures/gateway/m22.jsonl
-    run sweep --policy gateway --profile spec --rpms 1,2 --spike-rates 0.5 -f $f fixtures/gateway/incidents.jsonl
+    run sweep --policy gateway $variant spec --rpms 1,2 --spike-rates 0.5 -f $f fixtures/gateway/incidents.jsonl
   done
   run check fixtures/breaker fixtures/gateway
 }
@@ -81,6 +85,7 @@ for f in "$tmp"/base-out/*; do
     n=${name%%.*}
     [ "${n#w}" = "$n" ] || n=$((${n#w} + 1)) # a written file: the command after it was numbered
     echo "differs: $name: killswitch $(cut -c1-200 "$tmp/base-out/$n.cmd")"
+    [ -z "${DIFF:-}" ] || diff "$f" "$tmp/head-out/$name" | grep '^[<>]' | head -"$DIFF" || true
     status=1
   fi
 done

@@ -72,7 +72,7 @@ func (s Settings) GatewayConfig() (gateway.Config, error) {
 	if s.GatewayProfile != nil {
 		name = *s.GatewayProfile
 	}
-	p, err := gateway.ProfileByName(name)
+	p, err := gateway.VariantByName(name)
 	if err != nil {
 		return gateway.Config{}, err
 	}
@@ -353,8 +353,8 @@ func UpdateGateway(e *Expectation, res *gateway.Result) []string {
 	if e.Settings.GatewayProfile != nil {
 		was = *e.Settings.GatewayProfile
 	}
-	if res.Profile != "" && res.Profile != was {
-		now := res.Profile
+	if res.Variant != "" && res.Variant != was {
+		now := res.Variant
 		e.Settings.GatewayProfile = &now
 		changes = append(changes, "settings.profile: "+was+" → "+now)
 	}

@@ -44,7 +44,7 @@ func TestGatewayParseCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg, err := e.Settings.GatewayConfig()
-	if err != nil || cfg.Profile != gateway.Spec || cfg.RPM != 1 || cfg.MaxIncidentsPerHour != 2 || cfg.MaxCostCents != 100 {
+	if err != nil || cfg.Variant != gateway.Spec || cfg.RPM != 1 || cfg.MaxIncidentsPerHour != 2 || cfg.MaxCostCents != 100 {
 		t.Fatalf("GatewayConfig = %+v, %v", cfg, err)
 	}
 	if e.Settings.Profile != nil {

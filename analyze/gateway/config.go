@@ -23,9 +23,9 @@ var m22Pack = []guardrail{
 	{"dg-003", GuardRPM, "throttle", 30},
 }
 
-// Profile is what a gateway does: a value, not a switch. M22 is what
+// Variant is what a gateway does: a value, not a switch. M22 is what
 // AgenticVerz's code does; Spec is what its design promises.
-type Profile struct {
+type Variant struct {
 	Name string
 	pack []guardrail
 	// The design's promises the code does not keep.
@@ -39,27 +39,27 @@ var (
 	// M22: freezes (423) and the default pack, where only prompt
 	// injection, max cost and max tokens can refuse (400); no budgets, no
 	// rate limit, no incidents.
-	M22 = &Profile{Name: "m22", pack: m22Pack}
+	M22 = &Variant{Name: "m22", pack: m22Pack}
 	// Spec: M22's design document: budgets (402), 100 rpm in fixed
 	// one-minute windows per tenant (429), failure-spike auto-freeze, and
 	// incidents.
-	Spec = &Profile{Name: "spec", pack: m22Pack, spikeWorks: true, rpmWorks: true, budgets: true, incidents: true}
+	Spec = &Variant{Name: "spec", pack: m22Pack, spikeWorks: true, rpmWorks: true, budgets: true, incidents: true}
 )
 
-// ProfileByName returns the profile called name ("m22" or "spec").
-func ProfileByName(name string) (*Profile, error) {
+// VariantByName returns the variant called name ("m22" or "spec").
+func VariantByName(name string) (*Variant, error) {
 	switch name {
 	case "m22":
 		return M22, nil
 	case "spec":
 		return Spec, nil
 	}
-	return nil, fmt.Errorf("gateway profile %q is neither \"m22\" nor \"spec\"", name)
+	return nil, fmt.Errorf("gateway variant %q is neither \"m22\" nor \"spec\"", name)
 }
 
 // Config holds every number of the gateway. DefaultConfig gives M22's.
 type Config struct {
-	Profile *Profile
+	Variant *Variant
 
 	MaxCostCents float64 // dg-001: refuse when the estimate exceeds it (100)
 	MaxTokens    int64   // dg-002 (16000)
@@ -83,9 +83,9 @@ type Config struct {
 }
 
 // DefaultConfig returns the numbers of M22's pack and aggregator under p.
-func DefaultConfig(p *Profile) Config {
+func DefaultConfig(p *Variant) Config {
 	return Config{
-		Profile: p, MaxCostCents: 100, MaxTokens: 16000, RPM: 100,
+		Variant: p, MaxCostCents: 100, MaxTokens: 16000, RPM: 100,
 		SpikeRate: 0.5, SpikeWindowSec: 60, SpikeMinSamples: 10,
 		IncidentWindowSec: 300, AutoResolveSec: 900, MaxIncidentsPerHour: 20,
 		SeverityMedium: 10, SeverityHigh: 50, SeverityCritical: 200,

@@ -1,7 +1,7 @@
 // Package gateway replays an LLM gateway's tenant/key kill switch and
 // default guardrails (AgenticVerz M22) over captured records: freezes from
 // control records (HTTP 423), the default pack in priority order (400),
-// and under the spec profile budgets (402), a per-tenant rate limit (429),
+// and under the spec variant budgets (402), a per-tenant rate limit (429),
 // the failure-spike auto-freeze and incidents.
 //
 // It is pure: records in (ingest.Record, in replay order), decisions and a
@@ -111,7 +111,7 @@ type Totals struct {
 
 // Result is the end of a replay.
 type Result struct {
-	Profile string
+	Variant string
 	Config  Config
 	// Start and End are the earliest and latest time of the records
 	// replayed (requests and control records); zero when none.
@@ -161,16 +161,16 @@ type Gateway struct {
 	counting bool
 }
 
-// New returns a gateway with cfg (DefaultConfig(M22) when cfg.Profile is nil).
+// New returns a gateway with cfg (DefaultConfig(M22) when cfg.Variant is nil).
 func New(cfg Config) (*Gateway, error) {
-	if cfg.Profile == nil {
+	if cfg.Variant == nil {
 		cfg = DefaultConfig(M22)
 	}
 	if cfg.IncidentWindowSec <= 0 || cfg.AutoResolveSec <= 0 || cfg.SpikeWindowSec <= 0 || cfg.RPM <= 0 {
 		return nil, fmt.Errorf("gateway: incident window, auto-resolve, spike window and rpm must be positive")
 	}
 	g := &Gateway{cfg: cfg, states: map[entity]*EntityState{}, tenants: map[string]*tenantState{}, keys: map[[2]string]*Totals{}}
-	g.res = Result{Profile: cfg.Profile.Name, ByStatus: map[int]int{}, ByReason: map[string]int{}}
+	g.res = Result{Variant: cfg.Variant.Name, ByStatus: map[int]int{}, ByReason: map[string]int{}}
 	g.inc.cfg = &g.cfg
 	return g, nil
 }
@@ -199,7 +199,7 @@ func (g *Gateway) observe(rec *ingest.Record) {
 		g.firstTS = rec.TS
 	}
 	g.seen = true
-	if g.cfg.Profile.incidents {
+	if g.cfg.Variant.incidents {
 		g.inc.resolveStale(rec.TS)
 	}
 }
@@ -356,7 +356,7 @@ func (g *Gateway) decide(rec *ingest.Record, b *body, d *Decision, t *tenantStat
 			return
 		}
 	}
-	p := g.cfg.Profile
+	p := g.cfg.Variant
 	if p.budgets {
 		if budget := g.budget(d.Tenant); budget > 0 && t.spent >= budget {
 			d.HTTPStatus, d.Blocked, d.BlockReason, d.ErrorCode = 402, true, "budget", "budget_exceeded"
@@ -508,7 +508,7 @@ func (g *Gateway) count(d *Decision, t *tenantState) {
 // Finish returns the result; incidents whose AutoResolveSec passed before
 // the last record's time are resolved, the others stay open.
 func (g *Gateway) Finish() *Result {
-	if g.cfg.Profile.incidents {
+	if g.cfg.Variant.incidents {
 		g.inc.resolveStale(g.lastTS)
 	}
 	r := g.res

@@ -88,7 +88,7 @@ func pyNumber(f float64) string {
 // is the 500 the caller answers, signalled by crash.
 func (g *Gateway) evaluate(in *evalInput) (ds []GuardrailDecision, block, throttle string, cost float64, crash bool) {
 	c := &g.cfg
-	for _, gr := range g.cfg.Profile.pack {
+	for _, gr := range g.cfg.Variant.pack {
 		d := GuardrailDecision{ID: gr.id, Name: gr.name, Passed: true}
 		switch gr.name {
 		case GuardInjection:
@@ -100,7 +100,7 @@ func (g *Gateway) evaluate(in *evalInput) (ds []GuardrailDecision, block, thrott
 				}
 			}
 		case GuardSpike:
-			if g.cfg.Profile.spikeWorks && in.errorRate > c.SpikeRate {
+			if g.cfg.Variant.spikeWorks && in.errorRate > c.SpikeRate {
 				d.Passed = false
 				d.Reason = "error_rate (" + string(pyrepr.AppendFloat(nil, in.errorRate)) + ") exceeds threshold (" + pyNumber(c.SpikeRate) + ")"
 			}
@@ -119,7 +119,7 @@ func (g *Gateway) evaluate(in *evalInput) (ds []GuardrailDecision, block, thrott
 				d.Reason = "max_tokens (" + in.req.MaxTokens.String() + ") exceeds max (" + strconv.FormatInt(c.MaxTokens, 10) + ")"
 			}
 		case GuardRPM:
-			if g.cfg.Profile.rpmWorks && in.rpmCount > c.RPM {
+			if g.cfg.Variant.rpmWorks && in.rpmCount > c.RPM {
 				d.Passed = false
 				d.Reason = "requests_per_minute (" + strconv.Itoa(in.rpmCount) + ") exceeds max (" + strconv.Itoa(c.RPM) + ")"
 			}

@@ -9,7 +9,7 @@ import (
 	"github.com/killswitch/killswitch/ingest"
 )
 
-// Incident is a group of refused calls with one root cause (spec profile):
+// Incident is a group of refused calls with one root cause (the spec variant):
 // one tenant, one trigger type, one IncidentWindowSec bucket of capture
 // time; a call belongs to at most one incident.
 type Incident struct {
@@ -153,7 +153,7 @@ func floorDiv(a, b int64) int64 {
 // MaxIncidentsPerHour new incidents of the tenant in the last hour the
 // tenant's open overflow incident.
 func (g *Gateway) incident(d *Decision, trigger, value, action string) {
-	if !g.cfg.Profile.incidents {
+	if !g.cfg.Variant.incidents {
 		return
 	}
 	s := &g.inc

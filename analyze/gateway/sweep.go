@@ -45,12 +45,12 @@ type SweepSetting struct {
 
 // SweepResult is a gateway sweep.
 type SweepResult struct {
-	Profile  string
+	Variant  string
 	Config   Config // the base
 	Requests int
 	Base     SweepSetting
 	Settings []SweepSetting // by parameter (in SweepGrid's order), then value as given
-	// Inert names the swept parameters the profile never refuses on (m22:
+	// Inert names the swept parameters the variant never refuses on (m22:
 	// rpm and spike_rate), which were not replayed.
 	Inert []string
 }
@@ -83,10 +83,10 @@ type Sweeper struct {
 // NewSweeper prepares a sweep at base and every value of grid; a value a
 // gateway cannot run at is an error naming it.
 func NewSweeper(base Config, grid SweepGrid) (*Sweeper, error) {
-	if base.Profile == nil {
+	if base.Variant == nil {
 		base = DefaultConfig(M22)
 	}
-	sw := &Sweeper{res: SweepResult{Profile: base.Profile.Name, Config: base}}
+	sw := &Sweeper{res: SweepResult{Variant: base.Variant.Name, Config: base}}
 	type try struct {
 		param string
 		value float64
@@ -103,17 +103,17 @@ func NewSweeper(base Config, grid SweepGrid) (*Sweeper, error) {
 		name  string
 		works bool
 		n     int
-	}{{ParamRPM, base.Profile.rpmWorks, len(grid.RPM)}, {ParamSpikeRate, base.Profile.spikeWorks, len(grid.SpikeRates)}} {
+	}{{ParamRPM, base.Variant.rpmWorks, len(grid.RPM)}, {ParamSpikeRate, base.Variant.spikeWorks, len(grid.SpikeRates)}} {
 		if p.n > 0 && !p.works {
 			sw.res.Inert = append(sw.res.Inert, p.name)
 		}
 	}
-	if base.Profile.rpmWorks {
+	if base.Variant.rpmWorks {
 		for _, v := range grid.RPM {
 			tries = append(tries, try{ParamRPM, float64(v), func(c *Config) { c.RPM = v }})
 		}
 	}
-	if base.Profile.spikeWorks {
+	if base.Variant.spikeWorks {
 		for _, v := range grid.SpikeRates {
 			tries = append(tries, try{ParamSpikeRate, v, func(c *Config) { c.SpikeRate = v }})
 		}

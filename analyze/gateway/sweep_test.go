@@ -40,8 +40,8 @@ func TestSweep(t *testing.T) {
 	if got := sweepLines(res); got != strings.Join(want, "\n") {
 		t.Errorf("m22 sweep\n%s\nwant\n%s", got, strings.Join(want, "\n"))
 	}
-	if strings.Join(res.Inert, ",") != "rpm,spike_rate" || res.Requests != 4 || res.Profile != "m22" {
-		t.Errorf("inert %v, requests %d, profile %s", res.Inert, res.Requests, res.Profile)
+	if strings.Join(res.Inert, ",") != "rpm,spike_rate" || res.Requests != 4 || res.Variant != "m22" {
+		t.Errorf("inert %v, requests %d, profile %s", res.Inert, res.Requests, res.Variant)
 	}
 	// spec at rpm 1: the second call of the minute is throttled; the
 	// third and fourth are refused by the pack first (400 before 429).

@@ -28,7 +28,7 @@ func (v *Verdict) Verified() bool { return len(v.Diffs) == 0 }
 
 // Verification is the outcome of verifying a gateway's log.
 type Verification struct {
-	Profile  string
+	Variant  string
 	Verdicts []Verdict          // in replay order: created_at, then export order
 	Bad      []*gatewaylog.Call // rows that could not be read, in export order; not replayed
 	Calls    int
@@ -69,7 +69,7 @@ func Verify(cfg Config, calls []*gatewaylog.Call, controls []*ingest.Record) (*V
 		}
 	}
 	sort.SliceStable(ctl, func(i, j int) bool { return ctl[i].TS.Before(ctl[j].TS) })
-	v := &Verification{Profile: g.cfg.Profile.Name, ByDiff: map[string]int{}, Bad: bad}
+	v := &Verification{Variant: g.cfg.Variant.Name, ByDiff: map[string]int{}, Bad: bad}
 	k := 0
 	for _, c := range good {
 		for k < len(ctl) && !ctl[k].TS.After(c.Rec.TS) {

@@ -16,6 +16,7 @@ import (
 	"github.com/killswitch/killswitch/analyze/state"
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/report"
+	"github.com/killswitch/killswitch/store/sqlite"
 )
 
 // runKS runs the command line and returns its outputs and exit status.
@@ -458,17 +459,17 @@ func FuzzSQLAgentID(f *testing.F) {
 
 		// The --apply path: bound parameters in a transaction.
 		dbPath := filepath.Join(t.TempDir(), "a.db")
-		ap, err := openSQLiteApply(dbPath + "?_pragma=synchronous(OFF)")
+		ap, err := sqlite.Open(dbPath + "?_pragma=synchronous(OFF)")
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := range ws {
-			if err := ap.write(&ws[i]); err != nil {
-				ap.finish(err)
+			if err := ap.Write(&ws[i]); err != nil {
+				ap.Finish(err)
 				t.Fatal(err)
 			}
 		}
-		if err := ap.finish(nil); err != nil {
+		if err := ap.Finish(nil); err != nil {
 			t.Fatal(err)
 		}
 		applied := openDB(t, dbPath)

@@ -11,10 +11,10 @@ import (
 	"strings"
 
 	"github.com/killswitch/killswitch/analyze"
-	"github.com/killswitch/killswitch/analyze/breaker"
 	"github.com/killswitch/killswitch/analyze/expect"
-	"github.com/killswitch/killswitch/analyze/gateway"
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/outfile"
+	"github.com/killswitch/killswitch/policy"
 	"github.com/killswitch/killswitch/report"
 )
 
@@ -56,14 +56,20 @@ func cmdCheck(e *env, args []string) int {
 			"compressed or not) and checks what the kill switch did against it. Settings given here override every file's.\n"+
 			"Exit status: 0 all expectations hold, 1 one failed, 2 bad usage or unusable input.")
 	// Overrides apply only when given: no default is shown or used.
-	profile := fs.String("profile", "", "override every file's profile: "+analyze.ProfileNames()+" (the loop detector), m22 or spec (the gateway)")
+	var profiles []string
+	for _, p := range policy.All() {
+		if p.Check != nil && p.Check.ProfileHelp() != "" {
+			profiles = append(profiles, p.Check.ProfileHelp())
+		}
+	}
+	profile := fs.String("profile", "", "override every file's profile: "+strings.Join(profiles, ", "))
 	window := fs.Int("window", 0, "override every file's window size N")
 	threshold := fs.Float64("threshold", 0, "override every file's threshold")
 	mode := fs.String("mode", "", "override every file's mode: deactivate or block")
 	junit := fs.String("junit", "", "also write a JUnit XML report to this file (atomically)")
 	format := fs.StringP("format", "f", checkFormatText, "report: text (one line per expectation) or markdown (a pull-request comment)")
 	output := fs.StringP("output", "o", "", "write the report to this file (atomically) instead of standard output")
-	markOutput(fs, "output", "junit")
+	policy.MarkOutput(fs, "output", "junit")
 	update := fs.Bool("update", false, "rewrite the expectation files from the current behaviour (create one for a capture named\n"+
 		"on the command line that has none) and print what changed")
 	workers := fs.Int("workers", 0, "parallel feature extraction (0: one per CPU); results are identical at any value")
@@ -80,19 +86,26 @@ func cmdCheck(e *env, args []string) int {
 		return errorf(e, "check", "unknown --format %q (want text or markdown)", *format)
 	}
 	var over expect.Settings
+	var profileOf []string // the policies --profile is a profile of
 	var overNames []string
 	if fs.Changed("profile") {
-		// A loop detector's profile, a gateway's, or both ("spec"): each
-		// file takes the one its policy replays (checkOne).
+		// A profile of one policy or of several ("spec" is the loop
+		// detector's and the gateway's): each file takes the one its
+		// policy replays (checkOne).
 		name := *profile
-		if p, err := analyze.ParseProfile(name); err == nil {
-			over.Profile, name = p, p.String()
+		for _, p := range policy.All() {
+			if p.Check == nil {
+				continue
+			}
+			if canon, ok := p.Check.Profile(*profile, &over); ok {
+				if len(profileOf) == 0 {
+					name = canon
+				}
+				profileOf = append(profileOf, p.Name)
+			}
 		}
-		if _, err := gateway.ProfileByName(*profile); err == nil {
-			over.GatewayProfile = profile
-		}
-		if over.Profile == nil && over.GatewayProfile == nil {
-			return errorf(e, "check", "unknown profile %q (want %s for the loop detector, m22 or spec for the gateway)", *profile, analyze.ProfileNames())
+		if len(profileOf) == 0 {
+			return errorf(e, "check", "unknown profile %q (want %s)", *profile, strings.Join(profiles, ", "))
 		}
 		overNames = append(overNames, "--profile "+name)
 	}
@@ -123,16 +136,20 @@ func cmdCheck(e *env, args []string) int {
 	for _, t := range targets {
 		reads = append(reads, t.expect, t.capture)
 	}
-	if err := guardFiles(fs, reads...); err != nil {
+	if err := policy.GuardFiles(fs, reads...); err != nil {
 		return errorf(e, "check", "%v", err)
 	}
 	if err := checkWorkers(*workers); err != nil {
 		return errorf(e, "check", "%v", err)
 	}
-	rf := replayFlags{input: inputOptions{format: "auto", agentHeader: "X-Agent-Id"}, workers: *workers, strict: *strict, verbose: *verbose}
+	rf := readFlags{input: inputOptions{format: "auto", agentHeader: "X-Agent-Id"}, workers: *workers, strict: *strict, verbose: *verbose}
 	c := &report.Check{Overrides: overNames, Update: *update}
 	for _, t := range targets {
-		c.Files = append(c.Files, checkOne(e, &rf, t, over, profile, *update))
+		given := ""
+		if fs.Changed("profile") {
+			given = *profile
+		}
+		c.Files = append(c.Files, checkOne(e, &rf, t, over, given, profileOf, *update))
 	}
 	err = writeOutput(e, *output, func(w io.Writer) error {
 		if *format == checkFormatMarkdown {
@@ -144,7 +161,7 @@ func cmdCheck(e *env, args []string) int {
 		return errorf(e, "check", "%v", err)
 	}
 	if *junit != "" {
-		if err := writeFileAtomic(*junit, func(w io.Writer) error { return report.JUnit(w, c) }); err != nil {
+		if err := outfile.Write(*junit, func(w io.Writer) error { return report.JUnit(w, c) }); err != nil {
 			return errorf(e, "check", "--junit: %v", err)
 		}
 	}
@@ -167,7 +184,7 @@ func cmdCheck(e *env, args []string) int {
 
 // checkOne checks (and with update, rewrites) one expectation file.
 // Problems that make the file unusable end up in the result's Err.
-func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, profile *string, update bool) report.CheckFile {
+func checkOne(e *env, rf *readFlags, t checkTarget, over expect.Settings, profile string, profileOf []string, update bool) report.CheckFile {
 	f := report.CheckFile{Path: t.expect, Capture: t.capture}
 	var exp *expect.Expectation
 	if !t.create {
@@ -191,38 +208,21 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, prof
 		settings = exp.Settings
 	}
 	eff := settings.Override(over)
-	if err := profileFits(eff.Policy, over, profile); err != nil {
-		f.Err = fmt.Errorf("%s: %w", t.expect, err)
+	p := policy.Default()
+	if eff.Policy != nil {
+		p = policy.Lookup(*eff.Policy)
+	}
+	if p == nil || p.Check == nil {
+		f.Err = fmt.Errorf("%s: the %s policy cannot be checked", t.expect, *eff.Policy)
 		return f
 	}
-	cfg := eff.Apply(analyze.NewConfig())
-	var brk *breaker.Policy
-	var gw *gateway.Policy
-	if eff.Policy != nil && *eff.Policy == "breaker" {
-		bcfg, err := eff.BreakerConfig()
-		if err == nil {
-			brk, err = breaker.NewPolicy(bcfg)
-		}
-		if err != nil {
-			f.Err = fmt.Errorf("%s: %w", t.expect, err)
-			return f
-		}
-		cfg.Profile, cfg.Policies = analyze.ProfileUsage, []analyze.Policy{brk}
-	} else if eff.Policy != nil && *eff.Policy == "gateway" {
-		gcfg, err := eff.GatewayConfig()
-		if err == nil {
-			gw, err = gateway.NewPolicy(gcfg)
-		}
-		if err != nil {
-			f.Err = fmt.Errorf("%s: %w", t.expect, err)
-			return f
-		}
-		cfg.Profile, cfg.Policies = analyze.ProfileUsage, []analyze.Policy{gw}
-	} else if exp != nil && len(exp.Scopes) > 0 {
-		f.Err = fmt.Errorf("%s:%d: \"scopes\" are the breaker's: they need \"settings\": {\"policy\": \"breaker\"}", t.expect, exp.Scopes[0].Line)
+	run, err := p.Check.Prepare(&policy.CheckFile{Path: t.expect, Exp: exp, Eff: eff, Over: over, Profile: profile, ProfileOf: profileOf})
+	if err != nil {
+		f.Err = err
 		return f
 	}
-	sum, err := rf.replayFiles(e, "check", []string{t.capture}, cfg, analyze.Hooks{})
+	cfg := run.Config()
+	sum, err := rf.replayFiles(e, []string{t.capture}, cfg, analyze.Hooks{})
 	if err != nil {
 		f.Err = fmt.Errorf("%s: replaying %s: %w", t.expect, t.capture, err)
 		return f
@@ -232,12 +232,7 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, prof
 	}
 	reportHiddenWarnings(e, "check", sum.WarningCounts)
 	f.Summary = sum
-	switch {
-	case brk != nil:
-		f.Settings = report.BreakerSettingsLine(brk.Result())
-	case gw != nil:
-		f.Settings = report.GatewaySettingsLine(gw.Result())
-	}
+	f.Settings = run.Settings()
 	if update {
 		var next *expect.Expectation
 		var changes []string
@@ -254,12 +249,7 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, prof
 			f.Created = true
 		} else {
 			next, changes = expect.Update(exp, sum)
-			if brk != nil {
-				changes = append(changes, expect.UpdateScopes(next, scopeOutcomes(brk))...)
-			}
-			if gw != nil {
-				changes = append(changes, expect.UpdateGateway(next, gw.Result())...)
-			}
+			changes = append(changes, run.Update(next)...)
 		}
 		if len(changes) > 0 {
 			data, err := expect.Format(next)
@@ -268,7 +258,7 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, prof
 				next, err = expect.Parse(t.expect, data)
 			}
 			if err == nil {
-				err = writeFileAtomic(t.expect, func(w io.Writer) error { _, err := w.Write(data); return err })
+				err = outfile.Write(t.expect, func(w io.Writer) error { _, err := w.Write(data); return err })
 			}
 			if err != nil {
 				f.Err = fmt.Errorf("%s: --update: %w", t.expect, err)
@@ -277,59 +267,8 @@ func checkOne(e *env, rf *replayFlags, t checkTarget, over expect.Settings, prof
 			exp, f.Changes = next, changes
 		}
 	}
-	f.Results = expect.Compare(exp, sum)
-	if brk != nil && len(exp.Scopes) > 0 {
-		f.Results = append(f.Results, expect.CompareScopes(exp, scopeOutcomes(brk))...)
-	}
-	if gw != nil {
-		f.Results = append(f.Results, expect.CompareGateway(exp, gw.Result())...)
-	}
+	f.Results = append(expect.Compare(exp, sum), run.Compare(exp)...)
 	return f
-}
-
-// profileFits reports whether the command line's --profile (over) names
-// a profile of the policy a file replays: a loop detector's for the loop
-// policy, a gateway's for the gateway ("spec" is both); the breaker has
-// none and ignores it.
-func profileFits(policy *string, over expect.Settings, name *string) error {
-	if policy != nil && (*policy == "breaker" || *policy == "gateway") {
-		// The loop detector's settings mean nothing to these policies:
-		// refuse them rather than list them as overrides and ignore them.
-		for _, f := range []struct {
-			set  bool
-			flag string
-		}{{over.Window != nil, "--window"}, {over.Threshold != nil, "--threshold"}, {over.Mode != nil, "--mode"},
-			{*policy == "breaker" && (over.Profile != nil || over.GatewayProfile != nil), "--profile"}} {
-			if f.set {
-				return fmt.Errorf("%s is a loop detector setting: this file replays the %s", f.flag, *policy)
-			}
-		}
-	}
-	switch {
-	case over.Profile == nil && over.GatewayProfile == nil:
-	case policy != nil && *policy == "gateway" && over.GatewayProfile == nil:
-		return fmt.Errorf("--profile %s is a loop detector profile: this file replays the gateway (want m22 or spec)", *name)
-	case (policy == nil || *policy == "loop") && over.Profile == nil:
-		return fmt.Errorf("--profile %s is a gateway profile: this file replays the loop detector (want %s)", *name, analyze.ProfileNames())
-	}
-	return nil
-}
-
-// scopeOutcomes are the breaker's scopes as check compares them.
-func scopeOutcomes(p *breaker.Policy) []expect.ScopeOutcome {
-	res := p.Result()
-	var out []expect.ScopeOutcome
-	for _, sc := range res.Scopes {
-		o := expect.ScopeOutcome{Scope: sc.Scope.String(), Requests: sc.Requests, Threshold: res.RateOf(sc.Scope.Agent)}
-		for _, tr := range sc.Trips {
-			o.Trips = append(o.Trips, tr.ScopeN)
-		}
-		if len(sc.Trips) > 0 {
-			o.Rate = sc.Trips[0].ErrorRate
-		}
-		out = append(out, o)
-	}
-	return out
 }
 
 // findTargets resolves the command line's paths: a directory is searched

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/killswitch/killswitch/policy"
 	"github.com/spf13/pflag"
 )
 
@@ -21,18 +22,37 @@ import (
 
 // commandRuns are the commands that read captures and write reports, one
 // entry per policy, with a capture each can read.
-var commandRuns = []struct {
+var commandRuns = policyRuns()
+
+// conformanceCaptures are a capture each policy replays with something to
+// report; a policy without one replays the loop detector's.
+var conformanceCaptures = map[string]string{
+	"loop":    "fixtures/examples/day1.jsonl",
+	"breaker": "fixtures/breaker/outage.jsonl",
+	"gateway": "fixtures/gateway/m22.jsonl",
+}
+
+// policyRuns are replay (and sweep, where it has one) of every registered
+// policy, and verify: the conformance tests run each.
+func policyRuns() []commandRun {
+	var out []commandRun
+	for _, p := range policy.All() {
+		capture := conformanceCaptures[p.Name]
+		if capture == "" {
+			capture = conformanceCaptures["loop"]
+		}
+		out = append(out, commandRun{p.Name, []string{"replay", "--policy", p.Name}, capture})
+		if p.Sweep != nil {
+			out = append(out, commandRun{p.Name, []string{"sweep", "--policy", p.Name}, capture})
+		}
+	}
+	return append(out, commandRun{"gateway", []string{"verify"}, "fixtures/gateway/verify/proxy_calls.csv"})
+}
+
+type commandRun struct {
 	policy  string   // the policy it runs
 	args    []string // command and policy flags
 	capture string   // a capture (an export for verify) it reads
-}{
-	{"loop", []string{"replay"}, "fixtures/examples/day1.jsonl"},
-	{"breaker", []string{"replay", "--policy", "breaker"}, "fixtures/breaker/outage.jsonl"},
-	{"gateway", []string{"replay", "--policy", "gateway"}, "fixtures/gateway/m22.jsonl"},
-	{"loop", []string{"sweep"}, "fixtures/examples/day1.jsonl"},
-	{"breaker", []string{"sweep", "--policy", "breaker"}, "fixtures/breaker/outage.jsonl"},
-	{"gateway", []string{"sweep", "--policy", "gateway"}, "fixtures/gateway/m22.jsonl"},
-	{"gateway", []string{"verify"}, "fixtures/gateway/verify/proxy_calls.csv"},
 }
 
 // flagSetOf is the flag set command builds (seen through flagSetMade
@@ -48,11 +68,15 @@ func flagSetOf(t *testing.T, command string) *pflag.FlagSet {
 	return fs
 }
 
-// fileFlags are the flags of fs marked with role.
-func fileFlags(fs *pflag.FlagSet, role string) []*pflag.Flag {
+// fileFlags are the flags of fs marked with role, but those of policies
+// other than name (which the command refuses with name).
+func fileFlags(fs *pflag.FlagSet, role, name string) []*pflag.Flag {
 	var out []*pflag.Flag
 	fs.VisitAll(func(f *pflag.Flag) {
-		if a := f.Annotations[fileRole]; len(a) > 0 && a[0] == role {
+		if owner := policy.Owner(f); owner != "" && owner != name {
+			return
+		}
+		if a := f.Annotations[policy.FileRole]; len(a) > 0 && a[0] == role {
 			out = append(out, f)
 		}
 	})
@@ -61,7 +85,7 @@ func fileFlags(fs *pflag.FlagSet, role string) []*pflag.Flag {
 
 // fileArg is the value that makes flag f name path.
 func fileArg(f *pflag.Flag, path string) []string {
-	if a := f.Annotations[fileRole]; len(a) > 1 {
+	if a := f.Annotations[policy.FileRole]; len(a) > 1 {
 		path = a[1] + path
 	}
 	return []string{"--" + f.Name, path}
@@ -106,7 +130,7 @@ func TestNoOutputIsAnInput(t *testing.T) {
 	tried := 0
 	for _, cr := range commandRuns {
 		fs := flagSetOf(t, cr.args[0])
-		outs, ins := fileFlags(fs, roleOutput), fileFlags(fs, roleInput)
+		outs, ins := fileFlags(fs, policy.RoleOutput, cr.policy), fileFlags(fs, policy.RoleInput, cr.policy)
 		if len(outs) == 0 {
 			t.Fatalf("%s: no output flags marked", cr.args[0])
 		}
@@ -154,7 +178,7 @@ func TestNoOutputIsAnInput(t *testing.T) {
 	}
 	// check reads the expectation files and the captures its paths name.
 	fs := flagSetOf(t, "check")
-	for _, o := range fileFlags(fs, roleOutput) {
+	for _, o := range fileFlags(fs, policy.RoleOutput, "") {
 		for _, read := range []string{"m22.jsonl", "m22.expect.json"} {
 			dir := t.TempDir()
 			want := map[string][]byte{
@@ -239,7 +263,7 @@ func TestCheckShowsThePolicysOwnSettings(t *testing.T) {
 			"policy breaker, error rate ≥ 90% over 10+ samples, counters refresh over 5m0s, open 30m0s"},
 		{"fixtures/gateway/m22.jsonl",
 			`{"settings": {"policy": "gateway", "profile": "spec", "gateway": {"max_tokens": 100000, "rpm": 7}}, "http_status": {"200": {"min": 0}}}`,
-			"policy gateway, profile spec, max cost 100¢ a request, max tokens 100000, rpm 7, spike rate 0.5"},
+			"policy gateway, variant spec, max cost 100¢ a request, max tokens 100000, rpm 7, spike rate 0.5"},
 	} {
 		dir := t.TempDir()
 		copyFile(t, tc.capture, filepath.Join(dir, "c.jsonl"))
@@ -267,7 +291,7 @@ func TestDefaultTablesFit(t *testing.T) {
 		}
 		testTermWidth = width
 		for _, cr := range commandRuns {
-			for _, extra := range [][]string{nil, {"--profile", "spec"}} {
+			for _, extra := range [][]string{nil, {"--variant", "spec"}} {
 				if extra != nil && cr.policy != "gateway" {
 					continue
 				}

@@ -24,9 +24,9 @@ func TestGatewayReplay(t *testing.T) {
 	}{
 		{"gateway-m22.jsonl", []string{"replay", "--policy", "gateway", "-f", "jsonl", capture}},
 		{"gateway-m22.txt", []string{"replay", "--policy", "gateway", capture}},
-		{"gateway-spec.txt", []string{"replay", "--policy", "gateway", "--profile", "spec", capture}},
-		{"gateway-spec.md", []string{"replay", "--policy", "gateway", "--profile", "spec", "-f", "markdown", capture}},
-		{"gateway-spec.json", []string{"replay", "--policy", "gateway", "--profile", "spec", "-f", "json", capture}},
+		{"gateway-spec.txt", []string{"replay", "--policy", "gateway", "--variant", "spec", capture}},
+		{"gateway-spec.md", []string{"replay", "--policy", "gateway", "--variant", "spec", "-f", "markdown", capture}},
+		{"gateway-spec.json", []string{"replay", "--policy", "gateway", "--variant", "spec", "-f", "json", capture}},
 		{"gateway-m22.csv", []string{"replay", "--policy", "gateway", "-f", "csv", capture}},
 	} {
 		stdout, stderr, code := runCLI(t, "", c.args...)
@@ -53,7 +53,7 @@ func TestGatewayReplay(t *testing.T) {
 	golden.Check(t, filepath.Join(goldenDir, "gateway-m22.sql"), []byte(string(b)))
 	for _, args := range [][]string{
 		{"replay", "--policy", "gateway", "-f", "xml", capture},
-		{"replay", "--policy", "gateway", "--profile", "nope", capture},
+		{"replay", "--policy", "gateway", "--variant", "nope", capture},
 		{"replay", "--policy", "gateway", "--writes", "x.jsonl", capture},
 		{"replay", "--policy", "gateway", "--apply", "sqlite:x.db", capture},
 		{"replay", "--policy", "nope", capture},

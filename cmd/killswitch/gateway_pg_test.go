@@ -14,6 +14,7 @@ import (
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/testsrv"
 	"github.com/killswitch/killswitch/report"
+	"github.com/killswitch/killswitch/store/postgres"
 )
 
 // gatewayReplay replays a small spec capture: a manual key freeze, a
@@ -100,7 +101,7 @@ func TestGatewayPostgres(t *testing.T) {
 	}
 	dsn2 := strings.Replace(dsn, "@/postgres?", "@/viadriver?", 1)
 	for i := 0; i < 2; i++ {
-		if err := applyPostgres(ctx, dsn2, stmts); err != nil {
+		if err := postgres.Apply(ctx, dsn2, stmts); err != nil {
 			t.Fatalf("apply %d: %v", i+1, err)
 		}
 	}

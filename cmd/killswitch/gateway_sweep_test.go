@@ -25,7 +25,7 @@ func TestGatewaySweep(t *testing.T) {
 	}{
 		{"gateway-sweep.txt", []string{"sweep", "--policy", "gateway", capture}},
 		{"gateway-sweep.json", []string{"sweep", "--policy", "gateway", "-f", "json", "--max-costs", "200", "--max-tokens", "4000", capture}},
-		{"gateway-sweep-spec.md", []string{"sweep", "--policy", "gateway", "--profile", "spec", "-f", "markdown", "--max-costs", "100", "--max-tokens", "16000", "--rpms", "1,2", "--spike-rates", "0.5", "fixtures/gateway/incidents.jsonl"}},
+		{"gateway-sweep-spec.md", []string{"sweep", "--policy", "gateway", "--variant", "spec", "-f", "markdown", "--max-costs", "100", "--max-tokens", "16000", "--rpms", "1,2", "--spike-rates", "0.5", "fixtures/gateway/incidents.jsonl"}},
 	} {
 		stdout, stderr, code := runCLI(t, "", c.args...)
 		if code != exitOK {
@@ -37,7 +37,7 @@ func TestGatewaySweep(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--profile", "agentgazer"}, `gateway profile "agentgazer"`},
+		{[]string{"--variant", "agentgazer"}, `gateway variant "agentgazer"`},
 		{[]string{"--max-costs", "-5"}, "max cost must be a number ≥ 0"},
 		{[]string{"--max-tokens", "1.5"}, "--max-tokens: 1.5 is not a whole number"},
 		{[]string{"--rpms", "x"}, "--rpms:"},

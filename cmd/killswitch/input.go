@@ -9,6 +9,8 @@ import (
 
 	"github.com/killswitch/killswitch/ingest"
 	_ "github.com/killswitch/killswitch/ingest/formats" // every input format
+	"github.com/killswitch/killswitch/internal/units"
+	"github.com/killswitch/killswitch/policy"
 )
 
 // inputOptions are the flags that shape how captures are read.
@@ -28,7 +30,7 @@ func openInput(e *env, path string, opt inputOptions, read *atomic.Int64) (*inge
 	maxLine := 0 // ingest.DefaultMaxLine
 	if opt.maxLine != "" {
 		var err error
-		if maxLine, err = parseSize(opt.maxLine); err != nil {
+		if maxLine, err = units.ParseSize(opt.maxLine); err != nil {
 			return nil, fmt.Errorf("--max-line: %v", err)
 		}
 	}
@@ -47,7 +49,7 @@ func (o *inputOptions) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.mapping, "map", nil, "Parquet: read logical field from a differently named column (field=column; repeatable)")
 	fs.StringVar(&o.maxLine, "max-line", "64MiB", "JSONL: the longest line kept (a longer one is reported and skipped, so memory stays bounded)")
 	fs.StringVar(&o.batchOutput, "batch-output", "", "OpenAI/Anthropic Batch API: the output (results) file to join with the input on custom_id")
-	markInput(fs, "batch-output")
+	policy.MarkInput(fs, "batch-output")
 }
 
 // inputSet is several captures opened and merged in time order, with the
@@ -120,7 +122,7 @@ func reportProblem(e *env, strict, verbose bool) func(rec *ingest.Record, warn s
 		case rec.Err != nil:
 			fmt.Fprintf(e.stderr, "%v\n", rec.Err)
 			if strict {
-				return errStrict
+				return policy.ErrStrict
 			}
 		case rec.Skip != "":
 			if verbose {

@@ -62,7 +62,7 @@ func cmdInspect(e *env, args []string) int {
 				inv.Name, inv.Malformed, skipped(inv.Skips))
 			code = exitUsage
 		} else if inv.NoText > 0 {
-			fmt.Fprintf(e.stderr, "killswitch inspect: %s: %s\n", inv.Name, textlessLine(inv.NoText, inv.Requests))
+			fmt.Fprintf(e.stderr, "killswitch inspect: %s: %s\n", inv.Name, report.TextlessLine(inv.NoText, inv.Requests))
 		}
 	}
 	return code

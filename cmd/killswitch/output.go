@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/killswitch/killswitch/internal/outfile"
 	"golang.org/x/term"
 )
 
@@ -23,7 +24,7 @@ func writeOutput(e *env, path string, fn func(w io.Writer) error) error {
 		}
 		return bw.Flush()
 	}
-	return writeFileAtomic(path, fn)
+	return outfile.Write(path, fn)
 }
 
 // startProgress shows bytes and records read on standard error, only when

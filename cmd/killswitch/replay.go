@@ -1,97 +1,38 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"time"
+	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/outfile"
+	"github.com/killswitch/killswitch/policy"
+	_ "github.com/killswitch/killswitch/policy/all" // every policy
 	"github.com/killswitch/killswitch/report"
 )
 
-// replayFlags are the flags every command that replays shares.
-type replayFlags struct {
-	profile, mode, settings string
-	window                  int
-	threshold               float64
-	disabled                bool
-	input                   inputOptions
-	workers                 int
-	strict, verbose         bool
-	reactivateAfter         time.Duration
-	retryAfter              time.Duration
-	fs                      *pflag.FlagSet
+// readFlags are the flags of every command that reads captures.
+type readFlags struct {
+	input           inputOptions
+	workers         int
+	strict, verbose bool
 }
 
-func (f *replayFlags) register(fs *pflag.FlagSet) {
-	f.fs = fs
-	fs.StringVar(&f.profile, "profile", "spec", "detector profile: "+analyze.ProfileNames()+analyze.ProfileHelp())
-	fs.IntVar(&f.window, "window", analyze.DefaultSettings.WindowSize, "sliding window size N (per agent)")
-	fs.Float64Var(&f.threshold, "threshold", 0, "kill when the score passes this threshold (default: the profile's: 10 for spec and agentgazer, 4 for progress, 1 for the peer profiles)")
-	fs.StringVar(&f.mode, "mode", "deactivate", "enforcement: deactivate (kill the agent) or block (HTTP 429, agent stays active)")
-	fs.StringVar(&f.settings, "settings", "", "per-agent kill-switch settings file (JSON: {\"default\": {…}, \"agents\": {ID: {…}}})")
-	fs.BoolVar(&f.disabled, "disabled", false, "start every agent with the kill switch disabled (the live default); settings and config records enable it")
-	markInput(fs, "settings")
-	f.input.register(fs)
-	fs.DurationVar(&f.reactivateAfter, "reactivate-after", 0, "simulate an operator re-activating killed agents after this delay (e.g. 10m)")
-	fs.DurationVar(&f.retryAfter, "retry-after", 60*time.Second, "block mode: the retry_after_seconds a refusal announces")
+func (f *readFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.workers, "workers", 0, "parallel feature extraction (0: one per CPU); output is identical at any value")
 	fs.BoolVar(&f.strict, "strict", false, "stop at the first malformed input item")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "also report each skipped (non-LLM) input item on standard error")
+	f.input.register(fs)
 }
-
-// config builds the analysis configuration from the flags.
-func (f *replayFlags) config() (analyze.Config, error) {
-	cfg := analyze.NewConfig()
-	var err error
-	if cfg.Profile, err = analyze.ParseProfile(f.profile); err != nil {
-		return cfg, err
-	}
-	// A profile's own defaults (progress: threshold 4) apply unless a flag
-	// or the settings file says otherwise.
-	cfg.Default = cfg.Profile.Defaults
-	if cfg.Mode, err = analyze.ParseMode(f.mode); err != nil {
-		return cfg, err
-	}
-	if f.disabled {
-		cfg.Default.Enabled = false
-	}
-	var flagPatch ingest.KillSwitchPatch
-	if f.fs.Changed("window") {
-		flagPatch.WindowSize = &f.window
-	}
-	if f.fs.Changed("threshold") {
-		flagPatch.Threshold = &f.threshold
-	}
-	var fileDef ingest.KillSwitchPatch
-	var agents map[string]ingest.KillSwitchPatch
-	if f.settings != "" {
-		if fileDef, agents, err = loadSettings(f.settings); err != nil {
-			return cfg, err
-		}
-	}
-	if err := applySettings(&cfg, fileDef, flagPatch, agents); err != nil {
-		return cfg, err
-	}
-	if err := checkWorkers(f.workers); err != nil {
-		return cfg, err
-	}
-	if f.reactivateAfter < 0 || f.retryAfter < 0 {
-		return cfg, errors.New("durations must not be negative")
-	}
-	cfg.ReactivateAfter, cfg.RetryAfter = f.reactivateAfter, f.retryAfter
-	return cfg, nil
-}
-
-var errStrict = errors.New("stopped at the first malformed input item (--strict)")
 
 // replayFiles opens every path, merges them in time order and replays them.
 // Problems go to standard error as they are met.
-func (f *replayFlags) replayFiles(e *env, cmd string, paths []string, cfg analyze.Config, h analyze.Hooks) (*analyze.Summary, error) {
+func (f *readFlags) replayFiles(e *env, paths []string, cfg analyze.Config, h analyze.Hooks) (*analyze.Summary, error) {
 	set, err := openAll(e, paths, f.input)
 	if err != nil {
 		return nil, err
@@ -110,6 +51,80 @@ func (f *replayFlags) replayFiles(e *env, cmd string, paths []string, cfg analyz
 	return analyze.Replay(set.src, cfg, f.workers, h)
 }
 
+// policyEnv is what cmd hands a policy: the captures of fs, the report's
+// destination output, the replay and the reads that report problems as
+// this command does.
+func (f *readFlags) policyEnv(e *env, cmd string, fs *pflag.FlagSet, output string) *policy.Env {
+	paths := fs.Args()
+	return &policy.Env{
+		Command: cmd, Paths: paths, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, Getenv: e.getenv,
+		Workers: f.workers, Verbose: f.verbose, Width: termWidth(e, output), Flags: fs,
+		Replay: func(cfg analyze.Config, h analyze.Hooks) (*analyze.Summary, error) {
+			return f.replayFiles(e, paths, cfg, h)
+		},
+		Records: func(step func(*ingest.Record)) (int, error) { return f.eachRecord(e, paths, step) },
+		Open: func() (ingest.Reader, func(), error) {
+			set, err := openAll(e, paths, f.input)
+			if err != nil {
+				return nil, nil, err
+			}
+			stop := set.progress(e)
+			return countingRecords{set.src, &set.records}, func() { stop(); set.close() }, nil
+		},
+		OpenFiles: func(paths []string) (ingest.Reader, func(), error) {
+			set, err := openAll(e, paths, inputOptions{format: "auto", agentHeader: "X-Agent-Id"})
+			if err != nil {
+				return nil, nil, err
+			}
+			return set.src, set.close, nil
+		},
+		Rereadable: rereadable(paths),
+		Problem:    reportProblem(e, f.strict, f.verbose),
+		Output:     func(fn func(io.Writer) error) error { return writeOutput(e, output, fn) },
+		WriteFile:  outfile.Write,
+		Summarize: func(counts []analyze.WarningCount, malformed int) {
+			reportHiddenWarnings(e, cmd, counts)
+			if malformed > 0 {
+				fmt.Fprintf(e.stderr, "killswitch %s: %d malformed input items skipped (reported above)\n", cmd, malformed)
+			}
+		},
+	}
+}
+
+// policyFlag adds --policy, its help listing the registered policies.
+func policyFlag(fs *pflag.FlagSet, what string) *string {
+	var parts []string
+	for _, p := range policy.All() {
+		parts = append(parts, p.Name+" ("+p.Help+")")
+	}
+	return fs.String("policy", policy.Default().Name, what+": "+policy.List(parts))
+}
+
+// lookupPolicy returns the policy --policy names, after refusing the
+// flags of the other policies that were given.
+func lookupPolicy(fs *pflag.FlagSet, name string) (*policy.Policy, error) {
+	p := policy.Lookup(name)
+	if p == nil {
+		return nil, policy.Unknown(name)
+	}
+	return p, policy.CheckFlags(fs, p)
+}
+
+// checkFormat refuses a format the policy does not render.
+func checkFormat(p *policy.Policy, format string, offered []string) error {
+	if slices.Contains(offered, format) {
+		return nil
+	}
+	known := false
+	for _, q := range policy.All() {
+		known = known || slices.Contains(q.ReplayFormats, format) || slices.Contains(q.SweepFormats, format)
+	}
+	if !known {
+		return fmt.Errorf("unknown --format %q (want %s)", format, policy.List(offered))
+	}
+	return fmt.Errorf("--policy %s: -f %s is not available (want %s)", p.Name, format, policy.List(offered))
+}
+
 func cmdReplay(e *env, args []string) int {
 	fs := newFlags(e, "replay", "[flags] FILE...",
 		"Replays captures (JSONL, HAR, Parquet, LiteLLM, Langfuse, OTLP or Batch files; gzip/zstd compressed\n"+
@@ -117,22 +132,31 @@ func cmdReplay(e *env, args []string) int {
 			"done: per-agent deactivation timelines (table, json, csv, markdown, html) or the per-request\n"+
 			"decision records (jsonl, SPEC §5). --writes/--apply add the state writes the live system would\n"+
 			"have made.")
-	var rf replayFlags
-	rf.register(fs)
+	name := policyFlag(fs, "the kill switch replayed")
 	format := fs.StringP("format", "f", "table", "output: table, json, jsonl (decision records), csv, markdown or html")
 	output := fs.StringP("output", "o", "", "write the report to this file (atomically) instead of standard output")
-	markOutput(fs, "output")
+	var o policy.ReplayOptions
+	fs.StringVar(&o.Settings, "settings", "", "the settings file (JSON; docs/settings.md): the loop detector's {\"default\": {…}, \"agents\": {ID: {…}}},\n"+
+		"the breaker's {\"breaker\": {…}, \"agents\": {ID: {\"breaker\": {…}}}}, the gateway's {\"gateway\": {…}}")
+	fs.StringVar(&o.Writes, "writes", "", "also write the state writes the live system would have made to `FILE`: loop: .jsonl (one JSON object\n"+
+		"per write) or .sql (a SQLite script: one transaction, idempotent); breaker: .redis (redis-cli < FILE) or .jsonl\n"+
+		"(every Redis command at its capture time); gateway: .sql (PostgreSQL)")
+	fs.StringVar(&o.Apply, "apply", "", "also apply the state writes: loop: sqlite:PATH (created if absent; one transaction, idempotent);\n"+
+		"breaker: redis://HOST:PORT/DB or unix:///PATH; gateway: postgres://…")
 	failOnKill := fs.Bool("fail-on-kill", false, "exit 1 when any agent would have been killed or blocked")
-	policy := fs.String("policy", "loop", "the kill switch replayed: loop (the loop detector), breaker (the error-rate circuit breaker\n"+
-		"per tenant/agent/workflow; -f jsonl, table or markdown) or gateway (tenant/key freezes and M22's guardrail\n"+
-		"pack; --profile m22 (default) or spec; -f jsonl, table or markdown; --writes FILE.sql, --apply postgres://…)")
-	var bf breakerFlags
-	bf.register(fs)
-	wide := fs.Bool("wide", false, "table: every column, whatever the terminal's width (else a table wider than the terminal, or than 100 columns when not a terminal, shows the columns that matter)")
-	all := fs.Bool("all", false, fmt.Sprintf("table, markdown, html: every row, streamed in table and markdown (else more than %d rows show the agents that matter most: killed first, then by score and cost)", report.MaxRows))
-	allowEmpty := fs.Bool("allow-empty", false, "accept input without any LLM request (else exit 2: a corrupt or wrong file must not pass a nightly job)")
-	var sf stateFlags
-	sf.register(fs)
+	fs.BoolVar(&o.Wide, "wide", false, "table: every column, whatever the terminal's width (else a table wider than the terminal, or than 100 columns when not a terminal, shows the columns that matter)")
+	fs.BoolVar(&o.All, "all", false, fmt.Sprintf("table, markdown, html: every row, streamed in table and markdown (else more than %d rows show the agents that matter most: killed first, then by score and cost)", report.MaxRows))
+	fs.BoolVar(&o.AllowEmpty, "allow-empty", false, "accept input without any LLM request (else exit 2: a corrupt or wrong file must not pass a nightly job)")
+	var rf readFlags
+	rf.register(fs)
+	policy.MarkInput(fs, "settings")
+	policy.MarkOutput(fs, "output", "writes")
+	policy.MarkOutputDSN(fs, "apply", "sqlite:")
+	replayers := map[string]policy.Replayer{}
+	policy.RegisterFlags(fs, func(p *policy.Policy) bool {
+		replayers[p.Name] = p.Replay(fs)
+		return true
+	})
 	if code, ok := parseFlags(e, fs, args); !ok {
 		return code
 	}
@@ -140,105 +164,34 @@ func cmdReplay(e *env, args []string) int {
 		fs.Usage()
 		return exitUsage
 	}
-	switch *format {
-	case report.FormatTable, report.FormatJSON, report.FormatJSONL, report.FormatCSV, report.FormatMarkdown, report.FormatHTML:
-	default:
-		return errorf(e, "replay", "unknown --format %q (want table, json, jsonl, csv, markdown or html)", *format)
+	p, err := lookupPolicy(fs, *name)
+	if err == nil {
+		err = checkFormat(p, *format, p.ReplayFormats)
 	}
-	if err := guardFiles(fs); err != nil {
+	if err == nil {
+		err = policy.GuardFiles(fs)
+	}
+	if err == nil {
+		err = checkWorkers(rf.workers)
+	}
+	if err != nil {
 		return errorf(e, "replay", "%v", err)
 	}
 	defer tuneGC(e)()
-	switch *policy {
-	case "loop":
-	case "breaker":
-		if err := checkWorkers(rf.workers); err != nil {
-			return errorf(e, "replay", "%v", err)
-		}
-		return runBreaker(e, &rf, &bf, breakerOut{format: *format, output: *output, writes: sf.writes, apply: sf.apply,
-			failOnKill: *failOnKill, allowEmpty: *allowEmpty}, fs.Args())
-	case "gateway":
-		if err := checkWorkers(rf.workers); err != nil {
-			return errorf(e, "replay", "%v", err)
-		}
-		g := gatewayRun{rf: &rf, profileGiven: fs.Changed("profile"), format: *format, output: *output,
-			writes: sf.writes, apply: sf.apply, failOnKill: *failOnKill, allowEmpty: *allowEmpty}
-		return g.run(e, fs.Args())
-	default:
-		return errorf(e, "replay", "unknown --policy %q (want loop, breaker or gateway)", *policy)
-	}
-	cfg, err := rf.config()
+	o.Format = *format
+	pe := rf.policyEnv(e, "replay", fs, *output)
+	out, err := replayers[p.Name].Replay(pe, &o)
 	if err != nil {
 		return errorf(e, "replay", "%v", err)
 	}
-	st, err := sf.open(cfg)
-	if err != nil {
-		return errorf(e, "replay", "%v", err)
+	reportHiddenWarnings(e, "replay", out.Summary.WarningCounts)
+	for _, n := range out.Notes {
+		fmt.Fprintln(e.stderr, strings.TrimRight(n, "\n"))
 	}
-	var sum *analyze.Summary
-	var noText textless
-	err = writeOutput(e, *output, func(w io.Writer) error {
-		var h analyze.Hooks
-		var dw *report.DecisionWriter
-		if *format == report.FormatJSONL {
-			dw = report.NewDecisionWriter(w)
-			h.Decision = dw.Write
-		}
-		var col *analyze.SeriesCollector
-		var spill *seriesSpill
-		twoPass := *format == report.FormatHTML && rereadable(fs.Args())
-		if *format == report.FormatHTML && !twoPass {
-			var err error
-			if spill, err = newSeriesSpill(); err != nil {
-				return err
-			}
-			defer spill.close()
-			h = spill.hooks(h)
-		}
-		h = noText.hooks(st.hooks(h))
-		var err error
-		if sum, err = rf.replayFiles(e, "replay", fs.Args(), cfg, h); err != nil {
-			return err
-		}
-		if !*allowEmpty {
-			if err := noRequests(sum.Totals.Requests, sum.Malformed, sum.Skips); err != nil {
-				return err
-			}
-		}
-		switch *format {
-		case report.FormatJSONL:
-			return dw.Flush()
-		case report.FormatTable:
-			return report.TimelineTableOpts(w, sum, report.TableOptions{Width: termWidth(e, *output), Wide: *wide, All: *all})
-		case report.FormatJSON:
-			return report.TimelineJSON(w, sum)
-		case report.FormatCSV:
-			return report.TimelineCSV(w, sum)
-		case report.FormatMarkdown:
-			return report.TimelineMarkdownOpts(w, sum, report.TableOptions{All: *all})
-		case report.FormatHTML:
-			if twoPass {
-				col, err = rf.chartSeries(e, fs.Args(), cfg, sum)
-			} else {
-				col, err = spill.collect(sum)
-			}
-			if err != nil {
-				return err
-			}
-			return report.TimelineHTML(w, sum, col.Series, report.TableOptions{All: *all})
-		}
-		return nil
-	})
-	err = st.finish(err)
-	if err != nil {
-		return errorf(e, "replay", "%v", err)
+	if out.Summary.Malformed > 0 {
+		fmt.Fprintf(e.stderr, "killswitch replay: %d malformed input items skipped (reported above)\n", out.Summary.Malformed)
 	}
-	reportHiddenWarnings(e, "replay", sum.WarningCounts)
-	noText.report(e, "replay")
-	if sum.Malformed > 0 {
-		fmt.Fprintf(e.stderr, "killswitch replay: %d malformed input items skipped (reported above)\n", sum.Malformed)
-	}
-	if *failOnKill && (sum.Totals.Kills > 0 || sum.Totals.Blocks > 0) {
+	if *failOnKill && out.Found {
 		return exitFound
 	}
 	return exitOK

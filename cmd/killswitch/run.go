@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/killswitch/killswitch/policy"
 	"github.com/spf13/pflag"
 )
 
@@ -36,9 +37,45 @@ func init() {
 		{"replay", "[flags] FILE...", "replay captures and print per-agent deactivation timelines", cmdReplay},
 		{"sweep", "[flags] FILE...", "evaluate a grid of windows × thresholds: catches, false positives, the recommended setting", cmdSweep},
 		{"check", "[flags] PATH...", "replay captured loops and check them against their NAME.expect.json (CI regression)", cmdCheck},
-		{"verify", "[flags] EXPORT...", "decide a live gateway's exported proxy_calls again: each call verified, or how it differs", cmdVerify},
+	}
+	for _, p := range policy.All() {
+		for _, c := range p.Commands {
+			commands = append(commands, command{c.Name, c.Args, c.Summary, policyCommand(c)})
+		}
+	}
+	commands = append(commands, []command{
 		{"inspect", "[flags] FILE...", "show what a capture holds: format, records, agents, time span, skipped entries by reason", cmdInspect},
 		{"fingerprint", "[flags] [TEXT | -] [TEXT2]", "show a prompt's extraction, normalized form and SimHash", cmdFingerprint},
+	}...)
+}
+
+// policyCommand runs a policy's own command (policy.Command): its flags,
+// -o, and the arguments as the captures it reads.
+func policyCommand(c policy.Command) func(e *env, args []string) int {
+	return func(e *env, args []string) int {
+		fs := newFlags(e, c.Name, c.Args, c.Help)
+		output := fs.StringP("output", "o", "", "write the report to this file (atomically) instead of standard output")
+		policy.MarkOutput(fs, "output")
+		runner := c.Flags(fs)
+		if code, ok := parseFlags(e, fs, args); !ok {
+			return code
+		}
+		if fs.NArg() == 0 {
+			fs.Usage()
+			return exitUsage
+		}
+		if err := policy.GuardFiles(fs); err != nil {
+			return errorf(e, c.Name, "%v", err)
+		}
+		rf := readFlags{input: inputOptions{format: "auto", agentHeader: "X-Agent-Id"}}
+		found, err := runner.Run(rf.policyEnv(e, c.Name, fs, *output))
+		switch {
+		case err != nil:
+			return errorf(e, c.Name, "%v", err)
+		case found:
+			return exitFound
+		}
+		return exitOK
 	}
 }
 

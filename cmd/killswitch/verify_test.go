@@ -59,7 +59,7 @@ func TestVerifyRoundTripPostgres(t *testing.T) {
 				t.Fatal(err)
 			}
 			db := strings.Replace(dsn, "@/postgres?", "@/rt_"+profile+"?", 1)
-			if _, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", "--profile", profile, "-f", "jsonl", "--apply", db, capture); code != 0 {
+			if _, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", "--variant", profile, "-f", "jsonl", "--apply", db, capture); code != 0 {
 				t.Fatalf("--apply: exit %d: %s", code, stderr)
 			}
 			conn, err := pgx.Connect(ctx, db)
@@ -70,13 +70,13 @@ func TestVerifyRoundTripPostgres(t *testing.T) {
 			dir := t.TempDir()
 			csvPath, jsonlPath := exportProxyCalls(t, ctx, conn, dir)
 			for _, export := range []string{csvPath, jsonlPath} {
-				stdout, stderr, code := runCLI(t, "", "verify", "--profile", profile, "--controls", capture, "--fail-on-diff", export)
+				stdout, stderr, code := runCLI(t, "", "verify", "--variant", profile, "--controls", capture, "--fail-on-diff", export)
 				if code != 0 || !strings.Contains(stdout, "8 calls, 8 verified, 0 differ, 0 bad rows") {
 					t.Errorf("verify %s: exit %d\n%s%s", filepath.Base(export), code, stdout, stderr)
 				}
 			}
 			// Without the freeze records the two 423s cannot be re-derived.
-			stdout, _, code := runCLI(t, "", "verify", "--profile", profile, "--fail-on-diff", csvPath)
+			stdout, _, code := runCLI(t, "", "verify", "--variant", profile, "--fail-on-diff", csvPath)
 			// The table wraps its verdicts to 100 columns, where a break
 			// falls depending on the temporary directory's name.
 			if code != exitFound || !strings.Contains(stdout, "6 verified, 2 differ") || !strings.Contains(oneSpaced(stdout), "give the freeze records with --controls") {
@@ -88,7 +88,7 @@ func TestVerifyRoundTripPostgres(t *testing.T) {
 			}
 			csvPath, jsonlPath = exportProxyCalls(t, ctx, conn, t.TempDir())
 			for _, export := range []string{csvPath, jsonlPath} {
-				stdout, stderr, code := runCLI(t, "", "verify", "--profile", profile, "--controls", capture, "--fail-on-diff", export)
+				stdout, stderr, code := runCLI(t, "", "verify", "--variant", profile, "--controls", capture, "--fail-on-diff", export)
 				pos := "calls.csv:row 4"
 				if strings.HasSuffix(export, ".jsonl") {
 					pos = "calls.jsonl:4"
@@ -140,7 +140,7 @@ func TestVerifyFixture(t *testing.T) {
 	for _, args := range [][]string{
 		{"verify"},
 		{"verify", "-f", "csv", dir + "proxy_calls.csv"},
-		{"verify", "--profile", "nope", dir + "proxy_calls.csv"},
+		{"verify", "--variant", "nope", dir + "proxy_calls.csv"},
 		{"verify", "--input-format", "har", dir + "proxy_calls.csv"},
 		{"verify", "fixtures/gateway/nope.csv"},
 		{"verify", "fixtures/gateway"},

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/killswitch/killswitch/analyze"
 )
@@ -35,63 +33,4 @@ func skipped(skips []analyze.SkipCount) int {
 		n += s.Count
 	}
 	return n
-}
-
-// parseSize parses a byte size: a whole number with an optional unit (B,
-// KiB, MiB, GiB, KB, MB, GB).
-func parseSize(s string) (int, error) {
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
-	num, mult := s, int64(1)
-	for _, u := range units {
-		if strings.HasSuffix(s, u.suffix) {
-			num, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n <= 0 || n > (1<<40)/mult {
-		return 0, fmt.Errorf("%q is not a size (want e.g. 64MiB, 1GiB, 4096)", s)
-	}
-	return int(n * mult), nil
-}
-
-// textless counts the scored requests that had neither a prompt nor a
-// response text to fingerprint: a reader that yields such requests has
-// most likely not understood the bodies (a format it half knows), and a
-// replay of them can never fire. It is said in one line, not per record.
-type textless struct{ n, scored int }
-
-// hooks wraps h to count the decisions without prompt and response hash
-// among the requests the detector scored (forwarded or refused by it; a
-// request refused because its agent was inactive never reaches it).
-func (c *textless) hooks(h analyze.Hooks) analyze.Hooks {
-	next := h.Decision
-	h.Decision = func(d *analyze.Decision) error {
-		if d.Action == analyze.ActionForward || d.Action == analyze.ActionKill || d.Action == analyze.ActionBlock {
-			c.scored++
-			if !d.HasPrompt && !d.HasResponse {
-				c.n++
-			}
-		}
-		if next != nil {
-			return next(d)
-		}
-		return nil
-	}
-	return h
-}
-
-// report says how many scored requests had no text, if any did.
-func (c *textless) report(e *env, cmd string) {
-	if c.n > 0 {
-		fmt.Fprintf(e.stderr, "killswitch %s: %s\n", cmd, textlessLine(c.n, c.scored))
-	}
-}
-
-// textlessLine is the message for n requests of total without text.
-func textlessLine(n, total int) string {
-	return fmt.Sprintf("%d of %d requests have neither prompt nor response text to fingerprint (their bodies may be in a shape killswitch does not read; inspect shows their dialects)", n, total)
 }

@@ -1,19 +1,36 @@
-package report
+package redis
 
 import (
 	"bufio"
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
-	"github.com/killswitch/killswitch/analyze/breaker"
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/report"
 )
 
-// WriteRedisScript writes the breaker's end-of-capture Redis state as a
-// script `redis-cli < FILE` loads: per scope one MULTI … EXEC of SET key
-// value EX ttl, arguments quoted the way redis-cli reads them.
-func WriteRedisScript(w io.Writer, scopes [][]breaker.RedisKey) error {
+// Key is one key of an end state: SET Key Value EX TTL.
+type Key struct {
+	Key, Value string
+	TTL        int64 // seconds, ≥ 1
+}
+
+// Cmd is one command of a command log, at the capture time it was made.
+type Cmd struct {
+	TS      time.Time
+	Source  ingest.Pos
+	Op      string // "INCR", "EXPIRE", "SET", "DEL"
+	Key     string
+	Value   string // SET
+	Seconds int64  // EXPIRE, SET … EX
+}
+
+// WriteScript writes an end state as a script `redis-cli < FILE` loads:
+// per group (a breaker's scope) one MULTI … EXEC of SET key value EX ttl,
+// arguments quoted the way redis-cli reads them.
+func WriteScript(w io.Writer, scopes [][]Key) error {
 	bw := bufio.NewWriter(w)
 	for _, keys := range scopes {
 		bw.WriteString("MULTI\n")
@@ -51,20 +68,20 @@ func redisQuote(s string) string {
 	return string(append(b, '"'))
 }
 
-// AppendRedisCmd appends one Redis command of the breaker's log as a JSON
-// object: {"ts", "source", "cmd", "key"[, "value"][, "seconds"]}.
-func AppendRedisCmd(b []byte, c *breaker.Cmd) []byte {
+// AppendCmd appends one command of a log as a JSON object: {"ts",
+// "source", "cmd", "key"[, "value"][, "seconds"]}.
+func AppendCmd(b []byte, c *Cmd) []byte {
 	b = append(b, `{"ts":`...)
-	b = AppendString(b, ingest.FormatTime(c.TS))
+	b = report.AppendString(b, ingest.FormatTime(c.TS))
 	b = append(b, `,"source":`...)
-	b = AppendString(b, c.Source.String())
+	b = report.AppendString(b, c.Source.String())
 	b = append(b, `,"cmd":`...)
-	b = AppendString(b, c.Op)
+	b = report.AppendString(b, c.Op)
 	b = append(b, `,"key":`...)
-	b = AppendString(b, c.Key)
+	b = report.AppendString(b, c.Key)
 	if c.Op == "SET" {
 		b = append(b, `,"value":`...)
-		b = AppendString(b, c.Value)
+		b = report.AppendString(b, c.Value)
 	}
 	if c.Op != "INCR" && c.Op != "DEL" {
 		b = append(b, `,"seconds":`...)

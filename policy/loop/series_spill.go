@@ -1,4 +1,4 @@
-package main
+package loop
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/internal/outfile"
 	"github.com/killswitch/killswitch/report"
 )
 
@@ -23,7 +24,7 @@ import (
 // points of the charted agents. The file is a scratchFile: nothing is
 // left behind however the run ends.
 type seriesSpill struct {
-	f   *scratchFile
+	f   *outfile.Scratch
 	w   *bufio.Writer
 	buf []byte
 	n   int64 // records written
@@ -33,9 +34,9 @@ type seriesSpill struct {
 const spillPrefix = "killswitch-series-*"
 
 func newSeriesSpill() (*seriesSpill, error) {
-	f, err := createScratch("", spillPrefix)
+	f, err := outfile.CreateScratch("", spillPrefix)
 	if err != nil {
-		return nil, fmt.Errorf("cannot keep the chart scores in a temporary file in %s: %w (set TMPDIR to a writable directory)", os.TempDir(), unwrapPath(err))
+		return nil, fmt.Errorf("cannot keep the chart scores in a temporary file in %s: %w (set TMPDIR to a writable directory)", os.TempDir(), outfile.UnwrapPath(err))
 	}
 	return &seriesSpill{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
 }
@@ -71,7 +72,7 @@ func (s *seriesSpill) add(d *analyze.Decision) error {
 }
 
 func (s *seriesSpill) fail(err error) error {
-	return fmt.Errorf("cannot keep the chart scores in a temporary file in %s: %w", os.TempDir(), unwrapPath(err))
+	return fmt.Errorf("cannot keep the chart scores in a temporary file in %s: %w", os.TempDir(), outfile.UnwrapPath(err))
 }
 
 // collect reads the points back and returns those of the agents the page
@@ -135,4 +136,4 @@ func (s *seriesSpill) collect(sum *analyze.Summary) (*analyze.SeriesCollector, e
 }
 
 // close closes and removes the file.
-func (s *seriesSpill) close() { s.f.close() }
+func (s *seriesSpill) close() { s.f.Close() }

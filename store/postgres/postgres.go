@@ -1,4 +1,9 @@
-package main
+// Package postgres is the PostgreSQL store of the gateway's state writes
+// (killswitch_state, proxy_calls, incidents, incident_events): Apply runs
+// them in one transaction with bound parameters. The script form
+// (--writes FILE.sql) is rendered by report.WriteGatewaySQL from the same
+// statements.
+package postgres
 
 import (
 	"context"
@@ -10,10 +15,10 @@ import (
 	"github.com/killswitch/killswitch/report"
 )
 
-// applyPostgres applies the gateway's writes to the PostgreSQL database at
+// Apply applies the gateway's writes to the PostgreSQL database at
 // dsn (postgres://…) in one transaction: the schema, then every statement
 // with bound parameters. Applying twice changes nothing.
-func applyPostgres(ctx context.Context, dsn string, stmts []report.Statement) error {
+func Apply(ctx context.Context, dsn string, stmts []report.Statement) error {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return fmt.Errorf("--apply: %w", err)

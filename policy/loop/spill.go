@@ -1,4 +1,4 @@
-package main
+package loop
 
 import (
 	"bufio"
@@ -9,6 +9,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/killswitch/killswitch/analyze/sweep"
+	"github.com/killswitch/killswitch/internal/outfile"
+	"github.com/killswitch/killswitch/internal/units"
+	"github.com/killswitch/killswitch/policy"
 )
 
 // spillFlags choose where a sweep spills its packed requests.
@@ -23,17 +26,17 @@ func (s *spillFlags) register(fs *pflag.FlagSet) {
 
 // spill returns the sweep's Spill and the file behind it (nil when the
 // budget is off); the caller closes the file.
-func (s *spillFlags) spill(e *env) (sweep.Spill, *spillFile, error) {
+func (s *spillFlags) spill(e *policy.Env) (sweep.Spill, *spillFile, error) {
 	if strings.EqualFold(strings.TrimSpace(s.budget), "off") {
 		return sweep.Spill{}, nil, nil
 	}
-	budget, err := parseSize(strings.TrimSpace(s.budget))
+	budget, err := units.ParseSize(strings.TrimSpace(s.budget))
 	if err != nil {
 		return sweep.Spill{}, nil, fmt.Errorf("--spill-budget %q: want a size (e.g. 64MiB, 1GiB, 4096) or off", s.budget)
 	}
 	dir := s.dir
 	if dir == "" {
-		dir = e.getenv("TMPDIR")
+		dir = e.Getenv("TMPDIR")
 	}
 	if dir == "" {
 		dir = os.TempDir()
@@ -52,7 +55,7 @@ func (s *spillFlags) spill(e *env) (sweep.Spill, *spillFile, error) {
 // temporary outputs.
 type spillFile struct {
 	dir, budget string // for messages
-	f           *scratchFile
+	f           *outfile.Scratch
 	w           *bufio.Writer
 	off         int64 // bytes appended since the last Reset
 	total       int64 // bytes appended in all
@@ -60,13 +63,13 @@ type spillFile struct {
 
 func (s *spillFile) fail(op string, err error) error {
 	return fmt.Errorf("%s the temporary spill file in %s: %w (--tmp-dir DIR spills elsewhere; --spill-budget, now %s, keeps more in memory; off keeps everything)",
-		op, s.dir, unwrapPath(err), s.budget)
+		op, s.dir, outfile.UnwrapPath(err), s.budget)
 }
 
 // Append implements sweep.SpillStore.
 func (s *spillFile) Append(p []byte) (int64, error) {
 	if s.f == nil {
-		f, err := createScratch(s.dir, "killswitch-sweep-*.spill")
+		f, err := outfile.CreateScratch(s.dir, "killswitch-sweep-*.spill")
 		if err != nil {
 			return 0, s.fail("cannot create", err)
 		}
@@ -128,6 +131,6 @@ func (s *spillFile) Close() {
 	if s == nil || s.f == nil {
 		return
 	}
-	s.f.close()
+	s.f.Close()
 	s.f = nil
 }

@@ -1,4 +1,4 @@
-package main
+package breaker
 
 import (
 	"context"
@@ -14,11 +14,13 @@ import (
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/analyze/breaker"
 	"github.com/killswitch/killswitch/internal/jsontree"
+	"github.com/killswitch/killswitch/policy"
 	"github.com/killswitch/killswitch/report"
+	"github.com/killswitch/killswitch/store/redis"
 )
 
-// breakerFlags are replay's flags for --policy breaker.
-type breakerFlags struct {
+// replayFlags are the breaker's replay flags.
+type replayFlags struct {
 	rate             float64
 	window, recover  time.Duration
 	minSamples       int
@@ -26,8 +28,8 @@ type breakerFlags struct {
 	fs               *pflag.FlagSet
 }
 
-func (f *breakerFlags) register(fs *pflag.FlagSet) {
-	f.fs = fs
+func newReplay(fs *pflag.FlagSet) policy.Replayer {
+	f := &replayFlags{fs: fs}
 	d := breaker.DefaultRules
 	fs.Float64Var(&f.rate, "error-rate", d.Rate, "breaker: open when errors / samples reach this rate (kill_on_error_rate)")
 	fs.DurationVar(&f.window, "error-window", d.Window, "breaker: the counters' window (error_window_minutes)")
@@ -35,9 +37,10 @@ func (f *breakerFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.recover, "auto-recover", d.Recover, "breaker: how long it stays open (auto_recover_after_minutes)")
 	fs.StringVar(&f.ttl, "counter-ttl", "refresh", "breaker: how counters expire: refresh (INCR+EXPIRE), fixed (TTL at creation) or sliding (exact trailing window)")
 	fs.StringVar(&f.errorStatus, "error-status", "4xx,5xx", "breaker: the statuses that count as errors (an error body always does)")
+	return f
 }
 
-func (f *breakerFlags) config() (breaker.Config, error) {
+func (f *replayFlags) config() (breaker.Config, error) {
 	cfg := breaker.NewConfig()
 	cfg.Default = breaker.Rules{Enabled: true, Rate: f.rate, Window: f.window, MinSamples: f.minSamples, Recover: f.recover}
 	var err error
@@ -50,59 +53,48 @@ func (f *breakerFlags) config() (breaker.Config, error) {
 	return cfg, cfg.Validate()
 }
 
-// breakerOut are where `replay --policy breaker` reports.
-type breakerOut struct {
-	format, output, writes, apply string
-	failOnKill, allowEmpty        bool
-}
-
-// runBreaker is `replay --policy breaker`.
-func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths []string) int {
-	format, output, failOnKill, allowEmpty := o.format, o.output, o.failOnKill, o.allowEmpty
-	cfg, err := bf.config()
+// Replay is `replay --policy breaker`: the breaker's decisions or its
+// per-scope report, and its Redis state.
+func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Outcome, error) {
+	cfg, err := f.config()
 	if err != nil {
-		return errorf(e, "replay", "--policy breaker: %v", err)
+		return nil, fmt.Errorf("--policy breaker: %v", err)
 	}
-	if err := applyBreakerSettings(&cfg, rf.settings, bf); err != nil {
-		return errorf(e, "replay", "--policy breaker: %v", err)
+	if err := applyBreakerSettings(&cfg, o.Settings, f); err != nil {
+		return nil, fmt.Errorf("--policy breaker: %v", err)
 	}
-	if o.writes != "" && !strings.HasSuffix(o.writes, ".redis") && !strings.HasSuffix(o.writes, ".jsonl") {
-		return errorf(e, "replay", "--policy breaker: --writes %s: want FILE.redis (the end-of-capture Redis state, for redis-cli < FILE) or FILE.jsonl (every Redis write, at its capture time)", o.writes)
+	if o.Writes != "" && !strings.HasSuffix(o.Writes, ".redis") && !strings.HasSuffix(o.Writes, ".jsonl") {
+		return nil, fmt.Errorf("--policy breaker: --writes %s: want FILE.redis (the end-of-capture Redis state, for redis-cli < FILE) or FILE.jsonl (every Redis write, at its capture time)", o.Writes)
 	}
-	if o.writes != "" && strings.HasSuffix(o.writes, ".jsonl") && cfg.TTL == breaker.TTLSliding {
-		return errorf(e, "replay", "--policy breaker: --writes %s: a sliding count has no Redis command log (it is not a key with a TTL)", o.writes)
+	if o.Writes != "" && strings.HasSuffix(o.Writes, ".jsonl") && cfg.TTL == breaker.TTLSliding {
+		return nil, fmt.Errorf("--policy breaker: --writes %s: a sliding count has no Redis command log (it is not a key with a TTL)", o.Writes)
 	}
-	if o.apply != "" && !strings.HasPrefix(o.apply, "redis://") && !strings.HasPrefix(o.apply, "rediss://") && !strings.HasPrefix(o.apply, "unix://") {
-		return errorf(e, "replay", "--policy breaker: --apply: want redis://HOST:PORT/DB or unix:///PATH")
-	}
-	switch format {
-	case report.FormatJSONL, report.FormatTable, report.FormatMarkdown, report.FormatJSON, report.FormatCSV, report.FormatHTML:
-	default:
-		return errorf(e, "replay", "--policy breaker: -f %s is not available (want table, markdown, json, csv, html or jsonl)", format)
+	if o.Apply != "" && !strings.HasPrefix(o.Apply, "redis://") && !strings.HasPrefix(o.Apply, "rediss://") && !strings.HasPrefix(o.Apply, "unix://") {
+		return nil, fmt.Errorf("--policy breaker: --apply: want redis://HOST:PORT/DB or unix:///PATH")
 	}
 	pol, err := breaker.NewPolicy(cfg)
 	if err != nil {
-		return errorf(e, "replay", "%v", err)
+		return nil, err
 	}
 	var cmds []breaker.Cmd
-	if strings.HasSuffix(o.writes, ".jsonl") {
+	if strings.HasSuffix(o.Writes, ".jsonl") {
 		pol.SetLog(func(c breaker.Cmd) { cmds = append(cmds, c) })
 	}
 	acfg := analyze.NewConfig()
 	acfg.Profile = analyze.ProfileUsage // no loop detector in the stack: only the usage is extracted
 	acfg.Policies = []analyze.Policy{pol}
 	var sum *analyze.Summary
-	err = writeOutput(e, output, func(w io.Writer) error {
+	err = e.Output(func(w io.Writer) error {
 		var err error
-		if sum, err = rf.replayFiles(e, "replay", paths, acfg, analyze.Hooks{}); err != nil {
+		if sum, err = e.Replay(acfg, analyze.Hooks{}); err != nil {
 			return err
 		}
-		if !allowEmpty {
-			if err := noRequests(sum.Totals.Requests, sum.Malformed, sum.Skips); err != nil {
+		if !o.AllowEmpty {
+			if err := policy.NoRequests(sum.Totals.Requests, sum.Malformed, sum.Skips); err != nil {
 				return err
 			}
 		}
-		switch format {
+		switch o.Format {
 		case report.FormatJSONL:
 			return report.BreakerDecisionsJSONL(w, pol.Decisions())
 		case report.FormatMarkdown:
@@ -114,48 +106,49 @@ func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths [
 		case report.FormatHTML:
 			return report.BreakerHTML(w, pol.Result())
 		}
-		return report.BreakerText(w, pol.Result(), report.TextOptions{Width: termWidth(e, output)})
+		return report.BreakerText(w, pol.Result(), report.TextOptions{Width: e.Width})
 	})
 	if err != nil {
-		return errorf(e, "replay", "%v", err)
+		return nil, err
 	}
-	keys := pol.Result().RedisKeys()
-	if o.writes != "" {
-		err := writeFileAtomic(o.writes, func(w io.Writer) error {
-			if !strings.HasSuffix(o.writes, ".jsonl") {
-				return report.WriteRedisScript(w, keys)
+	var keys [][]redis.Key
+	for _, scope := range pol.Result().RedisKeys() {
+		ks := make([]redis.Key, len(scope))
+		for i, k := range scope {
+			ks[i] = redis.Key(k)
+		}
+		keys = append(keys, ks)
+	}
+	if o.Writes != "" {
+		err := e.WriteFile(o.Writes, func(w io.Writer) error {
+			if !strings.HasSuffix(o.Writes, ".jsonl") {
+				return redis.WriteScript(w, keys)
 			}
 			var b []byte
 			for i := range cmds {
-				b = append(report.AppendRedisCmd(b, &cmds[i]), '\n')
+				b = append(redis.AppendCmd(b, (*redis.Cmd)(&cmds[i])), '\n')
 			}
 			_, err := w.Write(b)
 			return err
 		})
 		if err != nil {
-			return errorf(e, "replay", "--writes: %v", err)
+			return nil, fmt.Errorf("--writes: %v", err)
 		}
 	}
-	if o.apply != "" {
-		if err := applyRedis(context.Background(), o.apply, keys); err != nil {
-			return errorf(e, "replay", "%v", err)
+	if o.Apply != "" {
+		if err := redis.Apply(context.Background(), o.Apply, keys); err != nil {
+			return nil, err
 		}
 	}
+	out := &policy.Outcome{Summary: sum, Found: pol.Result().Trips > 0}
 	for _, f := range pol.Result().NoStatus {
 		what := "requests"
 		if f.N == 1 {
 			what = "request"
 		}
-		fmt.Fprintf(e.stderr, "%s: %d %s without a status: counted as neither success nor error by the breaker\n", f.File, f.N, what)
+		out.Notes = append(out.Notes, fmt.Sprintf("%s: %d %s without a status: counted as neither success nor error by the breaker", f.File, f.N, what))
 	}
-	reportHiddenWarnings(e, "replay", sum.WarningCounts)
-	if sum.Malformed > 0 {
-		fmt.Fprintf(e.stderr, "killswitch replay: %d malformed input items skipped (reported above)\n", sum.Malformed)
-	}
-	if failOnKill && pol.Result().Trips > 0 {
-		return exitFound
-	}
-	return exitOK
+	return out, nil
 }
 
 // applyBreakerSettings reads the settings file's "breaker" object (the
@@ -165,7 +158,7 @@ func runBreaker(e *env, rf *replayFlags, bf *breakerFlags, o breakerOut, paths [
 // wrong type and out of range are errors naming file:line:column and the
 // key; a loop kill-switch "default" (or an agent's kill-switch keys) may
 // sit in the same file and is left to the loop policy.
-func applyBreakerSettings(cfg *breaker.Config, path string, flags *breakerFlags) error {
+func applyBreakerSettings(cfg *breaker.Config, path string, flags *replayFlags) error {
 	if path == "" {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package main
+package policy
 
 import (
 	"fmt"
@@ -9,41 +9,43 @@ import (
 	"github.com/spf13/pflag"
 )
 
+// File flags.
+//
 // Every flag that names a file says whether the command reads it or writes
-// it, as an annotation on the flag; guardFiles then refuses, for every
+// it, as an annotation on the flag; GuardFiles then refuses, for every
 // command and every policy alike, an output that is one of the inputs or
 // another output, before anything is read (README "What killswitch will
-// not do to your files"). A new file flag is one markInput or markOutput
+// not do to your files"). A new file flag is one MarkInput or MarkOutput
 // call, and TestNoOutputIsAnInput tries it against every other file flag.
 
-// fileRole is the annotation key; its first value is roleInput or
-// roleOutput, an optional second one a prefix the path follows
+// FileRole is the annotation key; its first value is RoleInput or
+// RoleOutput, an optional second one a prefix the path follows
 // ("sqlite:": only such values name a file).
-const fileRole = "killswitch/file"
+const FileRole = "killswitch/file"
 
 const (
-	roleInput  = "input"
-	roleOutput = "output"
+	RoleInput  = "input"
+	RoleOutput = "output"
 )
 
-// markInput marks flags whose values are files the command reads.
-func markInput(fs *pflag.FlagSet, names ...string) {
+// MarkInput marks flags whose values are files the command reads.
+func MarkInput(fs *pflag.FlagSet, names ...string) {
 	for _, n := range names {
-		must(fs.SetAnnotation(n, fileRole, []string{roleInput}))
+		must(fs.SetAnnotation(n, FileRole, []string{RoleInput}))
 	}
 }
 
-// markOutput marks flags whose values are files the command writes.
-func markOutput(fs *pflag.FlagSet, names ...string) {
+// MarkOutput marks flags whose values are files the command writes.
+func MarkOutput(fs *pflag.FlagSet, names ...string) {
 	for _, n := range names {
-		must(fs.SetAnnotation(n, fileRole, []string{roleOutput}))
+		must(fs.SetAnnotation(n, FileRole, []string{RoleOutput}))
 	}
 }
 
-// markOutputDSN marks a flag whose value names a file it writes when it
+// MarkOutputDSN marks a flag whose value names a file it writes when it
 // starts with prefix (--apply sqlite:PATH); other values are not files.
-func markOutputDSN(fs *pflag.FlagSet, name, prefix string) {
-	must(fs.SetAnnotation(name, fileRole, []string{roleOutput, prefix}))
+func MarkOutputDSN(fs *pflag.FlagSet, name, prefix string) {
+	must(fs.SetAnnotation(name, FileRole, []string{RoleOutput, prefix}))
 }
 
 // must panics on a programming error: a flag marked that is not defined.
@@ -51,6 +53,49 @@ func must(err error) {
 	if err != nil {
 		panic(err)
 	}
+}
+
+// policyKey annotates a flag a policy registered with the policy's name.
+const policyKey = "killswitch/policy"
+
+// RegisterFlags calls add for every registered policy (in order) with fs,
+// and marks the flags each adds as that policy's: CheckFlags then refuses
+// them with another policy. add returns false for a policy it skips.
+func RegisterFlags(fs *pflag.FlagSet, add func(p *Policy) bool) {
+	for _, p := range registry {
+		before := map[string]bool{}
+		fs.VisitAll(func(f *pflag.Flag) { before[f.Name] = true })
+		if !add(p) {
+			continue
+		}
+		fs.VisitAll(func(f *pflag.Flag) {
+			if !before[f.Name] {
+				must(fs.SetAnnotation(f.Name, policyKey, []string{p.Name}))
+			}
+		})
+	}
+}
+
+// Owner returns the name of the policy that registered f, or "" for a
+// flag of the command's own.
+func Owner(f *pflag.Flag) string {
+	if owner := f.Annotations[policyKey]; len(owner) > 0 {
+		return owner[0]
+	}
+	return ""
+}
+
+// CheckFlags refuses a flag given on the command line that belongs to a
+// policy other than p: it would be ignored, and a user who gives it
+// expects it to count.
+func CheckFlags(fs *pflag.FlagSet, p *Policy) error {
+	var err error
+	fs.Visit(func(f *pflag.Flag) {
+		if owner := Owner(f); err == nil && owner != "" && owner != p.Name {
+			err = fmt.Errorf("--%s is a setting of --policy %s: this %s runs the %s policy", f.Name, owner, fs.Name(), p.Name)
+		}
+	})
+	return err
 }
 
 // namedFile is a path and the flag that gave it (nil for an argument).
@@ -75,7 +120,7 @@ func (n namedFile) String() string {
 func flagFiles(fs *pflag.FlagSet, role string) []namedFile {
 	var out []namedFile
 	fs.VisitAll(func(f *pflag.Flag) {
-		a := f.Annotations[fileRole]
+		a := f.Annotations[FileRole]
 		if len(a) == 0 || a[0] != role {
 			return
 		}
@@ -100,14 +145,14 @@ func flagFiles(fs *pflag.FlagSet, role string) []namedFile {
 	return out
 }
 
-// guardFiles refuses an output that is one of the command's inputs (its
+// GuardFiles refuses an output that is one of the command's inputs (its
 // arguments, extra, and the files of flags marked as inputs) or that is
 // given as two outputs. Files are compared by device and inode
 // (os.SameFile), so a hard link or another spelling of the path counts;
 // outputs that do not exist yet are compared by their absolute path.
 // Special files (/dev/null, a FIFO) are written through, never replaced,
 // and so never refused.
-func guardFiles(fs *pflag.FlagSet, extra ...string) error {
+func GuardFiles(fs *pflag.FlagSet, extra ...string) error {
 	var ins []namedFile
 	for _, a := range fs.Args() {
 		ins = append(ins, namedFile{nil, a})
@@ -115,8 +160,8 @@ func guardFiles(fs *pflag.FlagSet, extra ...string) error {
 	for _, a := range extra {
 		ins = append(ins, namedFile{nil, a})
 	}
-	ins = append(ins, flagFiles(fs, roleInput)...)
-	outs := flagFiles(fs, roleOutput)
+	ins = append(ins, flagFiles(fs, RoleInput)...)
+	outs := flagFiles(fs, RoleOutput)
 	type stat struct {
 		fi  os.FileInfo
 		abs string

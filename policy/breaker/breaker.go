@@ -1,0 +1,25 @@
+// Package breaker registers the error-rate circuit breaker
+// (analyze/breaker: Redis counters per tenant/agent/workflow, min_samples,
+// auto-recovery) as the policy "breaker": its replay (decisions, the
+// per-scope report, the Redis state as a script or applied), its sweep of
+// error rates × min_samples × windows, and its part of `check`.
+package breaker
+
+import (
+	"github.com/killswitch/killswitch/policy"
+	"github.com/killswitch/killswitch/report"
+)
+
+func init() {
+	all := []string{report.FormatTable, report.FormatMarkdown, report.FormatJSON, report.FormatCSV, report.FormatHTML}
+	policy.Register(&policy.Policy{
+		Name:          "breaker",
+		Order:         10,
+		Help:          "the error-rate circuit breaker per tenant/agent/workflow",
+		Replay:        newReplay,
+		ReplayFormats: append(all, report.FormatJSONL),
+		Sweep:         newSweep,
+		SweepFormats:  all,
+		Check:         checker{},
+	})
+}

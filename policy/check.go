@@ -1,0 +1,48 @@
+package policy
+
+import (
+	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/analyze/expect"
+)
+
+// Checker is a policy's part of `check`: how an expectation file's
+// settings and the command line's overrides become a replay, and what the
+// policy compares besides the engine's per-agent outcomes.
+type Checker interface {
+	// ProfileHelp names the policy's profiles for messages ("m22 or spec
+	// for the gateway"), or "" when it has none.
+	ProfileHelp() string
+	// Profile records name in over when it is one of the policy's
+	// profiles (check's --profile), and returns the profile's own name.
+	Profile(name string, over *expect.Settings) (canonical string, ok bool)
+	// Prepare returns the replay of one expectation file. An error names
+	// the file (and the line, where it has one).
+	Prepare(f *CheckFile) (CheckRun, error)
+}
+
+// CheckRun is one expectation file's replay as its policy sees it.
+type CheckRun interface {
+	// Config is the engine's configuration for the replay.
+	Config() analyze.Config
+	// Settings is the line that says which settings were replayed (""
+	// for the loop detector's, which check derives from the summary).
+	Settings() string
+	// Update brings next's policy sections up to date with the replay
+	// (check --update) and returns what changed, one line each.
+	Update(next *expect.Expectation) []string
+	// Compare checks exp's policy sections against the replay.
+	Compare(exp *expect.Expectation) []expect.Result
+}
+
+// CheckFile is one expectation file as check hands it to its policy.
+type CheckFile struct {
+	Path string              // the expectation file
+	Exp  *expect.Expectation // nil: a file --update creates
+	// Eff are the file's settings with the command line's overrides; Over
+	// the overrides alone, so that a setting the policy does not have is
+	// refused rather than ignored; Profile the --profile given ("": none).
+	Eff, Over expect.Settings
+	Profile   string
+	// ProfileOf names the policies --profile is a profile of.
+	ProfileOf []string
+}

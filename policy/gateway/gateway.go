@@ -1,0 +1,30 @@
+// Package gateway registers the gateway (analyze/gateway: tenant and API
+// key freezes answered with HTTP 423, AgenticVerz M22's default guardrail
+// pack, incidents) as the policy "gateway": its replay (decisions, the
+// per-tenant report, the PostgreSQL state as a script or applied), its
+// sweep of the guardrail numbers and its part of `check`. --variant
+// chooses what the gateway does: m22 (the live code) or spec (the design).
+package gateway
+
+import (
+	"github.com/killswitch/killswitch/policy"
+	"github.com/killswitch/killswitch/report"
+)
+
+func init() {
+	policy.Register(&policy.Policy{
+		Name:   "gateway",
+		Order:  20,
+		Help:   "tenant/key freezes and M22's guardrail pack",
+		Replay: newReplay,
+		ReplayFormats: []string{report.FormatTable, report.FormatMarkdown, report.FormatJSON, report.FormatCSV,
+			report.FormatHTML, report.FormatJSONL},
+		Sweep:              newSweep,
+		SweepFormats:       []string{report.FormatTable, report.FormatMarkdown, report.FormatJSON},
+		SweepReadsSettings: true,
+		Check:              checker{},
+		Commands: []policy.Command{{Name: "verify", Args: "[flags] EXPORT...",
+			Summary: "decide a live gateway's exported proxy_calls again: each call verified, or how it differs",
+			Help:    verifySummary, Flags: newVerify}},
+	})
+}

@@ -1,0 +1,25 @@
+// Package loop registers the loop kill switch (analyze.LoopPolicy: SimHash
+// fingerprints in a sliding window per agent, SPEC §3) as the policy
+// "loop", the default: its replay (timelines, decision records, the
+// agents' state writes to SQLite), its sweep of windows × thresholds and
+// its part of `check`.
+package loop
+
+import (
+	"github.com/killswitch/killswitch/policy"
+	"github.com/killswitch/killswitch/report"
+)
+
+func init() {
+	policy.Register(&policy.Policy{
+		Name:   "loop",
+		Order:  0,
+		Help:   "the loop detector",
+		Replay: newReplay,
+		ReplayFormats: []string{report.FormatTable, report.FormatJSON, report.FormatJSONL, report.FormatCSV,
+			report.FormatMarkdown, report.FormatHTML},
+		Sweep:        newSweep,
+		SweepFormats: []string{report.FormatTable, report.FormatJSON, report.FormatCSV, report.FormatMarkdown, report.FormatHTML},
+		Check:        checker{},
+	})
+}

@@ -1,0 +1,258 @@
+// Package policy is the registry of kill-switch policies. A policy (the
+// loop detector, the error-rate breaker, the gateway) is one package that
+// registers a Policy value in an init function, as an image format or a
+// database/sql driver does; the commands look it up by the name given to
+// --policy and never name one. Importing
+// github.com/killswitch/killswitch/policy/all registers every built-in
+// policy.
+//
+// A Policy carries everything a command needs above the replay engine:
+// its flags, its settings file section, its replay (report formats, state
+// writes), its sweep and its section of a check expectation. The engine
+// (analyze) owns replay order, subjects and bookkeeping; a policy's state
+// machine implements analyze.Policy.
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// Policy is a registered kill switch.
+type Policy struct {
+	// Name is the policy's name on the command line (--policy) and in
+	// expectation files ("settings": {"policy": NAME}).
+	Name string
+	// Order places the policy in listings (--policy's help, error
+	// messages): lower first. The default policy has the lowest.
+	Order int
+	// Help says in a few words what the policy is, for --policy's help.
+	Help string
+
+	// Replay registers the policy's own replay flags on fs and returns
+	// the replayer that runs with them once the flags are parsed. Flags
+	// of the same name registered by several policies are one flag
+	// (Flag* functions below).
+	Replay func(fs *pflag.FlagSet) Replayer
+	// ReplayFormats are the report formats Replay renders, in the order
+	// messages list them.
+	ReplayFormats []string
+
+	// Sweep, when set, registers the policy's sweep flags and returns its
+	// sweeper; nil when the policy has no sweep.
+	Sweep func(fs *pflag.FlagSet) Sweeper
+	// SweepFormats are the report formats Sweep renders.
+	SweepFormats []string
+	// SweepReadsSettings says whether the sweep reads --settings (else
+	// giving it is refused: never silently ignored).
+	SweepReadsSettings bool
+
+	// Check runs the policy for `check` (nil: the policy cannot be
+	// checked).
+	Check Checker
+
+	// Commands are commands of the policy's own (gateway: verify).
+	Commands []Command
+}
+
+// Command is a command a policy adds to killswitch (the gateway's
+// verify). The command line gives it -o/--output (its report, written as
+// Env.Output does), the arguments (Env.Paths) and the flags Flags
+// registers.
+type Command struct {
+	Name, Args string
+	Summary    string // one line for killswitch's usage
+	Help       string // what --help says above the flags
+	// Flags registers the command's flags on fs and returns what runs it
+	// once they are parsed.
+	Flags func(fs *pflag.FlagSet) Runner
+}
+
+// Runner runs a policy's own command. found is exit status 1 (a finding
+// the user asked to fail on); an error is exit status 2.
+type Runner interface {
+	Run(e *Env) (found bool, err error)
+}
+
+// ErrStrict ends a --strict run at the first malformed input item.
+var ErrStrict = errors.New("stopped at the first malformed input item (--strict)")
+
+// Replayer runs one replay with the options of the common flags.
+type Replayer interface {
+	Replay(e *Env, o *ReplayOptions) (*Outcome, error)
+}
+
+// Sweeper runs one sweep.
+type Sweeper interface {
+	Sweep(e *Env, o *SweepOptions) error
+}
+
+// ReplayOptions are replay's flags that every policy shares.
+type ReplayOptions struct {
+	Format       string // one of the policy's ReplayFormats
+	Settings     string // the settings file ("": none)
+	Profile      string // --profile
+	ProfileGiven bool
+	Writes       string // --writes FILE ("": none)
+	Apply        string // --apply TARGET ("": none)
+	AllowEmpty   bool   // accept input without any request
+	Wide, All    bool   // tables: every column, every row
+}
+
+// SweepOptions are sweep's flags that every policy shares.
+type SweepOptions struct {
+	Format       string
+	Settings     string
+	Profile      string
+	ProfileGiven bool
+	AllowEmpty   bool
+	Wide, All    bool
+	MaxFP        int // --max-false-positives
+}
+
+// Outcome is what a replay found, for the command's closing lines and its
+// exit status.
+type Outcome struct {
+	Summary *analyze.Summary // the engine's summary (warnings, malformed items)
+	Found   bool             // the policy refused or killed something (--fail-on-kill)
+	Notes   []string         // lines for standard error after the report
+}
+
+// Env is what a command hands a policy: the captures, where the report
+// goes, and the replay every policy shares.
+type Env struct {
+	Command string    // the command, for messages ("replay")
+	Paths   []string  // the captures as given
+	Stdin   io.Reader // standard input ("-" among the paths)
+	Stdout  io.Writer // standard output (a policy's own commands)
+	Stderr  io.Writer // problems and notes
+	Getenv  func(string) string
+	Workers int  // --workers (0: one per CPU)
+	Verbose bool // --verbose
+
+	// Width is the width of the terminal the report goes to (0: not a
+	// terminal; tables then fit report.DefaultWidth).
+	Width int
+	// Replay replays the captures in time order through an engine of cfg,
+	// reporting problems as they are met.
+	Replay func(cfg analyze.Config, h analyze.Hooks) (*analyze.Summary, error)
+	// Records calls step with every record of the captures in time order
+	// (malformed and skipped ones are reported and counted, not passed).
+	Records func(step func(*ingest.Record)) (malformed int, err error)
+	// Open opens the captures, merged in time order, for a read of the
+	// policy's own (a second pass, a sweep's collection); a progress line
+	// runs until closer is called. Problems are the caller's to report
+	// (Problem).
+	Open func() (r ingest.Reader, closer func(), err error)
+	// OpenFiles opens other captures (a flag's files) as Open opens the
+	// command's, with the default input options.
+	OpenFiles func(paths []string) (r ingest.Reader, closer func(), err error)
+	// Rereadable says whether the captures can be read twice (not
+	// standard input or a pipe).
+	Rereadable bool
+	// Problem reports a malformed or skipped record, or a warning, as the
+	// replay does (and stops a --strict run with an error).
+	Problem func(rec *ingest.Record, warn string) error
+	// Output writes the report: atomically to the output file, or to
+	// standard output.
+	Output func(fn func(w io.Writer) error) error
+	// Summarize says on standard error what the report does not: the
+	// warnings counted but not printed, per kind, and the malformed items
+	// skipped.
+	Summarize func(warnings []analyze.WarningCount, malformed int)
+	// WriteFile writes a file atomically (outfile.Write).
+	WriteFile func(path string, fn func(w io.Writer) error) error
+	// Flag is the command's flag set, parsed (a policy's own commands
+	// get theirs through Run's arguments).
+	Flags *pflag.FlagSet
+}
+
+// NoRequests is the error for input that held no LLM request: random
+// bytes, an empty file, a wrong --input-format. A nightly job must not
+// pass on such a file (--allow-empty accepts it).
+func NoRequests(requests, malformed int, skips []analyze.SkipCount) error {
+	if requests > 0 {
+		return nil
+	}
+	n := 0
+	for _, s := range skips {
+		n += s.Count
+	}
+	return fmt.Errorf("no LLM request in the input (%d malformed items, %d skipped items); --allow-empty accepts it", malformed, n)
+}
+
+var registry []*Policy
+
+// Register adds p to the registry. It panics when the name is taken or
+// empty, or Replay is nil: a programming error, found at start-up.
+func Register(p *Policy) {
+	if p.Name == "" || p.Replay == nil || len(p.ReplayFormats) == 0 {
+		panic("policy.Register: a policy needs a name, a replay and its formats")
+	}
+	if Lookup(p.Name) != nil {
+		panic("policy.Register: " + p.Name + " registered twice")
+	}
+	registry = append(registry, p)
+	slices.SortStableFunc(registry, func(a, b *Policy) int {
+		if a.Order != b.Order {
+			return a.Order - b.Order
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+}
+
+// Lookup returns the policy called name, or nil.
+func Lookup(name string) *Policy {
+	for _, p := range registry {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// All returns the registered policies in order. The caller must not
+// modify the slice.
+func All() []*Policy { return registry }
+
+// Default is the policy a command runs without --policy: the first in
+// order (the loop detector).
+func Default() *Policy {
+	if len(registry) == 0 {
+		return nil
+	}
+	return registry[0]
+}
+
+// Names lists the policies for messages: "loop, breaker or gateway".
+func Names() string {
+	names := make([]string, len(registry))
+	for i, p := range registry {
+		names[i] = p.Name
+	}
+	return List(names)
+}
+
+// List joins words as a sentence does: "a", "a or b", "a, b or c".
+func List(words []string) string {
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// Unknown is the error for a --policy that names no policy.
+func Unknown(name string) error {
+	return fmt.Errorf("unknown --policy %q (want %s)", name, Names())
+}
