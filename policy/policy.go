@@ -61,7 +61,27 @@ type Policy struct {
 
 	// Commands are commands of the policy's own (gateway: verify).
 	Commands []Command
+
+	// Conformance is what the conformance suite needs to hold the policy
+	// to the promises every policy keeps (cmd/killswitch's
+	// conformance_test.go): a policy without it does not pass.
+	Conformance *Conformance
 }
+
+// Conformance are a policy's examples for the conformance suite, as
+// testing/fstest.TestFS takes the files it expects.
+type Conformance struct {
+	// Capture is a capture the policy replays with something to report
+	// (a path from the repository's root).
+	Capture string
+	// BadSettings are settings files the policy must refuse, each with
+	// the key its message names: a value of the wrong type, an unknown
+	// key, a number out of range.
+	BadSettings []BadSetting
+}
+
+// BadSetting is a settings document and the key its error names.
+type BadSetting struct{ Doc, Key string }
 
 // Command is a command a policy adds to killswitch (the gateway's
 // verify). The command line gives it -o/--output (its report, written as

@@ -24,22 +24,15 @@ import (
 // entry per policy, with a capture each can read.
 var commandRuns = policyRuns()
 
-// conformanceCaptures are a capture each policy replays with something to
-// report; a policy without one replays the loop detector's.
-var conformanceCaptures = map[string]string{
-	"loop":    "fixtures/examples/day1.jsonl",
-	"breaker": "fixtures/breaker/outage.jsonl",
-	"gateway": "fixtures/gateway/m22.jsonl",
-}
-
 // policyRuns are replay (and sweep, where it has one) of every registered
-// policy, and verify: the conformance tests run each.
+// policy, and verify: the conformance tests run each, on the capture the
+// policy's Conformance names.
 func policyRuns() []commandRun {
 	var out []commandRun
 	for _, p := range policy.All() {
-		capture := conformanceCaptures[p.Name]
-		if capture == "" {
-			capture = conformanceCaptures["loop"]
+		capture := "fixtures/examples/day1.jsonl"
+		if p.Conformance != nil {
+			capture = p.Conformance.Capture
 		}
 		out = append(out, commandRun{p.Name, []string{"replay", "--policy", p.Name}, capture})
 		if p.Sweep != nil {
@@ -47,6 +40,25 @@ func policyRuns() []commandRun {
 		}
 	}
 	return append(out, commandRun{"gateway", []string{"verify"}, "fixtures/gateway/verify/proxy_calls.csv"})
+}
+
+// Every registered policy gives the suite its examples: one that does not
+// is not held to the promises, and so does not ship.
+func TestEveryPolicyConforms(t *testing.T) {
+	names := map[string]bool{}
+	for _, p := range policy.All() {
+		names[p.Name] = true
+		if p.Conformance == nil || p.Conformance.Capture == "" || len(p.Conformance.BadSettings) < 3 {
+			t.Errorf("policy %s: no Conformance examples (a capture and three bad settings files)", p.Name)
+		}
+	}
+	// The test-only policy (policy/policytest/quota) is registered by one
+	// import line and runs through every test below like the others.
+	for _, want := range []string{"loop", "breaker", "gateway", "quota"} {
+		if !names[want] {
+			t.Errorf("policy %s is not registered", want)
+		}
+	}
 }
 
 type commandRun struct {
@@ -200,30 +212,21 @@ func TestNoOutputIsAnInput(t *testing.T) {
 // and a number out of range in the policy's own section, then an empty
 // file and one that is not JSON.
 func TestSettingsErrorsHavePositions(t *testing.T) {
-	sections := map[string][3]string{ // policy: wrong type, unknown key, out of range
-		"loop":    {`{"default": {"threshold": "x"}}`, `{"default": {"treshold": 3}}`, `{"agents": {"a": {"window_size": 0}}}`},
-		"breaker": {`{"breaker": {"kill_on_error_rate": "x"}}`, `{"breaker": {"rate": 0.5}}`, `{"agents": {"a": {"breaker": {"min_samples": 0.5}}}}`},
-		"gateway": {`{"gateway": {"rpm": "x"}}`, `{"gateway": {"rpn": 5}}`, `{"gateway": {"budgets": {"acme": -1}}}`},
-	}
-	wantKey := map[string][3]string{
-		"loop":    {"default.threshold", "default.treshold", "agents.a.window_size"},
-		"breaker": {"breaker.kill_on_error_rate", "breaker.rate", "agents.a.breaker.min_samples"},
-		"gateway": {"gateway.rpm", "gateway.rpn", `gateway.budgets["acme"]`},
-	}
 	goWords := []string{" json: ", "Go struct", "of type", "unmarshal", "EOF", "fastjson", "float64", "RawMessage"}
 	for _, cr := range commandRuns {
 		fs := flagSetOf(t, cr.args[0])
 		if fs.Lookup("settings") == nil {
 			continue
 		}
-		docs, keys := sections[cr.policy], wantKey[cr.policy]
-		cases := []struct{ doc, pos, key string }{
-			{docs[0], ":1:", keys[0]}, {docs[1], ":1:", keys[1]}, {docs[2], ":1:", keys[2]},
-			{"", ":1:1: ", "empty file"},
-			{"{\n  \"x\": }", ":2:", "not valid JSON"},
+		p := policy.Lookup(cr.policy)
+		var cases []struct{ doc, pos, key string }
+		for _, b := range p.Conformance.BadSettings {
+			cases = append(cases, struct{ doc, pos, key string }{b.Doc, ":1:", b.Key})
 		}
+		cases = append(cases, struct{ doc, pos, key string }{"", ":1:1: ", "empty file"},
+			struct{ doc, pos, key string }{"{\n  \"x\": }", ":2:", "not valid JSON"})
 		for _, c := range cases {
-			if cr.args[0] == "sweep" && cr.policy != "gateway" {
+			if cr.args[0] == "sweep" && !p.SweepReadsSettings {
 				// The loop and breaker sweeps take their settings from
 				// flags: a settings file is refused, not ignored.
 				args := slices.Concat(cr.args, []string{"--settings", cr.capture, cr.capture})

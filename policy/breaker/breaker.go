@@ -21,5 +21,13 @@ func init() {
 		Sweep:         newSweep,
 		SweepFormats:  all,
 		Check:         checker{},
+		Conformance: &policy.Conformance{
+			Capture: "fixtures/breaker/outage.jsonl",
+			BadSettings: []policy.BadSetting{
+				{Doc: `{"breaker": {"kill_on_error_rate": "x"}}`, Key: `breaker.kill_on_error_rate`},
+				{Doc: `{"breaker": {"rate": 0.5}}`, Key: `breaker.rate`},
+				{Doc: `{"agents": {"a": {"breaker": {"min_samples": 0.5}}}}`, Key: `agents.a.breaker.min_samples`},
+			},
+		},
 	})
 }

@@ -26,5 +26,13 @@ func init() {
 		Commands: []policy.Command{{Name: "verify", Args: "[flags] EXPORT...",
 			Summary: "decide a live gateway's exported proxy_calls again: each call verified, or how it differs",
 			Help:    verifySummary, Flags: newVerify}},
+		Conformance: &policy.Conformance{
+			Capture: "fixtures/gateway/m22.jsonl",
+			BadSettings: []policy.BadSetting{
+				{Doc: `{"gateway": {"rpm": "x"}}`, Key: `gateway.rpm`},
+				{Doc: `{"gateway": {"rpn": 5}}`, Key: `gateway.rpn`},
+				{Doc: `{"gateway": {"budgets": {"acme": -1}}}`, Key: `gateway.budgets["acme"]`},
+			},
+		},
 	})
 }

@@ -21,5 +21,13 @@ func init() {
 		Sweep:        newSweep,
 		SweepFormats: []string{report.FormatTable, report.FormatJSON, report.FormatCSV, report.FormatMarkdown, report.FormatHTML},
 		Check:        checker{},
+		Conformance: &policy.Conformance{
+			Capture: "fixtures/examples/day1.jsonl",
+			BadSettings: []policy.BadSetting{
+				{Doc: `{"default": {"threshold": "x"}}`, Key: `default.threshold`},
+				{Doc: `{"default": {"treshold": 3}}`, Key: `default.treshold`},
+				{Doc: `{"agents": {"a": {"window_size": 0}}}`, Key: `agents.a.window_size`},
+			},
+		},
 	})
 }
