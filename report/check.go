@@ -85,15 +85,15 @@ func (c *Check) summaryLine() string {
 	var s string
 	switch {
 	case n.Failed == 0:
-		s = fmt.Sprintf("all %d expectations hold (%s)", n.Results, plural(n.Files, "file"))
+		s = fmt.Sprintf("all %d expectations hold (%s)", n.Results, Plural(n.Files, "file"))
 	default:
-		s = fmt.Sprintf("%d of %d expectations failed (%s; %d passed)", n.Failed, n.Results, plural(n.Files, "file"), n.Passed)
+		s = fmt.Sprintf("%d of %d expectations failed (%s; %d passed)", n.Failed, n.Results, Plural(n.Files, "file"), n.Passed)
 	}
 	if n.Unusable > 0 {
-		s += fmt.Sprintf("; %s could not be checked", plural(n.Unusable, "file"))
+		s += fmt.Sprintf("; %s could not be checked", Plural(n.Unusable, "file"))
 	}
 	if c.Update {
-		s += fmt.Sprintf("; %s rewritten", plural(n.Updated, "file"))
+		s += fmt.Sprintf("; %s rewritten", Plural(n.Updated, "file"))
 	}
 	if len(c.Overrides) > 0 {
 		s += "; overrides: " + strings.Join(c.Overrides, " ")
@@ -101,7 +101,7 @@ func (c *Check) summaryLine() string {
 	return s
 }
 
-func plural(n int, what string) string {
+func Plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
@@ -214,7 +214,7 @@ func CheckMarkdown(w io.Writer, c *Check) error {
 				}
 			}
 		}
-		fmt.Fprintf(w, "<details><summary>%s held</summary>\n\n", plural(n.Passed, "expectation"))
+		fmt.Fprintf(w, "<details><summary>%s held</summary>\n\n", Plural(n.Passed, "expectation"))
 		mdTable(w, header, good)
 		fmt.Fprint(w, "\n</details>\n\n")
 	}

@@ -1,7 +1,7 @@
 // Package report renders the values computed by analyze as bytes: decision
 // streams, timelines and summaries in table, JSON, JSONL, CSV and Markdown.
 // It computes nothing the analysis did not. Text reports fit a width
-// (TextOptions, fitTable in fit.go; wrap for prose): a table too wide keeps
+// (TextOptions, FitTable in fit.go; Wrap for prose): a table too wide keeps
 // its compact columns and says what it left out.
 package report
 

@@ -20,7 +20,7 @@ type TextOptions struct {
 	Width int
 }
 
-func (o TextOptions) width() int {
+func (o TextOptions) LineWidth() int {
 	if o.Width <= 0 {
 		return DefaultWidth
 	}
@@ -28,52 +28,52 @@ func (o TextOptions) width() int {
 }
 
 // line writes a line of prose, wrapped to the width unless in Markdown.
-func (o TextOptions) line(w io.Writer, s string) {
+func (o TextOptions) Line(w io.Writer, s string) {
 	if !o.Markdown {
-		s = wrap(s, o.width())
+		s = Wrap(s, o.LineWidth())
 	}
 	fmt.Fprintln(w, s)
 }
 
-// fitTable is a table of a text report.
-type fitTable struct {
-	header  []string
-	rows    [][]string
-	compact []int  // the columns kept when the table is too wide (nil: every one)
-	every   string // what shows every column: "-f csv or json"
-	// narrow, when set, replaces rows (same columns, shorter cells) when
+// FitTable is a table of a text report that fits the report's width.
+type FitTable struct {
+	Header  []string
+	Rows    [][]string
+	Compact []int  // the columns kept when the table is too wide (nil: every one)
+	Every   string // what shows every column: "-f csv or json"
+	// Narrow, when set, replaces Rows (same columns, shorter cells) when
 	// the table is too wide.
-	narrow [][]string
+	Narrow [][]string
 }
 
-// narrowed reports whether write leaves columns or cells out to fit o.
-func (t fitTable) narrowed(o TextOptions) bool {
-	return !o.Markdown && (t.compact != nil || t.narrow != nil) && textTableWidth(t.header, t.rows) > o.width()
+// Narrowed reports whether Write leaves columns or cells out to fit o.
+func (t FitTable) Narrowed(o TextOptions) bool {
+	return !o.Markdown && (t.Compact != nil || t.Narrow != nil) && textTableWidth(t.Header, t.Rows) > o.LineWidth()
 }
 
-// write renders t as an aligned table (or Markdown) that fits o's width.
-func (t fitTable) write(w io.Writer, o TextOptions) {
+// Write renders t as an aligned table (or Markdown) that fits o's width.
+func (t FitTable) Write(w io.Writer, o TextOptions) {
 	if o.Markdown {
-		textTable(w, true, t.header, t.rows)
+		TextTable(w, true, t.Header, t.Rows)
 		return
 	}
-	width := o.width()
-	header, rows := t.header, t.rows
+	width := o.LineWidth()
+	header, rows := t.Header, t.Rows
 	if textTableWidth(header, rows) <= width {
-		textTable(w, false, header, rows)
+		TextTable(w, false, header, rows)
 		return
 	}
-	if t.narrow != nil {
-		rows = t.narrow
+	if t.Narrow != nil {
+		rows = t.Narrow
 	}
-	if t.compact != nil {
+	if t.Compact != nil {
 		all := rows
-		header = pick(header, t.compact)
+		header = pick(header, t.Compact)
 		rows = make([][]string, len(all))
 		for i, r := range all {
-			rows[i] = pick(r, t.compact)
+			rows[i] = pick(r, t.Compact)
 		}
-		defer fmt.Fprintln(w, wrap(fmt.Sprintf("(%d of %d columns, to fit %d: %s shows every one)", len(t.compact), len(t.header), width, t.every), width))
+		defer fmt.Fprintln(w, Wrap(fmt.Sprintf("(%d of %d columns, to fit %d: %s shows every one)", len(t.Compact), len(t.Header), width, t.Every), width))
 	}
 	widths := columnWidths(header, rows)
 	last := len(widths) - 1
@@ -176,4 +176,35 @@ func wrapCell(s string, width int) []string {
 		}
 	}
 	return append(lines, line)
+}
+
+// TextTable writes a small aligned table (or a Markdown one).
+func TextTable(w io.Writer, md bool, header []string, rows [][]string) {
+	if md {
+		mdRow(w, header)
+		fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(header)))
+		for _, r := range rows {
+			mdRow(w, r)
+		}
+		return
+	}
+	widths := make([]int, len(header))
+	for _, r := range append([][]string{header}, rows...) {
+		for i, c := range r {
+			widths[i] = max(widths[i], len([]rune(c)))
+		}
+	}
+	for _, r := range append([][]string{header}, rows...) {
+		for i, c := range r {
+			pad := widths[i] - len([]rune(c))
+			if i == len(r)-1 {
+				pad = 0
+			}
+			fmt.Fprint(w, c+strings.Repeat(" ", pad))
+			if i < len(r)-1 {
+				fmt.Fprint(w, "  ")
+			}
+		}
+		fmt.Fprintln(w)
+	}
 }

@@ -11,7 +11,7 @@ func TestFitTable(t *testing.T) {
 		{"a", "1", "xxxxxxxxxxxxxxxxxxxx", "one two three four five six seven eight nine ten"},
 		{"", "", "", "more"},
 	}
-	tbl := fitTable{header: header, rows: rows, compact: []int{0, 1, 3}, every: "-f json"}
+	tbl := FitTable{Header: header, Rows: rows, Compact: []int{0, 1, 3}, Every: "-f json"}
 	for _, tc := range []struct {
 		width int
 		want  string
@@ -33,7 +33,7 @@ func TestFitTable(t *testing.T) {
 			"(3 of 4 columns, to fit 30: -f\n  json shows every one)\n"},
 	} {
 		var b strings.Builder
-		tbl.write(&b, TextOptions{Width: tc.width})
+		tbl.Write(&b, TextOptions{Width: tc.width})
 		if b.String() != tc.want {
 			t.Errorf("width %d:\n%s\nwant\n%s", tc.width, b.String(), tc.want)
 		}

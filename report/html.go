@@ -21,16 +21,16 @@ import (
 // / data-value on heat-map cells, data-recall / data-precision on
 // precision/recall curves.
 
-// htmlDoc accumulates a page.
-type htmlDoc struct{ strings.Builder }
+// HTMLDoc accumulates a page.
+type HTMLDoc struct{ strings.Builder }
 
-func (d *htmlDoc) f(format string, args ...any) { fmt.Fprintf(d, format, args...) }
+func (d *HTMLDoc) F(format string, args ...any) { fmt.Fprintf(d, format, args...) }
 
-// htmlEsc escapes text and attribute values.
-func htmlEsc(s string) string { return html.EscapeString(s) }
+// HTMLEsc escapes text and attribute values.
+func HTMLEsc(s string) string { return html.EscapeString(s) }
 
-// svgNum formats a coordinate.
-func svgNum(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+// SVGNum formats a coordinate.
+func SVGNum(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 
 const htmlCSS = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;max-width:1200px;color:#1d232a;padding:0 16px}
@@ -58,9 +58,9 @@ div.scroll{overflow-x:auto;max-width:100%}
 p.small{font-size:12px;color:#59636e}
 `
 
-// htmlPage writes a page with title and body (already markup).
-func htmlPage(w io.Writer, title, body string) error {
-	var d htmlDoc
+// HTMLPage writes a page with title and body (already markup).
+func HTMLPage(w io.Writer, title, body string) error {
+	var d HTMLDoc
 	htmlPageHead(&d, title)
 	d.WriteString(body)
 	htmlPageTail(&d)
@@ -70,19 +70,19 @@ func htmlPage(w io.Writer, title, body string) error {
 
 // htmlPageHead and htmlPageTail are what htmlPage writes around the body,
 // for a page written in pieces (htmlStream).
-func htmlPageHead(d *htmlDoc, title string) {
-	d.f("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
-	d.f("<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n", htmlEsc(title), htmlCSS)
+func htmlPageHead(d *HTMLDoc, title string) {
+	d.F("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
+	d.F("<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n", HTMLEsc(title), htmlCSS)
 }
 
-func htmlPageTail(d *htmlDoc) { d.f("</body>\n</html>\n") }
+func htmlPageTail(d *HTMLDoc) { d.F("</body>\n</html>\n") }
 
 // htmlStream is a page written to w in pieces: its markup is gathered in
-// the htmlDoc and passed on whenever more than htmlFlushAt bytes are
+// the HTMLDoc and passed on whenever more than htmlFlushAt bytes are
 // waiting, so a page of a million table rows is never held whole. The
 // first write error is kept and returned by flush and end.
 type htmlStream struct {
-	htmlDoc
+	HTMLDoc
 	w   io.Writer
 	err error
 }
@@ -91,7 +91,7 @@ const htmlFlushAt = 64 << 10
 
 func newHTMLStream(w io.Writer, title string) *htmlStream {
 	s := &htmlStream{w: w}
-	htmlPageHead(&s.htmlDoc, title)
+	htmlPageHead(&s.HTMLDoc, title)
 	return s
 }
 
@@ -113,13 +113,13 @@ func (s *htmlStream) flush() error {
 
 // end closes the page and writes what is left.
 func (s *htmlStream) end() error {
-	htmlPageTail(&s.htmlDoc)
+	htmlPageTail(&s.HTMLDoc)
 	return s.flush()
 }
 
-// htmlTable writes a table; rows whose index is hi get class recommended.
+// HTMLTable writes a table; rows whose index is hi get class recommended.
 // Columns listed in left are left-aligned.
-func htmlTable(d *htmlDoc, header []string, rows [][]string, hi int, left ...int) {
+func HTMLTable(d *HTMLDoc, header []string, rows [][]string, hi int, left ...int) {
 	htmlTableHead(d, header, left...)
 	for ri, r := range rows {
 		htmlRow(d, r, ri == hi, left...)
@@ -128,28 +128,28 @@ func htmlTable(d *htmlDoc, header []string, rows [][]string, hi int, left ...int
 }
 
 // htmlTableHead, htmlRow and htmlTableEnd write a table in pieces, as
-// htmlTable does; a recommended row gets class recommended.
-func htmlTableHead(d *htmlDoc, header []string, left ...int) {
-	d.f("<table>\n<thead><tr>")
+// HTMLTable does; a recommended row gets class recommended.
+func htmlTableHead(d *HTMLDoc, header []string, left ...int) {
+	d.F("<table>\n<thead><tr>")
 	for i, h := range header {
-		d.f("<th%s>%s</th>", htmlAlign(i, left), htmlEsc(h))
+		d.F("<th%s>%s</th>", htmlAlign(i, left), HTMLEsc(h))
 	}
-	d.f("</tr></thead>\n<tbody>\n")
+	d.F("</tr></thead>\n<tbody>\n")
 }
 
-func htmlRow(d *htmlDoc, r []string, recommended bool, left ...int) {
+func htmlRow(d *HTMLDoc, r []string, recommended bool, left ...int) {
 	if recommended {
-		d.f(`<tr class="recommended">`)
+		d.F(`<tr class="recommended">`)
 	} else {
-		d.f("<tr>")
+		d.F("<tr>")
 	}
 	for i, c := range r {
-		d.f("<td%s>%s</td>", htmlAlign(i, left), htmlEsc(c))
+		d.F("<td%s>%s</td>", htmlAlign(i, left), HTMLEsc(c))
 	}
-	d.f("</tr>\n")
+	d.F("</tr>\n")
 }
 
-func htmlTableEnd(d *htmlDoc) { d.f("</tbody>\n</table>\n") }
+func htmlTableEnd(d *HTMLDoc) { d.F("</tbody>\n</table>\n") }
 
 // htmlAlign is the class attribute of column i: left-aligned when listed
 // in left.
@@ -160,15 +160,15 @@ func htmlAlign(i int, left []int) string {
 	return ""
 }
 
-func htmlList(d *htmlDoc, lines []string) {
+func HTMLList(d *HTMLDoc, lines []string) {
 	if len(lines) == 0 {
 		return
 	}
-	d.f("<ul class=\"notes\">\n")
+	d.F("<ul class=\"notes\">\n")
 	for _, l := range lines {
-		d.f("<li>%s</li>\n", htmlEsc(l))
+		d.F("<li>%s</li>\n", HTMLEsc(l))
 	}
-	d.f("</ul>\n")
+	d.F("</ul>\n")
 }
 
 // niceCeil rounds v up to 1, 2, 2.5 or 5 times a power of ten.
@@ -242,7 +242,7 @@ func scoredPoints(s *analyze.AgentSeries) ([]analyze.ScorePoint, int) {
 // the threshold line, the kills, the loop episode when known, the requests
 // refused while inactive, and (for hypothetical series) a veil over what
 // follows the first kill.
-func scoreChart(d *htmlDoc, s *analyze.AgentSeries) {
+func scoreChart(d *HTMLDoc, s *analyze.AgentSeries) {
 	if len(s.Points) == 0 {
 		return
 	}
@@ -262,19 +262,19 @@ func scoreChart(d *htmlDoc, s *analyze.AgentSeries) {
 	}
 	clampX := func(v float64) float64 { return min(max(v, L), L+pw) }
 	y := func(v float64) float64 { return T + ph - v/ymax*ph }
-	d.f(`<svg class="score-chart" xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" role="img" data-agent="%s" data-window="%d">`+"\n",
-		svgNum(W), svgNum(H), svgNum(W), svgNum(H), htmlEsc(s.Agent), s.Window)
-	d.f("<title>%s: score per request</title>\n", htmlEsc(s.Agent))
-	d.f(`<rect x="%s" y="%s" width="%s" height="%s" fill="#fbfcfd" stroke="#e3e6ea"/>`+"\n", svgNum(L), svgNum(T), svgNum(pw), svgNum(ph))
+	d.F(`<svg class="score-chart" xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" role="img" data-agent="%s" data-window="%d">`+"\n",
+		SVGNum(W), SVGNum(H), SVGNum(W), SVGNum(H), HTMLEsc(s.Agent), s.Window)
+	d.F("<title>%s: score per request</title>\n", HTMLEsc(s.Agent))
+	d.F(`<rect x="%s" y="%s" width="%s" height="%s" fill="#fbfcfd" stroke="#e3e6ea"/>`+"\n", SVGNum(L), SVGNum(T), SVGNum(pw), SVGNum(ph))
 	half := 0.5
 	if maxN <= 1 {
 		half = 0
 	}
 	if s.LoopStart > 0 {
 		x0, x1 := clampX(x(float64(s.LoopStart)-half)), clampX(x(float64(s.LoopEnd)+half))
-		d.f(`<rect class="loop" data-start="%d" data-end="%d" x="%s" y="%s" width="%s" height="%s" fill="#fde2c8" opacity="0.7"><title>loop: requests %d–%d</title></rect>`+"\n",
-			s.LoopStart, s.LoopEnd, svgNum(x0), svgNum(T), svgNum(max(x1-x0, 1)), svgNum(ph), s.LoopStart, s.LoopEnd)
-		d.f(`<text x="%s" y="%s">loop</text>`+"\n", svgNum(x0+3), svgNum(T+12))
+		d.F(`<rect class="loop" data-start="%d" data-end="%d" x="%s" y="%s" width="%s" height="%s" fill="#fde2c8" opacity="0.7"><title>loop: requests %d–%d</title></rect>`+"\n",
+			s.LoopStart, s.LoopEnd, SVGNum(x0), SVGNum(T), SVGNum(max(x1-x0, 1)), SVGNum(ph), s.LoopStart, s.LoopEnd)
+		d.F(`<text x="%s" y="%s">loop</text>`+"\n", SVGNum(x0+3), SVGNum(T+12))
 	}
 	// Runs of requests refused while inactive.
 	for i := 0; i < len(s.Points); {
@@ -287,35 +287,35 @@ func scoreChart(d *htmlDoc, s *analyze.AgentSeries) {
 			j++
 		}
 		x0, x1 := clampX(x(float64(s.Points[i].N)-half)), clampX(x(float64(s.Points[j].N)+half))
-		d.f(`<rect class="refused" data-start="%d" data-end="%d" x="%s" y="%s" width="%s" height="%s" fill="#dfe3e8" opacity="0.8"><title>requests %d–%d refused: agent inactive</title></rect>`+"\n",
-			s.Points[i].N, s.Points[j].N, svgNum(x0), svgNum(T), svgNum(max(x1-x0, 1)), svgNum(ph), s.Points[i].N, s.Points[j].N)
+		d.F(`<rect class="refused" data-start="%d" data-end="%d" x="%s" y="%s" width="%s" height="%s" fill="#dfe3e8" opacity="0.8"><title>requests %d–%d refused: agent inactive</title></rect>`+"\n",
+			s.Points[i].N, s.Points[j].N, SVGNum(x0), SVGNum(T), SVGNum(max(x1-x0, 1)), SVGNum(ph), s.Points[i].N, s.Points[j].N)
 		i = j + 1
 	}
 	// Axes: three score ticks, about six request ticks.
 	for _, v := range []float64{0, ymax / 2, ymax} {
-		d.f(`<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="#e3e6ea"/><text x="%s" y="%s" text-anchor="end">%s</text>`+"\n",
-			svgNum(L), svgNum(L+pw), svgNum(y(v)), svgNum(y(v)), svgNum(L-4), svgNum(y(v)+4), sweepNum(v))
+		d.F(`<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="#e3e6ea"/><text x="%s" y="%s" text-anchor="end">%s</text>`+"\n",
+			SVGNum(L), SVGNum(L+pw), SVGNum(y(v)), SVGNum(y(v)), SVGNum(L-4), SVGNum(y(v)+4), sweepNum(v))
 	}
 	stepN := int(niceCeil(float64(maxN) / 6))
 	for n := 1; n <= maxN; n += max(stepN, 1) {
-		d.f(`<text x="%s" y="%s" text-anchor="middle">%d</text>`+"\n", svgNum(x(float64(n))), svgNum(T+ph+14), n)
+		d.F(`<text x="%s" y="%s" text-anchor="middle">%d</text>`+"\n", SVGNum(x(float64(n))), SVGNum(T+ph+14), n)
 	}
-	d.f(`<text x="%s" y="%s" text-anchor="end">request #</text>`+"\n", svgNum(L+pw), svgNum(H-2))
+	d.F(`<text x="%s" y="%s" text-anchor="end">request #</text>`+"\n", SVGNum(L+pw), SVGNum(H-2))
 	// Threshold: a line when constant, else a step line.
 	th0, constant := s.Points[0].Threshold, true
 	for _, p := range s.Points {
 		constant = constant && p.Threshold == th0
 	}
 	if constant {
-		d.f(`<line class="threshold" data-value="%s" x1="%s" x2="%s" y1="%s" y2="%s" stroke="#d62728" stroke-dasharray="5 4" stroke-width="1.3"><title>threshold %s</title></line>`+"\n",
-			sweepNum(th0), svgNum(L), svgNum(L+pw), svgNum(y(th0)), svgNum(y(th0)), sweepNum(th0))
+		d.F(`<line class="threshold" data-value="%s" x1="%s" x2="%s" y1="%s" y2="%s" stroke="#d62728" stroke-dasharray="5 4" stroke-width="1.3"><title>threshold %s</title></line>`+"\n",
+			sweepNum(th0), SVGNum(L), SVGNum(L+pw), SVGNum(y(th0)), SVGNum(y(th0)), sweepNum(th0))
 	} else {
 		var pts, vals []string
 		for _, p := range s.Points {
-			pts = append(pts, svgNum(clampX(x(float64(p.N)-half)))+","+svgNum(y(p.Threshold)), svgNum(clampX(x(float64(p.N)+half)))+","+svgNum(y(p.Threshold)))
+			pts = append(pts, SVGNum(clampX(x(float64(p.N)-half)))+","+SVGNum(y(p.Threshold)), SVGNum(clampX(x(float64(p.N)+half)))+","+SVGNum(y(p.Threshold)))
 			vals = append(vals, sweepNum(p.Threshold))
 		}
-		d.f(`<polyline class="threshold" data-values="%s" points="%s" fill="none" stroke="#d62728" stroke-dasharray="5 4" stroke-width="1.3"/>`+"\n",
+		d.F(`<polyline class="threshold" data-values="%s" points="%s" fill="none" stroke="#d62728" stroke-dasharray="5 4" stroke-width="1.3"/>`+"\n",
 			strings.Join(vals, " "), strings.Join(pts, " "))
 	}
 	pts, bucket := scoredPoints(s)
@@ -330,21 +330,21 @@ func scoreChart(d *htmlDoc, s *analyze.AgentSeries) {
 			if i == 0 || (bucket == 1 && p.N != pts[i-1].N+1) {
 				cmd = "M"
 			}
-			path = append(path, cmd+svgNum(x(float64(p.N)))+","+svgNum(y(p.Score)))
+			path = append(path, cmd+SVGNum(x(float64(p.N)))+","+SVGNum(y(p.Score)))
 		}
-		d.f(`<path class="score" data-n="%s" data-score="%s" data-bucket="%d" d="%s" fill="none" stroke="#3b6fb6" stroke-width="1.6" stroke-linejoin="round"/>`+"\n",
+		d.F(`<path class="score" data-n="%s" data-score="%s" data-bucket="%d" d="%s" fill="none" stroke="#3b6fb6" stroke-width="1.6" stroke-linejoin="round"/>`+"\n",
 			strings.Join(ns, " "), strings.Join(ss, " "), bucket, strings.Join(path, " "))
 		if len(pts) <= 60 {
 			for _, p := range pts {
-				d.f(`<circle cx="%s" cy="%s" r="2" fill="#3b6fb6"><title>request %d: score %s</title></circle>`+"\n", svgNum(x(float64(p.N))), svgNum(y(p.Score)), p.N, sweepNum(p.Score))
+				d.F(`<circle cx="%s" cy="%s" r="2" fill="#3b6fb6"><title>request %d: score %s</title></circle>`+"\n", SVGNum(x(float64(p.N))), SVGNum(y(p.Score)), p.N, sweepNum(p.Score))
 			}
 		}
 	}
 	if s.Hypothetical && len(s.Kills) > 0 && s.Kills[0] < maxN {
 		x0 := clampX(x(float64(s.Kills[0]) + half))
-		d.f(`<rect class="after" x="%s" y="%s" width="%s" height="%s" fill="#ffffff" opacity="0.55"><title>scores after the kill: what the agent would have scored had it not been killed</title></rect>`+"\n",
-			svgNum(x0), svgNum(T), svgNum(L+pw-x0), svgNum(ph))
-		d.f(`<text x="%s" y="%s" text-anchor="end">if not killed</text>`+"\n", svgNum(L+pw-4), svgNum(T+12))
+		d.F(`<rect class="after" x="%s" y="%s" width="%s" height="%s" fill="#ffffff" opacity="0.55"><title>scores after the kill: what the agent would have scored had it not been killed</title></rect>`+"\n",
+			SVGNum(x0), SVGNum(T), SVGNum(L+pw-x0), SVGNum(ph))
+		d.F(`<text x="%s" y="%s" text-anchor="end">if not killed</text>`+"\n", SVGNum(L+pw-4), SVGNum(T+12))
 	}
 	for _, k := range s.Kills {
 		sc := 0.0
@@ -353,8 +353,8 @@ func scoreChart(d *htmlDoc, s *analyze.AgentSeries) {
 				sc = p.Score
 			}
 		}
-		d.f(`<circle class="kill" data-n="%d" data-score="%s" cx="%s" cy="%s" r="5" fill="#d62728" stroke="#fff" stroke-width="1.5"><title>killed at request %d: score %s</title></circle>`+"\n",
-			k, sweepNum(sc), svgNum(x(float64(k))), svgNum(y(sc)), k, sweepNum(sc))
+		d.F(`<circle class="kill" data-n="%d" data-score="%s" cx="%s" cy="%s" r="5" fill="#d62728" stroke="#fff" stroke-width="1.5"><title>killed at request %d: score %s</title></circle>`+"\n",
+			k, sweepNum(sc), SVGNum(x(float64(k))), SVGNum(y(sc)), k, sweepNum(sc))
 	}
-	d.f("</svg>\n")
+	d.F("</svg>\n")
 }

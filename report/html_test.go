@@ -2,8 +2,7 @@ package report
 
 import (
 	"bytes"
-	"encoding/xml"
-	"io"
+	"github.com/killswitch/killswitch/internal/htmltest"
 	"os"
 	"slices"
 	"strconv"
@@ -13,69 +12,6 @@ import (
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/ingest"
 )
-
-// htmlEl is one element of a parsed page, with the chart it sits in.
-type htmlEl struct {
-	name  string
-	attrs map[string]string
-	chart *htmlEl // the enclosing <svg>, if any
-}
-
-// parseHTML reads a page as XML (the HTML reports are well-formed XML by
-// design) and returns its elements in document order.
-func parseHTMLPage(t *testing.T, page []byte) []*htmlEl {
-	t.Helper()
-	dec := xml.NewDecoder(bytes.NewReader(page))
-	dec.Strict = true
-	var out []*htmlEl
-	var stack []*htmlEl
-	var svg *htmlEl
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("page is not well-formed: %v", err)
-		}
-		switch tk := tok.(type) {
-		case xml.StartElement:
-			e := &htmlEl{name: tk.Name.Local, attrs: map[string]string{}, chart: svg}
-			for _, a := range tk.Attr {
-				e.attrs[a.Name.Local] = a.Value
-			}
-			if e.name == "svg" {
-				svg = e
-			}
-			if e.name == "script" || e.name == "link" || e.name == "img" || e.name == "iframe" {
-				t.Errorf("page has a <%s>: it must be self-contained", e.name)
-			}
-			stack = append(stack, e)
-			out = append(out, e)
-		case xml.EndElement:
-			if stack[len(stack)-1].name == "svg" {
-				svg = nil
-			}
-			stack = stack[:len(stack)-1]
-		}
-	}
-	for _, bad := range []string{"src=", "href=", "url(", "@import", "https://", "<script"} {
-		if bytes.Contains(page, []byte(bad)) {
-			t.Errorf("page contains %q: it must fetch nothing", bad)
-		}
-	}
-	return out
-}
-
-func htmlFind(els []*htmlEl, name, class string) []*htmlEl {
-	var out []*htmlEl
-	for _, e := range els {
-		if e.name == name && slices.Contains(strings.Fields(e.attrs["class"]), class) {
-			out = append(out, e)
-		}
-	}
-	return out
-}
 
 // TestSweepHTML checks the charts of the sweep page of labelled.jsonl over
 // the default grid against values derived by hand (analyze/sweep_test.go
@@ -106,7 +42,7 @@ func TestSweepHTML(t *testing.T) {
 	if os.Getenv("KILLSWITCH_HTML_OUT") != "" {
 		os.WriteFile(os.Getenv("KILLSWITCH_HTML_OUT"), b.Bytes(), 0o644)
 	}
-	els := parseHTMLPage(t, b.Bytes())
+	els := htmltest.Parse(t, b.Bytes())
 
 	ramp := func(n, cap int, f func(m int) string) string {
 		var s []string
@@ -125,31 +61,31 @@ func TestSweepHTML(t *testing.T) {
 		"fixed-prompt":   {ramp(20, 10, strconv.Itoa), ""},
 		"burst":          {"0 0 0 0 0 0 0 1 4 7 6 0 0 0 0 0", ""},
 	}
-	charts := htmlFind(els, "svg", "score-chart")
+	charts := htmltest.Find(els, "svg", "score-chart")
 	var agents []string
 	for _, c := range charts {
-		agents = append(agents, c.attrs["data-agent"])
-		if c.attrs["data-window"] != "10" {
-			t.Errorf("%s: window %s, want 10", c.attrs["data-agent"], c.attrs["data-window"])
+		agents = append(agents, c.Attrs["data-agent"])
+		if c.Attrs["data-window"] != "10" {
+			t.Errorf("%s: window %s, want 10", c.Attrs["data-agent"], c.Attrs["data-window"])
 		}
 	}
 	if !slices.Equal(agents, []string{"burst", "fixed-prompt", "loop-identical", "loop-prompt", "loop-tools"}) {
 		t.Fatalf("charts for %v", agents)
 	}
 	for _, c := range charts {
-		name := c.attrs["data-agent"]
+		name := c.Attrs["data-agent"]
 		var scores, kills, thresholds []string
 		for _, e := range els {
-			if e.chart != c {
+			if e.Chart != c {
 				continue
 			}
 			switch {
-			case e.name == "path" && e.attrs["class"] == "score":
-				scores = strings.Fields(e.attrs["data-score"])
-			case e.name == "circle" && e.attrs["class"] == "kill":
-				kills = append(kills, e.attrs["data-n"]+":"+e.attrs["data-score"])
-			case e.name == "line" && e.attrs["class"] == "threshold":
-				thresholds = append(thresholds, e.attrs["data-value"])
+			case e.Name == "path" && e.Attrs["class"] == "score":
+				scores = strings.Fields(e.Attrs["data-score"])
+			case e.Name == "circle" && e.Attrs["class"] == "kill":
+				kills = append(kills, e.Attrs["data-n"]+":"+e.Attrs["data-score"])
+			case e.Name == "line" && e.Attrs["class"] == "threshold":
+				thresholds = append(thresholds, e.Attrs["data-value"])
 			}
 		}
 		if got := strings.Join(scores, " "); got != want[name].scores {
@@ -166,8 +102,8 @@ func TestSweepHTML(t *testing.T) {
 	// Heat maps: loops caught (late included) and false positives, by
 	// hand from the kill points (see analyze/sweep_test.go).
 	cells := map[string]string{}
-	for _, e := range htmlFind(els, "rect", "cell") {
-		cells[e.chart.attrs["data-metric"]+" "+e.attrs["data-window"]+" "+e.attrs["data-threshold"]] = e.attrs["data-value"]
+	for _, e := range htmltest.Find(els, "rect", "cell") {
+		cells[e.Chart.Attrs["data-metric"]+" "+e.Attrs["data-window"]+" "+e.Attrs["data-threshold"]] = e.Attrs["data-value"]
 	}
 	if len(cells) != 2*75 {
 		t.Errorf("%d heat-map cells, want 150", len(cells))
@@ -180,15 +116,15 @@ func TestSweepHTML(t *testing.T) {
 			t.Errorf("heat map %s: %q, want %s", key, cells[key], v)
 		}
 	}
-	if n := len(htmlFind(els, "rect", "recommended")); n != 2 {
+	if n := len(htmltest.Find(els, "rect", "recommended")); n != 2 {
 		t.Errorf("%d recommended frames, want one per heat map", n)
 	}
 
 	// Precision/recall of window 10 (by hand, analyze/sweep_test.go): 3
 	// caught with 2 false positives for t < 7, with 1 for t < 10; then 2
 	// caught without any up to 14.5, then 1.
-	for _, e := range htmlFind(els, "polyline", "pr") {
-		if e.attrs["data-window"] != "10" {
+	for _, e := range htmltest.Find(els, "polyline", "pr") {
+		if e.Attrs["data-window"] != "10" {
 			continue
 		}
 		var wantP, wantR []string
@@ -204,11 +140,11 @@ func TestSweepHTML(t *testing.T) {
 				wantP, wantR = append(wantP, "1.0000"), append(wantR, "0.3333")
 			}
 		}
-		if !slices.Equal(strings.Fields(e.attrs["data-precision"]), wantP) || !slices.Equal(strings.Fields(e.attrs["data-recall"]), wantR) || e.attrs["data-area"] != "0.9167" {
-			t.Errorf("window 10 curve: precision %s recall %s area %s", e.attrs["data-precision"], e.attrs["data-recall"], e.attrs["data-area"])
+		if !slices.Equal(strings.Fields(e.Attrs["data-precision"]), wantP) || !slices.Equal(strings.Fields(e.Attrs["data-recall"]), wantR) || e.Attrs["data-area"] != "0.9167" {
+			t.Errorf("window 10 curve: precision %s recall %s area %s", e.Attrs["data-precision"], e.Attrs["data-recall"], e.Attrs["data-area"])
 		}
 	}
-	if n := len(htmlFind(els, "polyline", "pr")); n != 3 {
+	if n := len(htmltest.Find(els, "polyline", "pr")); n != 3 {
 		t.Errorf("%d curves, want 3", n)
 	}
 }
@@ -232,26 +168,26 @@ func TestTimelineHTML(t *testing.T) {
 	if err := TimelineHTML(&b, sum, col.Series, TableOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	els := parseHTMLPage(t, b.Bytes())
+	els := htmltest.Parse(t, b.Bytes())
 	var order []string
 	got := map[string]map[string]string{}
-	for _, c := range htmlFind(els, "svg", "score-chart") {
-		name := c.attrs["data-agent"]
+	for _, c := range htmltest.Find(els, "svg", "score-chart") {
+		name := c.Attrs["data-agent"]
 		order = append(order, name)
 		got[name] = map[string]string{}
 		for _, e := range els {
-			if e.chart != c {
+			if e.Chart != c {
 				continue
 			}
 			switch {
-			case e.name == "path" && e.attrs["class"] == "score":
-				got[name]["n"], got[name]["score"] = e.attrs["data-n"], e.attrs["data-score"]
-			case e.name == "circle" && e.attrs["class"] == "kill":
-				got[name]["kill"] = e.attrs["data-n"] + ":" + e.attrs["data-score"]
-			case e.name == "rect" && e.attrs["class"] == "refused":
-				got[name]["refused"] = e.attrs["data-start"] + "-" + e.attrs["data-end"]
-			case e.name == "line" && e.attrs["class"] == "threshold":
-				got[name]["threshold"] = e.attrs["data-value"]
+			case e.Name == "path" && e.Attrs["class"] == "score":
+				got[name]["n"], got[name]["score"] = e.Attrs["data-n"], e.Attrs["data-score"]
+			case e.Name == "circle" && e.Attrs["class"] == "kill":
+				got[name]["kill"] = e.Attrs["data-n"] + ":" + e.Attrs["data-score"]
+			case e.Name == "rect" && e.Attrs["class"] == "refused":
+				got[name]["refused"] = e.Attrs["data-start"] + "-" + e.Attrs["data-end"]
+			case e.Name == "line" && e.Attrs["class"] == "threshold":
+				got[name]["threshold"] = e.Attrs["data-value"]
 			}
 		}
 	}

@@ -53,62 +53,62 @@ func ChartedAgents(s *analyze.Summary) []string {
 // matter most, unless opt.All; the charts are MaxTimelineCharts at most.
 func TimelineHTML(w io.Writer, s *analyze.Summary, series func(agent string) (analyze.AgentSeries, bool), opt TableOptions) error {
 	d := newHTMLStream(w, "killswitch replay")
-	d.f("<h1>killswitch replay</h1>\n<p class=\"meta\">%s</p>\n", htmlEsc(settingsLine(s)))
+	d.F("<h1>killswitch replay</h1>\n<p class=\"meta\">%s</p>\n", HTMLEsc(settingsLine(s)))
 	for _, l := range inputLines(s) {
-		d.f("<p class=\"meta\">%s</p>\n", htmlEsc(l))
+		d.F("<p class=\"meta\">%s</p>\n", HTMLEsc(l))
 	}
-	d.f("<h2>Deactivation timelines</h2>\n")
+	d.F("<h2>Deactivation timelines</h2>\n")
 	shown, nrows := shownAgents(s, opt.All)
 	left := []int{0, 2}
-	htmlTableHead(&d.htmlDoc, timelineHeader, left...)
+	htmlTableHead(&d.HTMLDoc, timelineHeader, left...)
 	if err := eachRow(s, shown, func(r []string) error {
-		htmlRow(&d.htmlDoc, r, false, left...)
+		htmlRow(&d.HTMLDoc, r, false, left...)
 		return d.maybeFlush()
 	}); err != nil {
 		return err
 	}
-	htmlRow(&d.htmlDoc, timelineTotal(s), false, left...)
-	htmlTableEnd(&d.htmlDoc)
+	htmlRow(&d.HTMLDoc, timelineTotal(s), false, left...)
+	htmlTableEnd(&d.HTMLDoc)
 	if l := omittedLine(shown, nrows); l != "" {
-		d.f("<p class=\"small\">%s</p>\n", htmlEsc(l))
+		d.F("<p class=\"small\">%s</p>\n", HTMLEsc(l))
 	}
 
 	order, charted := chartedAgents(s)
 	if len(order) > 0 {
-		d.f("<h2>Score over time</h2>\n<p class=\"small\">Each request's score; the dashed line is the agent's threshold, red dots the kills, grey the requests refused while the agent was inactive.")
+		d.F("<h2>Score over time</h2>\n<p class=\"small\">Each request's score; the dashed line is the agent's threshold, red dots the kills, grey the requests refused while the agent was inactive.")
 		if charted > MaxTimelineCharts {
-			d.f(" The %d agents shown are the killed ones first, then the highest scores; %d more are in the table only.", MaxTimelineCharts, charted-MaxTimelineCharts)
+			d.F(" The %d agents shown are the killed ones first, then the highest scores; %d more are in the table only.", MaxTimelineCharts, charted-MaxTimelineCharts)
 		}
-		d.f("</p>\n<div class=\"charts\">\n")
+		d.F("</p>\n<div class=\"charts\">\n")
 		for _, a := range order {
 			sr, ok := series(a.Agent)
 			if !ok {
 				return fmt.Errorf("replay page: no score series for agent %q", a.Agent)
 			}
-			d.f("<figure class=\"agent\">\n<figcaption><b>%s</b>", htmlEsc(sr.Agent))
+			d.F("<figure class=\"agent\">\n<figcaption><b>%s</b>", HTMLEsc(sr.Agent))
 			if len(a.Kills()) > 0 {
 				k := a.Kills()[0]
-				d.f(`<span class="tag fp">%s</span>`, htmlEsc(fmt.Sprintf("killed at request %d (score %s%s%s), %d refused after",
+				d.F(`<span class="tag fp">%s</span>`, HTMLEsc(fmt.Sprintf("killed at request %d (score %s%s%s), %d refused after",
 					k.AgentN, score(k.Score), killOp(s.Profile), sweepNum(k.Threshold), a.Blocked())))
 			} else {
-				d.f(`<span class="tag ok">%s</span>`, htmlEsc("not killed, max score "+score(sr.MaxScore())))
+				d.F(`<span class="tag ok">%s</span>`, HTMLEsc("not killed, max score "+score(sr.MaxScore())))
 			}
-			d.f("</figcaption>\n")
-			scoreChart(&d.htmlDoc, &sr)
-			d.f("</figure>\n")
+			d.F("</figcaption>\n")
+			scoreChart(&d.HTMLDoc, &sr)
+			d.F("</figure>\n")
 			if err := d.maybeFlush(); err != nil {
 				return err
 			}
 		}
-		d.f("</div>\n")
+		d.F("</div>\n")
 	}
-	err := alertSection(s, shown, func() { d.f("<h2>Alerts that would have gone out</h2>\n<pre>") },
-		func(l string) error { d.f("%s\n", htmlEsc(l)); return d.maybeFlush() },
+	err := alertSection(s, shown, func() { d.F("<h2>Alerts that would have gone out</h2>\n<pre>") },
+		func(l string) error { d.F("%s\n", HTMLEsc(l)); return d.maybeFlush() },
 		func(omitted int) {
 			if omitted > 0 && shown != nil {
-				d.f("%s\n", htmlEsc(alertsOmittedLine(omitted)))
+				d.F("%s\n", HTMLEsc(alertsOmittedLine(omitted)))
 			}
-			d.f("</pre>\n")
+			d.F("</pre>\n")
 		})
 	if err != nil {
 		return err

@@ -161,7 +161,7 @@ func InspectJSON(w io.Writer, invs []*analyze.Inventory) error {
 		}
 		out = append(out, j)
 	}
-	return writeJSON(w, out)
+	return WriteJSON(w, out)
 }
 
 func counts(cs []analyze.NameCount) []jsonCount {

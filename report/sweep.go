@@ -237,7 +237,7 @@ func SweepTableOpts(w io.Writer, r *sweep.Result, opt SweepTableOptions) error {
 	if width <= 0 {
 		width = DefaultWidth
 	}
-	fmt.Fprintf(w, "%s\n%s\n\n", wrap("Threshold sweep — "+sweepTitle(r), width), wrap(truthLine(r), width))
+	fmt.Fprintf(w, "%s\n%s\n\n", Wrap("Threshold sweep — "+sweepTitle(r), width), Wrap(truthLine(r), width))
 	all := sweepRows(r)
 	rows, shown := all, len(all)
 	if !opt.All && r.Recommended >= 0 {
@@ -278,7 +278,7 @@ func SweepTableOpts(w io.Writer, r *sweep.Result, opt SweepTableOptions) error {
 		return err
 	}
 	for _, n := range notes {
-		fmt.Fprintln(w, wrap("("+n+")", width))
+		fmt.Fprintln(w, Wrap("("+n+")", width))
 	}
 	for _, n := range sweepNotes(r) {
 		fmt.Fprintln(w)
@@ -286,7 +286,7 @@ func SweepTableOpts(w io.Writer, r *sweep.Result, opt SweepTableOptions) error {
 			fmt.Fprintln(w, h+":")
 		}
 		for _, l := range n[1].([]string) {
-			fmt.Fprintln(w, wrap(l, width))
+			fmt.Fprintln(w, Wrap(l, width))
 		}
 	}
 	return nil
@@ -489,11 +489,11 @@ func sweepPtr[T any](v T) *T { return &v }
 // includes the late catches; loop_agents_caught_late counts those alone.
 // Delays are null when no loop was caught, recall when no agent is a
 // labelled loop, precision when no agent has ground truth.
-func SweepJSON(w io.Writer, r *sweep.Result) error { return writeJSON(w, sweepJSONOf(r)) }
+func SweepJSON(w io.Writer, r *sweep.Result) error { return WriteJSON(w, sweepJSONOf(r)) }
 
-// writeJSON writes v as one indented JSON document, HTML characters as
+// WriteJSON writes v as one indented JSON document, HTML characters as
 // they are.
-func writeJSON(w io.Writer, v any) error {
+func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

@@ -69,7 +69,7 @@ func SweepCompareTable(w io.Writer, c *sweep.Comparison, opt SweepTableOptions) 
 	if width <= 0 {
 		width = DefaultWidth
 	}
-	fmt.Fprintf(w, "%s\n%s\n\n", wrap("Profiles compared — "+compareTitle(c), width), wrap(truthLine(c.Results[0]), width))
+	fmt.Fprintf(w, "%s\n%s\n\n", Wrap("Profiles compared — "+compareTitle(c), width), Wrap(truthLine(c.Results[0]), width))
 	header, rows := upper(compareHeader), compareRows(c)
 	if !opt.Wide && tableWidth(header, rows, nil) > width {
 		header = compareCompactHeader
@@ -80,7 +80,7 @@ func SweepCompareTable(w io.Writer, c *sweep.Comparison, opt SweepTableOptions) 
 	if err := asciiTable(w, header, rows, nil); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, wrap("("+compareNote(c)+")", width))
+	fmt.Fprintln(w, Wrap("("+compareNote(c)+")", width))
 	for _, r := range c.Results {
 		fmt.Fprintln(w)
 		if err := SweepTableOpts(w, r, opt); err != nil {
@@ -161,21 +161,21 @@ func SweepCompareJSON(w io.Writer, c *sweep.Comparison) error {
 		}
 		out.Comparison = append(out.Comparison, row)
 	}
-	return writeJSON(w, out)
+	return WriteJSON(w, out)
 }
 
 // SweepCompareHTML writes one self-contained page: the comparison table,
 // then each profile's sweep with its charts.
 func SweepCompareHTML(w io.Writer, c *sweep.Comparison) error {
-	var d htmlDoc
-	d.f("<h1>killswitch profiles compared</h1>\n<p class=\"meta\">%s</p>\n<p class=\"meta\">%s</p>\n",
-		htmlEsc(compareTitle(c)), htmlEsc(truthLine(c.Results[0])))
-	d.f("<div class=\"scroll\">\n")
-	htmlTable(&d, compareHeader, compareRows(c), -1, 0, 1)
-	d.f("</div>\n<p class=\"small\">%s</p>\n", htmlEsc(compareNote(c)))
+	var d HTMLDoc
+	d.F("<h1>killswitch profiles compared</h1>\n<p class=\"meta\">%s</p>\n<p class=\"meta\">%s</p>\n",
+		HTMLEsc(compareTitle(c)), HTMLEsc(truthLine(c.Results[0])))
+	d.F("<div class=\"scroll\">\n")
+	HTMLTable(&d, compareHeader, compareRows(c), -1, 0, 1)
+	d.F("</div>\n<p class=\"small\">%s</p>\n", HTMLEsc(compareNote(c)))
 	for _, r := range c.Results {
-		d.f("<h1>Profile %s</h1>\n", htmlEsc(r.Profile.String()))
+		d.F("<h1>Profile %s</h1>\n", HTMLEsc(r.Profile.String()))
 		sweepHTMLBody(&d, r)
 	}
-	return htmlPage(w, "killswitch profiles compared", d.String())
+	return HTMLPage(w, "killswitch profiles compared", d.String())
 }

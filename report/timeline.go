@@ -343,7 +343,7 @@ func TimelineTableOpts(w io.Writer, s *analyze.Summary, opt TableOptions) error 
 	if width <= 0 {
 		width = DefaultWidth
 	}
-	fmt.Fprintf(w, "%s\n\n", wrap("Deactivation timelines — "+settingsLine(s), width))
+	fmt.Fprintf(w, "%s\n\n", Wrap("Deactivation timelines — "+settingsLine(s), width))
 	header := upper(timelineHeader)
 	widths := make([]int, len(header))
 	measure := func(r []string) error {
@@ -415,11 +415,11 @@ func TimelineTableOpts(w io.Writer, s *analyze.Summary, opt TableOptions) error 
 	}
 	fmt.Fprint(w, note)
 	if l := omittedLine(shown, nrows); l != "" {
-		fmt.Fprintln(w, wrap(l, width))
+		fmt.Fprintln(w, Wrap(l, width))
 	}
 	fmt.Fprintln(w)
 	for _, l := range inputLines(s) {
-		fmt.Fprintln(w, wrap(l, width))
+		fmt.Fprintln(w, Wrap(l, width))
 	}
 	return alertSection(s, shown, func() { fmt.Fprintln(w, "\nAlerts that would have gone out:") },
 		func(l string) error { _, err := fmt.Fprintln(w, l); return err },
@@ -716,7 +716,7 @@ func TimelineJSON(w io.Writer, s *analyze.Summary) error {
 	// The document without its agents, split where they go: the agents
 	// array is the first one in it (after profile, mode and settings).
 	var doc bytes.Buffer
-	if err := writeJSON(&doc, out); err != nil {
+	if err := WriteJSON(&doc, out); err != nil {
 		return err
 	}
 	const open = `"agents": [`
@@ -769,10 +769,10 @@ func agentJSON(a *analyze.AgentSummary) jsonAgent {
 	return ja
 }
 
-// wrap breaks a line of prose at spaces so that no line is wider than
+// Wrap breaks a line of prose at spaces so that no line is wider than
 // width; continuation lines are indented two spaces more than the line.
 // A word longer than the width stays whole.
-func wrap(s string, width int) string {
+func Wrap(s string, width int) string {
 	if utf8.RuneCountInString(s) <= width {
 		return s
 	}

@@ -96,17 +96,17 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 		}
 		switch o.Format {
 		case report.FormatJSONL:
-			return report.BreakerDecisionsJSONL(w, pol.Decisions())
+			return DecisionsJSONL(w, pol.Decisions())
 		case report.FormatMarkdown:
-			return report.BreakerText(w, pol.Result(), report.TextOptions{Markdown: true})
+			return Text(w, pol.Result(), report.TextOptions{Markdown: true})
 		case report.FormatJSON:
-			return report.BreakerJSON(w, pol.Result())
+			return JSON(w, pol.Result())
 		case report.FormatCSV:
-			return report.BreakerCSV(w, pol.Result())
+			return CSV(w, pol.Result())
 		case report.FormatHTML:
-			return report.BreakerHTML(w, pol.Result())
+			return HTML(w, pol.Result())
 		}
-		return report.BreakerText(w, pol.Result(), report.TextOptions{Width: e.Width})
+		return Text(w, pol.Result(), report.TextOptions{Width: e.Width})
 	})
 	if err != nil {
 		return nil, err

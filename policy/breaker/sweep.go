@@ -97,12 +97,12 @@ func (bf *sweepFlags) Sweep(e *policy.Env, o *policy.SweepOptions) error {
 	return e.Output(func(w io.Writer) error {
 		switch o.Format {
 		case report.FormatJSON:
-			return report.BreakerSweepJSON(w, res)
+			return SweepJSON(w, res)
 		case report.FormatCSV:
-			return report.BreakerSweepCSV(w, res)
+			return SweepCSV(w, res)
 		case report.FormatHTML:
-			return report.BreakerSweepHTML(w, res)
+			return SweepHTML(w, res)
 		}
-		return report.BreakerSweepText(w, res, report.TextOptions{Markdown: o.Format == report.FormatMarkdown, Width: e.Width})
+		return SweepText(w, res, report.TextOptions{Markdown: o.Format == report.FormatMarkdown, Width: e.Width})
 	})
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/killswitch/killswitch/analyze/expect"
 	"github.com/killswitch/killswitch/analyze/gateway"
 	"github.com/killswitch/killswitch/policy"
-	"github.com/killswitch/killswitch/report"
 )
 
 // checker is the gateway's part of `check`: an expectation's
@@ -56,7 +55,7 @@ type checkRun struct {
 }
 
 func (r *checkRun) Config() analyze.Config { return r.cfg }
-func (r *checkRun) Settings() string       { return report.GatewaySettingsLine(r.pol.Result()) }
+func (r *checkRun) Settings() string       { return SettingsLine(r.pol.Result()) }
 func (r *checkRun) Update(next *expect.Expectation) []string {
 	return expect.UpdateGateway(next, r.pol.Result())
 }

@@ -73,17 +73,17 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 		res := pol.Result()
 		switch o.Format {
 		case report.FormatJSONL:
-			return report.GatewayDecisionsJSONL(w, pol.Decisions())
+			return DecisionsJSONL(w, pol.Decisions())
 		case report.FormatMarkdown:
-			return report.GatewayText(w, res, report.TextOptions{Markdown: true})
+			return Text(w, res, report.TextOptions{Markdown: true})
 		case report.FormatJSON:
-			return report.GatewayJSON(w, res)
+			return JSON(w, res)
 		case report.FormatCSV:
-			return report.GatewayCSV(w, pol.Decisions())
+			return CSV(w, pol.Decisions())
 		case report.FormatHTML:
-			return report.GatewayHTML(w, res, pol.Decisions())
+			return HTML(w, res, pol.Decisions())
 		}
-		return report.GatewayText(w, res, report.TextOptions{Width: e.Width})
+		return Text(w, res, report.TextOptions{Width: e.Width})
 	})
 	if err != nil {
 		return nil, err

@@ -83,8 +83,8 @@ func (gf *sweepFlags) Sweep(e *policy.Env, o *policy.SweepOptions) error {
 	}
 	return e.Output(func(w io.Writer) error {
 		if o.Format == report.FormatJSON {
-			return report.GatewaySweepJSON(w, res)
+			return SweepJSON(w, res)
 		}
-		return report.GatewaySweepText(w, res, report.TextOptions{Markdown: o.Format == report.FormatMarkdown, Width: e.Width})
+		return SweepText(w, res, report.TextOptions{Markdown: o.Format == report.FormatMarkdown, Width: e.Width})
 	})
 }

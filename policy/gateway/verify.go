@@ -94,11 +94,11 @@ func (f *verifyFlags) Run(e *policy.Env) (found bool, err error) {
 	err = e.Output(func(w io.Writer) error {
 		switch f.format {
 		case report.FormatJSONL:
-			return report.VerifyJSONL(w, v)
+			return VerifyJSONL(w, v)
 		case report.FormatMarkdown:
-			return report.VerifyText(w, v, report.TextOptions{Markdown: true})
+			return VerifyText(w, v, report.TextOptions{Markdown: true})
 		}
-		return report.VerifyText(w, v, report.TextOptions{Width: e.Width})
+		return VerifyText(w, v, report.TextOptions{Width: e.Width})
 	})
 	if err != nil {
 		return false, err

@@ -1,8 +1,9 @@
-package report
+package gateway
 
 import (
 	"bufio"
 	"fmt"
+	"github.com/killswitch/killswitch/report"
 	"io"
 	"sort"
 	"strconv"
@@ -12,32 +13,32 @@ import (
 	"github.com/killswitch/killswitch/ingest"
 )
 
-// AppendGatewayDecision appends one gateway decision record: the call, the
+// AppendDecision appends one gateway decision record: the call, the
 // status the gateway answered, why, the guardrail decisions as M22 stores
 // them (policy_decisions_json) and the cost estimate.
-func AppendGatewayDecision(b []byte, d *gateway.Decision) []byte {
+func AppendDecision(b []byte, d *gateway.Decision) []byte {
 	b = append(b, `{"seq":`...)
 	b = strconv.AppendInt(b, d.Seq, 10)
 	b = append(b, `,"ts":`...)
-	b = AppendString(b, ingest.FormatTime(d.TS))
+	b = report.AppendString(b, ingest.FormatTime(d.TS))
 	b = append(b, `,"tenant":`...)
-	b = AppendString(b, d.Tenant)
+	b = report.AppendString(b, d.Tenant)
 	b = append(b, `,"api_key_id":`...)
-	b = appendNullString(b, d.APIKeyID)
+	b = report.AppendNullString(b, d.APIKeyID)
 	b = append(b, `,"source":`...)
-	b = AppendString(b, d.Source.String())
+	b = report.AppendString(b, d.Source.String())
 	b = append(b, `,"call_id":`...)
-	b = AppendString(b, d.CallID)
+	b = report.AppendString(b, d.CallID)
 	b = append(b, `,"model":`...)
-	b = appendNullString(b, d.Model)
+	b = report.AppendNullString(b, d.Model)
 	b = append(b, `,"http_status":`...)
 	b = strconv.AppendInt(b, int64(d.HTTPStatus), 10)
 	b = append(b, `,"was_blocked":`...)
 	b = strconv.AppendBool(b, d.Blocked)
 	b = append(b, `,"block_reason":`...)
-	b = appendNullString(b, d.BlockReason)
+	b = report.AppendNullString(b, d.BlockReason)
 	b = append(b, `,"invalid":`...)
-	b = appendNullString(b, d.Invalid)
+	b = report.AppendNullString(b, d.Invalid)
 	b = append(b, `,"cost_estimate_cents":`...)
 	if d.HasCost {
 		b = strconv.AppendFloat(b, d.CostCents, 'f', -1, 64)
@@ -51,23 +52,16 @@ func AppendGatewayDecision(b []byte, d *gateway.Decision) []byte {
 		b = gateway.AppendDecisionsJSON(b, d.Guardrails)
 	}
 	b = append(b, `,"incident_id":`...)
-	b = appendNullString(b, d.IncidentID)
+	b = report.AppendNullString(b, d.IncidentID)
 	return append(b, '}')
 }
 
-func appendNullString(b []byte, s string) []byte {
-	if s == "" {
-		return append(b, "null"...)
-	}
-	return AppendString(b, s)
-}
-
-// GatewayDecisionsJSONL writes one decision record per line.
-func GatewayDecisionsJSONL(w io.Writer, ds []gateway.Decision) error {
+// DecisionsJSONL writes one decision record per line.
+func DecisionsJSONL(w io.Writer, ds []gateway.Decision) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var buf []byte
 	for i := range ds {
-		buf = AppendGatewayDecision(buf[:0], &ds[i])
+		buf = AppendDecision(buf[:0], &ds[i])
 		buf = append(buf, '\n')
 		if _, err := bw.Write(buf); err != nil {
 			return err
@@ -76,14 +70,14 @@ func GatewayDecisionsJSONL(w io.Writer, ds []gateway.Decision) error {
 	return bw.Flush()
 }
 
-// GatewayText renders the gateway replay for a terminal, fitting o.Width
+// Text renders the gateway replay for a terminal, fitting o.Width
 // (Markdown when o.Markdown):
 // what each tenant's and key's calls got, the refusals by reason, the
 // freezes, and one screen per incident — its trigger, start and end, calls
 // affected, cost avoided, its events in order and the requests behind it.
-func GatewayText(w io.Writer, res *gateway.Result, o TextOptions) error {
+func Text(w io.Writer, res *gateway.Result, o report.TextOptions) error {
 	md := o.Markdown
-	line := func(s string) { o.line(w, s) }
+	line := func(s string) { o.Line(w, s) }
 	h := func(s string) {
 		if md {
 			fmt.Fprintf(w, "\n## %s\n\n", s)
@@ -98,7 +92,7 @@ func GatewayText(w io.Writer, res *gateway.Result, o TextOptions) error {
 		fmt.Fprintln(w, title)
 	}
 	h("Calls by tenant and key")
-	textTable(w, md, gatewayTotalsHeader, gatewayTotalsRows(res))
+	report.TextTable(w, md, gatewayTotalsHeader, gatewayTotalsRows(res))
 	if len(res.ByReason) > 0 {
 		h("Refusals by reason")
 		writeCounts(w, res.ByReason)
@@ -106,7 +100,7 @@ func GatewayText(w io.Writer, res *gateway.Result, o TextOptions) error {
 	if len(res.Rejected) > 0 {
 		h(fmt.Sprintf("Bodies the gateway rejects (%d)", len(res.Rejected)))
 		for _, r := range res.Rejected {
-			line(fmt.Sprintf("- call %d (%s): HTTP %d: %s", r.Seq, r.Source, r.Status, Printable(r.Msg)))
+			line(fmt.Sprintf("- call %d (%s): HTTP %d: %s", r.Seq, r.Source, r.Status, report.Printable(r.Msg)))
 		}
 	}
 	if len(res.Freezes) > 0 {
@@ -125,11 +119,11 @@ func GatewayText(w io.Writer, res *gateway.Result, o TextOptions) error {
 			end = ingest.FormatTime(in.EndedAt) + " (" + in.ResolvedBy + ")"
 		}
 		fmt.Fprintln(w)
-		line(fmt.Sprintf("%s [%s, %s] %s", in.ID, in.Severity, in.Status, Printable(in.Title)))
+		line(fmt.Sprintf("%s [%s, %s] %s", in.ID, in.Severity, in.Status, report.Printable(in.Title)))
 		line(fmt.Sprintf("  tenant %s, trigger %s, from %s to %s, %s affected, cost avoided %.4f¢",
-			Printable(in.Tenant), in.Trigger, ingest.FormatTime(in.StartedAt), end, plural(len(in.Calls), "call"), in.CostCents))
+			report.Printable(in.Tenant), in.Trigger, ingest.FormatTime(in.StartedAt), end, report.Plural(len(in.Calls), "call"), in.CostCents))
 		for _, ev := range in.Events {
-			line(fmt.Sprintf("  %s %s: %s", ingest.FormatTime(ev.TS), ev.Type, Printable(ev.Description)))
+			line(fmt.Sprintf("  %s %s: %s", ingest.FormatTime(ev.TS), ev.Type, report.Printable(ev.Description)))
 		}
 		for _, c := range in.Calls {
 			line(fmt.Sprintf("    call %d at %s: HTTP %d (%s)", c.Seq, ingest.FormatTime(c.TS), c.Status, c.Source))
@@ -138,17 +132,17 @@ func GatewayText(w io.Writer, res *gateway.Result, o TextOptions) error {
 	if len(res.Warnings) > 0 {
 		h("Warnings")
 		for _, wn := range res.Warnings {
-			line(fmt.Sprintf("- %s: %s", wn.Pos, Printable(wn.Msg)))
+			line(fmt.Sprintf("- %s: %s", wn.Pos, report.Printable(wn.Msg)))
 		}
 	}
 	return nil
 }
 
-// GatewaySettingsLine describes the settings of a gateway replay, for
+// SettingsLine describes the settings of a gateway replay, for
 // check's reports: "policy gateway, variant spec, max cost 100¢ a request,
 // max tokens 16000, rpm 100, spike rate 0.5"; the rpm and the spike rate
 // only under a variant that enforces them.
-func GatewaySettingsLine(res *gateway.Result) string {
+func SettingsLine(res *gateway.Result) string {
 	c := res.Config
 	line := fmt.Sprintf("policy gateway, variant %s, max cost %s¢ a request, max tokens %d", res.Variant,
 		strconv.FormatFloat(c.MaxCostCents, 'f', -1, 64), c.MaxTokens)
@@ -178,9 +172,9 @@ func gatewayFreezeLines(res *gateway.Result) []string {
 		if f.Freeze {
 			verb = "frozen"
 		}
-		l := fmt.Sprintf("%s %s %s %s by %s (%s)", ingest.FormatTime(f.TS), f.Entity, Printable(f.EntityID), verb, Printable(f.By), f.Source)
+		l := fmt.Sprintf("%s %s %s %s by %s (%s)", ingest.FormatTime(f.TS), f.Entity, report.Printable(f.EntityID), verb, report.Printable(f.By), f.Source)
 		if f.Reason != "" {
-			l += ": " + Printable(f.Reason)
+			l += ": " + report.Printable(f.Reason)
 		}
 		out = append(out, l)
 	}
@@ -190,9 +184,9 @@ func gatewayFreezeLines(res *gateway.Result) []string {
 // tenantKey names a tenant, or one of its keys: "acme", "acme / k1".
 func tenantKey(tenant, key string) string {
 	if key == "" {
-		return Printable(tenant)
+		return report.Printable(tenant)
 	}
-	return Printable(tenant) + " / " + Printable(key)
+	return report.Printable(tenant) + " / " + report.Printable(key)
 }
 
 // writeCounts writes one "- key: n" line per key of m, by key.
@@ -203,7 +197,7 @@ func writeCounts(w io.Writer, m map[string]int) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		fmt.Fprintf(w, "- %s: %d\n", Printable(k), m[k])
+		fmt.Fprintf(w, "- %s: %d\n", report.Printable(k), m[k])
 	}
 }
 
@@ -218,35 +212,4 @@ func statusCounts(m map[int]int) string {
 		parts[i] = fmt.Sprintf("%d×%d", m[c], c)
 	}
 	return strings.Join(parts, " ")
-}
-
-// textTable writes a small aligned table (or a Markdown one).
-func textTable(w io.Writer, md bool, header []string, rows [][]string) {
-	if md {
-		mdRow(w, header)
-		fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(header)))
-		for _, r := range rows {
-			mdRow(w, r)
-		}
-		return
-	}
-	widths := make([]int, len(header))
-	for _, r := range append([][]string{header}, rows...) {
-		for i, c := range r {
-			widths[i] = max(widths[i], len([]rune(c)))
-		}
-	}
-	for _, r := range append([][]string{header}, rows...) {
-		for i, c := range r {
-			pad := widths[i] - len([]rune(c))
-			if i == len(r)-1 {
-				pad = 0
-			}
-			fmt.Fprint(w, c+strings.Repeat(" ", pad))
-			if i < len(r)-1 {
-				fmt.Fprint(w, "  ")
-			}
-		}
-		fmt.Fprintln(w)
-	}
 }

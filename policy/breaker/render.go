@@ -1,8 +1,9 @@
-package report
+package breaker
 
 import (
 	"bufio"
 	"fmt"
+	"github.com/killswitch/killswitch/report"
 	"io"
 	"strconv"
 	"strings"
@@ -11,24 +12,24 @@ import (
 	"github.com/killswitch/killswitch/ingest"
 )
 
-// AppendBreakerDecision appends one breaker decision record.
-func AppendBreakerDecision(b []byte, d *breaker.Decision) []byte {
+// AppendDecision appends one breaker decision record.
+func AppendDecision(b []byte, d *breaker.Decision) []byte {
 	b = append(b, `{"seq":`...)
 	b = strconv.AppendInt(b, d.Seq, 10)
 	b = append(b, `,"ts":`...)
-	b = AppendString(b, ingest.FormatTime(d.TS))
+	b = report.AppendString(b, ingest.FormatTime(d.TS))
 	b = append(b, `,"policy":"breaker","scope":`...)
-	b = AppendString(b, d.Scope.String())
+	b = report.AppendString(b, d.Scope.String())
 	b = append(b, `,"tenant":`...)
-	b = AppendString(b, d.Scope.Tenant)
+	b = report.AppendString(b, d.Scope.Tenant)
 	b = append(b, `,"agent":`...)
-	b = AppendString(b, d.Scope.Agent)
+	b = report.AppendString(b, d.Scope.Agent)
 	b = append(b, `,"workflow":`...)
-	b = AppendString(b, d.Scope.Workflow)
+	b = report.AppendString(b, d.Scope.Workflow)
 	b = append(b, `,"source":`...)
-	b = AppendString(b, d.Source.String())
+	b = report.AppendString(b, d.Source.String())
 	b = append(b, `,"action":`...)
-	b = AppendString(b, d.Action.String())
+	b = report.AppendString(b, d.Action.String())
 	b = append(b, `,"error_rate":`...)
 	b = strconv.AppendFloat(b, d.ErrorRate, 'f', -1, 64)
 	b = append(b, `,"samples":`...)
@@ -51,16 +52,16 @@ func AppendBreakerDecision(b []byte, d *breaker.Decision) []byte {
 		b = append(b, "null"...)
 	}
 	b = append(b, `,"reason":`...)
-	b = appendNullString(b, d.Reason)
+	b = report.AppendNullString(b, d.Reason)
 	return append(b, '}')
 }
 
-// BreakerDecisionsJSONL writes one decision record per line.
-func BreakerDecisionsJSONL(w io.Writer, ds []breaker.Decision) error {
+// DecisionsJSONL writes one decision record per line.
+func DecisionsJSONL(w io.Writer, ds []breaker.Decision) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var buf []byte
 	for i := range ds {
-		buf = AppendBreakerDecision(buf[:0], &ds[i])
+		buf = AppendDecision(buf[:0], &ds[i])
 		buf = append(buf, '\n')
 		if _, err := bw.Write(buf); err != nil {
 			return err
@@ -69,13 +70,13 @@ func BreakerDecisionsJSONL(w io.Writer, ds []breaker.Decision) error {
 	return bw.Flush()
 }
 
-// BreakerText renders the breaker replay (Markdown when o.Markdown; else
+// Text renders the breaker replay (Markdown when o.Markdown; else
 // fitting o.Width): per scope its
 // trips with time, error rate and samples, recovery and requests refused;
 // totals per tenant; correlated trips first, since they are what an
 // operator needs first.
-func BreakerText(w io.Writer, res *breaker.Result, o TextOptions) error {
-	md, width := o.Markdown, o.width()
+func Text(w io.Writer, res *breaker.Result, o report.TextOptions) error {
+	md, width := o.Markdown, o.LineWidth()
 	title := breakerTitle(res)
 	h := func(s string) {
 		if md {
@@ -87,29 +88,29 @@ func BreakerText(w io.Writer, res *breaker.Result, o TextOptions) error {
 	if md {
 		fmt.Fprintf(w, "# %s\n", title)
 	} else {
-		fmt.Fprintln(w, wrap(title, width))
+		fmt.Fprintln(w, report.Wrap(title, width))
 	}
-	fmt.Fprintf(w, "%s, %s, %d refused\n", plural(res.Requests, "request"), plural(res.Trips, "trip"), res.Refused)
+	fmt.Fprintf(w, "%s, %s, %d refused\n", report.Plural(res.Requests, "request"), report.Plural(res.Trips, "trip"), res.Refused)
 	if len(res.Groups) > 0 {
 		h("Correlated trips")
 		for _, g := range res.Groups {
-			o.line(w, "- "+Printable(g.Text))
+			o.Line(w, "- "+report.Printable(g.Text))
 			for _, t := range g.Trips {
-				fmt.Fprintf(w, "  - %s %s\n", ingest.FormatTime(t.TS), Printable(t.Scope.String()))
+				fmt.Fprintf(w, "  - %s %s\n", ingest.FormatTime(t.TS), report.Printable(t.Scope.String()))
 			}
 		}
 	}
 	h("Breakers")
 	rows := breakerScopeRows(res)
-	fitTable{header: breakerScopeHeader, rows: rows, compact: breakerScopeCompact, every: "-f csv or json"}.write(w, o)
+	report.FitTable{Header: breakerScopeHeader, Rows: rows, Compact: breakerScopeCompact, Every: "-f csv or json"}.Write(w, o)
 	if manual := breakerManualLines(res); len(manual) > 0 {
 		h("Operators")
 		for _, l := range manual {
-			o.line(w, "- "+l)
+			o.Line(w, "- "+l)
 		}
 	}
 	h("Tenants")
-	textTable(w, md, breakerTenantHeader, breakerTenantRows(res))
+	report.TextTable(w, md, breakerTenantHeader, breakerTenantRows(res))
 	return nil
 }
 
@@ -125,9 +126,9 @@ func breakerRules(res *breaker.Result) string {
 		strconv.FormatFloat(c.Default.Rate*100, 'f', -1, 64)+"%", c.Default.MinSamples, c.TTL, c.Default.Window, c.Default.Recover)
 }
 
-// BreakerSettingsLine describes the settings of a breaker replay, for
+// SettingsLine describes the settings of a breaker replay, for
 // check's reports: "policy breaker, error rate ≥ 50% over 10+ samples, …".
-func BreakerSettingsLine(res *breaker.Result) string { return "policy breaker, " + breakerRules(res) }
+func SettingsLine(res *breaker.Result) string { return "policy breaker, " + breakerRules(res) }
 
 // breakerScopeCompact are the columns of a narrow scope table: which
 // breaker, how busy, when it tripped, what that refused, how it ended.
@@ -145,11 +146,11 @@ func breakerScopeRows(res *breaker.Result) [][]string {
 			state = "open"
 		}
 		if len(s.Trips) == 0 {
-			rows = append(rows, []string{Printable(s.Scope.String()), strconv.Itoa(s.Requests), strconv.Itoa(s.Errors), "-", "", "", "", strconv.Itoa(s.Refused), state})
+			rows = append(rows, []string{report.Printable(s.Scope.String()), strconv.Itoa(s.Requests), strconv.Itoa(s.Errors), "-", "", "", "", strconv.Itoa(s.Refused), state})
 			continue
 		}
 		for i, t := range s.Trips {
-			row := []string{Printable(s.Scope.String()), strconv.Itoa(s.Requests), strconv.Itoa(s.Errors),
+			row := []string{report.Printable(s.Scope.String()), strconv.Itoa(s.Requests), strconv.Itoa(s.Errors),
 				fmt.Sprintf("%s (#%d)", ingest.FormatTime(t.TS), t.ScopeN), pct100(t.ErrorRate), strconv.Itoa(t.Samples),
 				ingest.FormatTime(t.Until), strconv.Itoa(t.Refused), state}
 			if i > 0 {
@@ -168,9 +169,9 @@ func breakerManualLines(res *breaker.Result) []string {
 		for _, m := range s.Manual {
 			if m.Open {
 				manual = append(manual, fmt.Sprintf("%s %s opened until %s by an operator (%s): %s; %s refused",
-					ingest.FormatTime(m.TS), Printable(s.Scope.String()), ingest.FormatTime(m.Until), m.Source, Printable(m.Reason), plural(m.Refused, "request")))
+					ingest.FormatTime(m.TS), report.Printable(s.Scope.String()), ingest.FormatTime(m.Until), m.Source, report.Printable(m.Reason), report.Plural(m.Refused, "request")))
 			} else {
-				manual = append(manual, fmt.Sprintf("%s %s closed by an operator (%s)", ingest.FormatTime(m.TS), Printable(s.Scope.String()), m.Source))
+				manual = append(manual, fmt.Sprintf("%s %s closed by an operator (%s)", ingest.FormatTime(m.TS), report.Printable(s.Scope.String()), m.Source))
 			}
 		}
 	}
@@ -186,7 +187,7 @@ func breakerTenantRows(res *breaker.Result) [][]string {
 		if name == "" {
 			name = "(none)"
 		}
-		rows = append(rows, []string{Printable(name), strconv.Itoa(t.Scopes), strconv.Itoa(t.ScopesTripped), strconv.Itoa(t.Trips), strconv.Itoa(t.Requests), strconv.Itoa(t.Refused)})
+		rows = append(rows, []string{report.Printable(name), strconv.Itoa(t.Scopes), strconv.Itoa(t.ScopesTripped), strconv.Itoa(t.Trips), strconv.Itoa(t.Requests), strconv.Itoa(t.Refused)})
 	}
 	return rows
 }

@@ -1,8 +1,9 @@
-package report
+package breaker
 
 import (
 	"encoding/csv"
 	"fmt"
+	"github.com/killswitch/killswitch/report"
 	"io"
 	"strconv"
 	"strings"
@@ -49,9 +50,9 @@ func breakerSweepRecommend(r *breaker.SweepResult) string {
 		strconv.FormatFloat(s.Rate, 'f', -1, 64), s.MinSamples, s.Window, s.TTL, s.Inside, s.Outside, r.MaxOutside, s.Refused)
 }
 
-// BreakerSweepText writes the sweep as an aligned table fitting o.Width
+// SweepText writes the sweep as an aligned table fitting o.Width
 // (Markdown when o.Markdown).
-func BreakerSweepText(w io.Writer, r *breaker.SweepResult, o TextOptions) error {
+func SweepText(w io.Writer, r *breaker.SweepResult, o report.TextOptions) error {
 	md := o.Markdown
 	if md {
 		fmt.Fprintf(w, "# %s\n", breakerSweepTitle(r))
@@ -59,7 +60,7 @@ func BreakerSweepText(w io.Writer, r *breaker.SweepResult, o TextOptions) error 
 		fmt.Fprintln(w, breakerSweepTitle(r))
 	}
 	if !r.Labelled {
-		o.line(w, breakerSweepUnlabelled)
+		o.Line(w, breakerSweepUnlabelled)
 	}
 	fmt.Fprintln(w)
 	header := breakerSweepHeader
@@ -69,10 +70,10 @@ func BreakerSweepText(w io.Writer, r *breaker.SweepResult, o TextOptions) error 
 			header[i] = strings.ToUpper(h)
 		}
 	}
-	fitTable{header: header, rows: breakerSweepRows(r, true), compact: breakerSweepCompact, every: "-f csv or json"}.write(w, o)
+	report.FitTable{Header: header, Rows: breakerSweepRows(r, true), Compact: breakerSweepCompact, Every: "-f csv or json"}.Write(w, o)
 	if l := breakerSweepRecommend(r); l != "" {
 		fmt.Fprintln(w)
-		o.line(w, l)
+		o.Line(w, l)
 	}
 	return nil
 }
@@ -91,8 +92,8 @@ type breakerSweepSetting struct {
 	InGroups      int     `json:"trips_correlated"`
 }
 
-// BreakerSweepJSON writes the sweep as one JSON document.
-func BreakerSweepJSON(w io.Writer, r *breaker.SweepResult) error {
+// SweepJSON writes the sweep as one JSON document.
+func SweepJSON(w io.Writer, r *breaker.SweepResult) error {
 	out := struct {
 		Requests    int                   `json:"requests"`
 		Labelled    bool                  `json:"labelled"`
@@ -106,11 +107,11 @@ func BreakerSweepJSON(w io.Writer, r *breaker.SweepResult) error {
 		out.Settings = append(out.Settings, breakerSweepSetting{s.Rate, s.MinSamples, s.Window.Seconds(), s.TTL.String(),
 			s.ScopesTripped, s.Trips, s.Refused, s.Inside, s.Outside, s.Unlabelled, s.InGroups})
 	}
-	return writeJSON(w, out)
+	return report.WriteJSON(w, out)
 }
 
-// BreakerSweepCSV writes one row per setting, with a recommended column.
-func BreakerSweepCSV(w io.Writer, r *breaker.SweepResult) error {
+// SweepCSV writes one row per setting, with a recommended column.
+func SweepCSV(w io.Writer, r *breaker.SweepResult) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"kill_on_error_rate", "min_samples", "error_window_seconds", "counter_ttl", "recommended", "scopes_tripped", "trips",
 		"requests_refused", "trips_in_incidents", "trips_outside_incidents", "trips_unlabelled", "trips_correlated"})
@@ -123,20 +124,20 @@ func BreakerSweepCSV(w io.Writer, r *breaker.SweepResult) error {
 	return cw.Error()
 }
 
-// BreakerSweepHTML writes the sweep as one self-contained page: the
+// SweepHTML writes the sweep as one self-contained page: the
 // recommendation and every setting (the recommended row highlighted).
-func BreakerSweepHTML(w io.Writer, r *breaker.SweepResult) error {
-	var d htmlDoc
+func SweepHTML(w io.Writer, r *breaker.SweepResult) error {
+	var d report.HTMLDoc
 	title := "killswitch circuit breaker sweep"
-	d.f("<h1>%s</h1>\n<p class=\"meta\">%s</p>\n", htmlEsc(title), htmlEsc(breakerSweepTitle(r)))
+	d.F("<h1>%s</h1>\n<p class=\"meta\">%s</p>\n", report.HTMLEsc(title), report.HTMLEsc(breakerSweepTitle(r)))
 	if !r.Labelled {
-		d.f("<p class=\"meta\">%s</p>\n", htmlEsc(breakerSweepUnlabelled))
+		d.F("<p class=\"meta\">%s</p>\n", report.HTMLEsc(breakerSweepUnlabelled))
 	}
 	if l := breakerSweepRecommend(r); l != "" {
-		d.f("<div class=\"rec\">\n<p>%s</p>\n</div>\n", htmlEsc(l))
+		d.F("<div class=\"rec\">\n<p>%s</p>\n</div>\n", report.HTMLEsc(l))
 	}
-	d.f("<h2>Every setting</h2>\n<div class=\"scroll\">\n")
-	htmlTable(&d, breakerSweepHeader, breakerSweepRows(r, false), r.Recommended)
-	d.f("</div>\n")
-	return htmlPage(w, title, d.String())
+	d.F("<h2>Every setting</h2>\n<div class=\"scroll\">\n")
+	report.HTMLTable(&d, breakerSweepHeader, breakerSweepRows(r, false), r.Recommended)
+	d.F("</div>\n")
+	return report.HTMLPage(w, title, d.String())
 }

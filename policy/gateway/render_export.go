@@ -1,8 +1,9 @@
-package report
+package gateway
 
 import (
 	"encoding/csv"
 	"fmt"
+	"github.com/killswitch/killswitch/report"
 	"io"
 	"math/bits"
 	"sort"
@@ -14,8 +15,8 @@ import (
 	"github.com/killswitch/killswitch/ingest"
 )
 
-// The gateway replay as data: one JSON document (GatewayJSON), one CSV row
-// per call (GatewayCSV), and one self-contained HTML page (GatewayHTML).
+// The gateway replay as data: one JSON document (JSON), one CSV row
+// per call (CSV), and one self-contained HTML page (HTML).
 // Every format carries the values of the text report; times are RFC 3339
 // UTC as in the decision records, costs in cents.
 
@@ -137,7 +138,7 @@ func gatewayTotalsJSON(ts []gateway.Totals, keys bool) []gatewayJSONTotals {
 	out := []gatewayJSONTotals{}
 	for _, t := range ts {
 		jt := gatewayJSONTotals{Tenant: t.Tenant, Requests: t.Requests, Forwarded: t.Forwarded,
-			ByStatus: statusKeys(t.ByStatus), CostAvoidedCents: round4c(t.CostAvoidedCents)}
+			ByStatus: report.StatusKeys(t.ByStatus), CostAvoidedCents: round4c(t.CostAvoidedCents)}
 		if keys {
 			k := t.APIKeyID
 			jt.APIKeyID = &k
@@ -170,8 +171,8 @@ func gatewayJSONOf(res *gateway.Result) gatewayJSONDoc {
 			MaxIncidentsPerHour: c.MaxIncidentsPerHour, SeverityMedium: c.SeverityMedium, SeverityHigh: c.SeverityHigh,
 			SeverityCritical: c.SeverityCritical,
 		},
-		Start: timeOrNull(res.Start), End: timeOrNull(res.End), Requests: res.Requests,
-		ByStatus: statusKeys(res.ByStatus), ByReason: map[string]int{},
+		Start: report.TimeOrNull(res.Start), End: report.TimeOrNull(res.End), Requests: res.Requests,
+		ByStatus: report.StatusKeys(res.ByStatus), ByReason: map[string]int{},
 		Tenants: gatewayTotalsJSON(res.Tenants, false), Keys: gatewayTotalsJSON(res.Keys, true),
 		Freezes: []gatewayJSONFreeze{}, States: []gatewayJSONState{}, Incidents: []gatewayJSONIncident{},
 		Rejected: []gatewayJSONRejected{}, Warnings: []gatewayJSONWarning{},
@@ -189,12 +190,12 @@ func gatewayJSONOf(res *gateway.Result) gatewayJSONDoc {
 	}
 	for _, s := range res.States {
 		doc.States = append(doc.States, gatewayJSONState{Entity: s.Entity, EntityID: s.EntityID, Tenant: s.Tenant, Frozen: s.Frozen,
-			FrozenAt: timeOrNull(s.FrozenAt), UnfrozenAt: timeOrNull(s.UnfrozenAt), Reason: s.Reason, Auto: s.Auto, Trigger: s.Trigger})
+			FrozenAt: report.TimeOrNull(s.FrozenAt), UnfrozenAt: report.TimeOrNull(s.UnfrozenAt), Reason: s.Reason, Auto: s.Auto, Trigger: s.Trigger})
 	}
 	for _, in := range res.Incidents {
 		ji := gatewayJSONIncident{ID: in.ID, Tenant: in.Tenant, Title: in.Title, Severity: in.Severity, Status: in.Status,
 			Trigger: in.Trigger, TriggerValue: in.TriggerValue, AutoAction: in.AutoAction, Bucket: ingest.FormatTime(in.Bucket),
-			StartedAt: ingest.FormatTime(in.StartedAt), EndedAt: timeOrNull(in.EndedAt), Calls: len(in.Calls),
+			StartedAt: ingest.FormatTime(in.StartedAt), EndedAt: report.TimeOrNull(in.EndedAt), Calls: len(in.Calls),
 			CostCents: round4c(in.CostCents), Events: []gatewayJSONEvent{}, Requests: []gatewayJSONCall{}}
 		if in.ResolvedBy != "" {
 			r := in.ResolvedBy
@@ -218,19 +219,21 @@ func gatewayJSONOf(res *gateway.Result) gatewayJSONDoc {
 	return doc
 }
 
-// GatewayJSON writes the gateway replay as one JSON document: the
+// JSON writes the gateway replay as one JSON document: the
 // settings, the answers by status and reason, the totals by tenant and
 // key, the freezes and the state at the end, every incident with its
 // events and requests, the rejected bodies and the warnings.
-func GatewayJSON(w io.Writer, res *gateway.Result) error { return writeJSON(w, gatewayJSONOf(res)) }
+func JSON(w io.Writer, res *gateway.Result) error {
+	return report.WriteJSON(w, gatewayJSONOf(res))
+}
 
 var gatewayCSVHeader = []string{"seq", "ts", "tenant", "api_key_id", "source", "model", "captured_status", "http_status",
 	"was_blocked", "block_reason", "reason", "cost_estimate_cents", "incident_id"}
 
-// GatewayCSV writes one row per call, in replay order: who sent it, what
+// CSV writes one row per call, in replay order: who sent it, what
 // the capture answered and what the gateway answers, why (the failed
 // guardrail's reason, or why the body is rejected) and the cost estimate.
-func GatewayCSV(w io.Writer, ds []gateway.Decision) error {
+func CSV(w io.Writer, ds []gateway.Decision) error {
 	cw := csv.NewWriter(w)
 	cw.Write(gatewayCSVHeader)
 	for i := range ds {
@@ -264,9 +267,9 @@ func gatewayWhy(d *gateway.Decision) string {
 	return ""
 }
 
-// MaxGatewayLanes bounds the tenants drawn on the gateway page's timeline
+// MaxLanes bounds the tenants drawn on the gateway page's timeline
 // (by name); the tables list them all.
-const MaxGatewayLanes = 100
+const MaxLanes = 100
 
 // gatewayBins is how many columns a tenant's refused calls are counted in
 // over the capture's span: a page stays small at any number of calls.
@@ -281,7 +284,7 @@ const (
 	gwTop           = 6.0
 )
 
-// GatewayHTML writes the gateway replay as one self-contained page: the
+// HTML writes the gateway replay as one self-contained page: the
 // summary, a timeline per tenant (when a tenant or its keys were frozen,
 // its incidents, and its refused calls counted in 120 columns over the
 // capture), the refusals by reason, and the tables of the text report,
@@ -295,68 +298,68 @@ const (
 // while open) and data-status; a column of refused calls <rect
 // data-kind="refused"> data-from, data-until, data-n and data-statuses
 // ("400:2 423:1"). The refusals chart's bars carry data-reason and data-n.
-func GatewayHTML(w io.Writer, res *gateway.Result, ds []gateway.Decision) error {
-	var d htmlDoc
+func HTML(w io.Writer, res *gateway.Result, ds []gateway.Decision) error {
+	var d report.HTMLDoc
 	title := "killswitch gateway replay"
-	d.f("<h1>%s</h1>\n<p class=\"meta\">variant %s: %d calls", htmlEsc(title), htmlEsc(res.Variant), res.Requests)
+	d.F("<h1>%s</h1>\n<p class=\"meta\">variant %s: %d calls", report.HTMLEsc(title), report.HTMLEsc(res.Variant), res.Requests)
 	if !res.Start.IsZero() {
-		d.f(", %s – %s", htmlEsc(ingest.FormatTime(res.Start)), htmlEsc(ingest.FormatTime(res.End)))
+		d.F(", %s – %s", report.HTMLEsc(ingest.FormatTime(res.Start)), report.HTMLEsc(ingest.FormatTime(res.End)))
 	}
-	d.f("</p>\n<p class=\"meta\">answered %s; %d freezes and unfreezes, %d incidents, %d bodies rejected</p>\n",
-		htmlEsc(statusCounts(res.ByStatus)), len(res.Freezes), len(res.Incidents), len(res.Rejected))
+	d.F("</p>\n<p class=\"meta\">answered %s; %d freezes and unfreezes, %d incidents, %d bodies rejected</p>\n",
+		report.HTMLEsc(statusCounts(res.ByStatus)), len(res.Freezes), len(res.Incidents), len(res.Rejected))
 	gatewayLanes(&d, res, ds)
 	if len(res.ByReason) > 0 {
-		d.f("<h2>Refusals by reason</h2>\n")
+		d.F("<h2>Refusals by reason</h2>\n")
 		gatewayReasonBars(&d, res.ByReason)
 	}
-	d.f("<h2>Calls by tenant and key</h2>\n<div class=\"scroll\">\n")
-	htmlTable(&d, gatewayTotalsHeader, gatewayTotalsRows(res), -1, 0, 3)
-	d.f("</div>\n")
+	d.F("<h2>Calls by tenant and key</h2>\n<div class=\"scroll\">\n")
+	report.HTMLTable(&d, gatewayTotalsHeader, gatewayTotalsRows(res), -1, 0, 3)
+	d.F("</div>\n")
 	if len(res.Freezes) > 0 {
-		d.f("<h2>Freezes</h2>\n")
-		htmlList(&d, gatewayFreezeLines(res))
+		d.F("<h2>Freezes</h2>\n")
+		report.HTMLList(&d, gatewayFreezeLines(res))
 	}
 	if len(res.Rejected) > 0 {
-		d.f("<h2>Bodies the gateway rejects (%d)</h2>\n", len(res.Rejected))
+		d.F("<h2>Bodies the gateway rejects (%d)</h2>\n", len(res.Rejected))
 		var lines []string
 		for _, r := range res.Rejected {
-			lines = append(lines, fmt.Sprintf("call %d (%s): HTTP %d: %s", r.Seq, r.Source, r.Status, Printable(r.Msg)))
+			lines = append(lines, fmt.Sprintf("call %d (%s): HTTP %d: %s", r.Seq, r.Source, r.Status, report.Printable(r.Msg)))
 		}
-		htmlList(&d, lines)
+		report.HTMLList(&d, lines)
 	}
-	d.f("<h2>Incidents (%d)</h2>\n", len(res.Incidents))
+	d.F("<h2>Incidents (%d)</h2>\n", len(res.Incidents))
 	if len(res.Incidents) == 0 {
-		d.f("<p>none</p>\n")
+		d.F("<p>none</p>\n")
 	}
 	for _, in := range res.Incidents {
 		end := "open"
 		if !in.EndedAt.IsZero() {
 			end = ingest.FormatTime(in.EndedAt) + " (" + in.ResolvedBy + ")"
 		}
-		d.f("<h3 id=\"incident-%s\">%s</h3>\n", htmlEsc(in.ID), htmlEsc(Printable(in.Title)))
-		d.f("<p class=\"meta\">%s · %s, %s · tenant %s, trigger %s · from %s to %s · %s affected · cost avoided %.4f¢</p>\n",
-			htmlEsc(in.ID), htmlEsc(in.Severity), htmlEsc(in.Status), htmlEsc(Printable(in.Tenant)), htmlEsc(in.Trigger),
-			htmlEsc(ingest.FormatTime(in.StartedAt)), htmlEsc(end), plural(len(in.Calls), "call"), in.CostCents)
+		d.F("<h3 id=\"incident-%s\">%s</h3>\n", report.HTMLEsc(in.ID), report.HTMLEsc(report.Printable(in.Title)))
+		d.F("<p class=\"meta\">%s · %s, %s · tenant %s, trigger %s · from %s to %s · %s affected · cost avoided %.4f¢</p>\n",
+			report.HTMLEsc(in.ID), report.HTMLEsc(in.Severity), report.HTMLEsc(in.Status), report.HTMLEsc(report.Printable(in.Tenant)), report.HTMLEsc(in.Trigger),
+			report.HTMLEsc(ingest.FormatTime(in.StartedAt)), report.HTMLEsc(end), report.Plural(len(in.Calls), "call"), in.CostCents)
 		var evs []string
 		for _, ev := range in.Events {
-			evs = append(evs, ingest.FormatTime(ev.TS)+" "+ev.Type+": "+Printable(ev.Description))
+			evs = append(evs, ingest.FormatTime(ev.TS)+" "+ev.Type+": "+report.Printable(ev.Description))
 		}
-		htmlList(&d, evs)
+		report.HTMLList(&d, evs)
 		var calls [][]string
 		for _, c := range in.Calls {
 			calls = append(calls, []string{strconv.FormatInt(c.Seq, 10), ingest.FormatTime(c.TS), strconv.Itoa(c.Status), c.Source.String()})
 		}
-		htmlTable(&d, []string{"call", "time", "answer", "position"}, calls, -1, 1, 3)
+		report.HTMLTable(&d, []string{"call", "time", "answer", "position"}, calls, -1, 1, 3)
 	}
 	if len(res.Warnings) > 0 {
-		d.f("<h2>Warnings</h2>\n")
+		d.F("<h2>Warnings</h2>\n")
 		var lines []string
 		for _, wn := range res.Warnings {
-			lines = append(lines, wn.Pos.String()+": "+Printable(wn.Msg))
+			lines = append(lines, wn.Pos.String()+": "+report.Printable(wn.Msg))
 		}
-		htmlList(&d, lines)
+		report.HTMLList(&d, lines)
 	}
-	return htmlPage(w, title, d.String())
+	return report.HTMLPage(w, title, d.String())
 }
 
 // gatewayLane is what one tenant's rows of the timeline show.
@@ -375,7 +378,7 @@ type gatewaySpan struct {
 }
 
 // gatewayLanes draws one lane per tenant over the capture's span.
-func gatewayLanes(d *htmlDoc, res *gateway.Result, ds []gateway.Decision) {
+func gatewayLanes(d *report.HTMLDoc, res *gateway.Result, ds []gateway.Decision) {
 	if !res.End.After(res.Start) {
 		return
 	}
@@ -431,8 +434,8 @@ func gatewayLanes(d *htmlDoc, res *gateway.Result, ds []gateway.Decision) {
 	}
 	sort.Strings(names)
 	hidden := 0
-	if len(names) > MaxGatewayLanes {
-		hidden, names = len(names)-MaxGatewayLanes, names[:MaxGatewayLanes]
+	if len(names) > MaxLanes {
+		hidden, names = len(names)-MaxLanes, names[:MaxLanes]
 	}
 	maxBin := 0
 	for _, t := range names {
@@ -450,21 +453,21 @@ func gatewayLanes(d *htmlDoc, res *gateway.Result, ds []gateway.Decision) {
 	}
 	laneH := 3*gwRowH + gwGap
 	h := gwTop + laneH*float64(len(names)) + 14
-	d.f("<h2>Timeline by tenant</h2>\n<figure>\n<figcaption>Over the capture (%s – %s), per tenant: when it or one of its keys was frozen (blue: the tenant, light blue: a key; cut at the end while frozen), its incidents (by severity), and its refused calls counted in %d columns (the bar's height: the column's count against the busiest column, %d).",
-		htmlEsc(ingest.FormatTime(res.Start)), htmlEsc(ingest.FormatTime(res.End)), gatewayBins, maxBin)
+	d.F("<h2>Timeline by tenant</h2>\n<figure>\n<figcaption>Over the capture (%s – %s), per tenant: when it or one of its keys was frozen (blue: the tenant, light blue: a key; cut at the end while frozen), its incidents (by severity), and its refused calls counted in %d columns (the bar's height: the column's count against the busiest column, %d).",
+		report.HTMLEsc(ingest.FormatTime(res.Start)), report.HTMLEsc(ingest.FormatTime(res.End)), gatewayBins, maxBin)
 	if hidden > 0 {
-		d.f(" %d more tenants are not drawn (the first %d by name are).", hidden, MaxGatewayLanes)
+		d.F(" %d more tenants are not drawn (the first %d by name are).", hidden, MaxLanes)
 	}
-	d.f("</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" height=\"%s\" viewBox=\"0 0 %s %s\">\n",
-		svgNum(gwLeft+gwWidth+10), svgNum(h), svgNum(gwLeft+gwWidth+10), svgNum(h))
+	d.F("</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" height=\"%s\" viewBox=\"0 0 %s %s\">\n",
+		report.SVGNum(gwLeft+gwWidth+10), report.SVGNum(h), report.SVGNum(gwLeft+gwWidth+10), report.SVGNum(h))
 	for i, t := range names {
 		l := lanes[t]
 		y := gwTop + laneH*float64(i)
-		d.f("<g data-tenant=\"%s\">\n", htmlEsc(Printable(t)))
-		for r, label := range []string{ellipsis(Printable(t), 24) + " · freezes", "incidents", "refused calls"} {
+		d.F("<g data-tenant=\"%s\">\n", report.HTMLEsc(report.Printable(t)))
+		for r, label := range []string{report.Ellipsis(report.Printable(t), 24) + " · freezes", "incidents", "refused calls"} {
 			ry := y + gwRowH*float64(r)
-			d.f("<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n", svgNum(gwLeft-6), svgNum(ry+12), htmlEsc(label))
-			d.f("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#f6f8fa\"/>\n", svgNum(gwLeft), svgNum(ry+1), svgNum(gwWidth), svgNum(gwRowH-2))
+			d.F("<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n", report.SVGNum(gwLeft-6), report.SVGNum(ry+12), report.HTMLEsc(label))
+			d.F("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#f6f8fa\"/>\n", report.SVGNum(gwLeft), report.SVGNum(ry+1), report.SVGNum(gwWidth), report.SVGNum(gwRowH-2))
 		}
 		for _, s := range l.freezes {
 			fill := "#3b6fb6"
@@ -472,9 +475,9 @@ func gatewayLanes(d *htmlDoc, res *gateway.Result, ds []gateway.Decision) {
 				fill = "#8fb3e0"
 			}
 			x0, x1 := x(s.from), x(s.until)
-			d.f("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" data-kind=\"freeze\" data-entity=\"%s\" data-id=\"%s\" data-from=\"%s\" data-until=\"%s\" data-frozen-at-end=\"%t\"/>\n",
-				svgNum(x0), svgNum(y+1), svgNum(max(x1-x0, 1.5)), svgNum(gwRowH-2), fill, htmlEsc(s.entity), htmlEsc(Printable(s.id)),
-				htmlEsc(ingest.FormatTime(s.from)), htmlEsc(ingest.FormatTime(s.until)), s.atEnd)
+			d.F("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" data-kind=\"freeze\" data-entity=\"%s\" data-id=\"%s\" data-from=\"%s\" data-until=\"%s\" data-frozen-at-end=\"%t\"/>\n",
+				report.SVGNum(x0), report.SVGNum(y+1), report.SVGNum(max(x1-x0, 1.5)), report.SVGNum(gwRowH-2), fill, report.HTMLEsc(s.entity), report.HTMLEsc(report.Printable(s.id)),
+				report.HTMLEsc(ingest.FormatTime(s.from)), report.HTMLEsc(ingest.FormatTime(s.until)), s.atEnd)
 		}
 		for _, in := range l.incs {
 			until := in.EndedAt
@@ -482,10 +485,10 @@ func gatewayLanes(d *htmlDoc, res *gateway.Result, ds []gateway.Decision) {
 				until = res.End
 			}
 			x0, x1 := x(in.StartedAt), x(until)
-			d.f("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" fill-opacity=\"0.8\" data-kind=\"incident\" data-incident=\"%s\" data-trigger=\"%s\" data-severity=\"%s\" data-calls=\"%d\" data-status=\"%s\" data-from=\"%s\" data-until=\"%s\"/>\n",
-				svgNum(x0), svgNum(y+gwRowH+1), svgNum(max(x1-x0, 1.5)), svgNum(gwRowH-2), severityFill(in.Severity), htmlEsc(in.ID),
-				htmlEsc(in.Trigger), htmlEsc(in.Severity), len(in.Calls), htmlEsc(in.Status),
-				htmlEsc(ingest.FormatTime(in.StartedAt)), htmlEsc(ingest.FormatTime(until)))
+			d.F("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" fill-opacity=\"0.8\" data-kind=\"incident\" data-incident=\"%s\" data-trigger=\"%s\" data-severity=\"%s\" data-calls=\"%d\" data-status=\"%s\" data-from=\"%s\" data-until=\"%s\"/>\n",
+				report.SVGNum(x0), report.SVGNum(y+gwRowH+1), report.SVGNum(max(x1-x0, 1.5)), report.SVGNum(gwRowH-2), severityFill(in.Severity), report.HTMLEsc(in.ID),
+				report.HTMLEsc(in.Trigger), report.HTMLEsc(in.Severity), len(in.Calls), report.HTMLEsc(in.Status),
+				report.HTMLEsc(ingest.FormatTime(in.StartedAt)), report.HTMLEsc(ingest.FormatTime(until)))
 		}
 		colW := gwWidth / gatewayBins
 		for b, m := range l.bins {
@@ -506,16 +509,16 @@ func gatewayLanes(d *htmlDoc, res *gateway.Result, ds []gateway.Decision) {
 			bh := (gwRowH - 2) * float64(n) / float64(maxBin)
 			from := res.Start.Add(time.Duration(mulDiv(uint64(total), uint64(b), gatewayBins)))
 			until := res.Start.Add(time.Duration(mulDiv(uint64(total), uint64(b+1), gatewayBins)))
-			d.f("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#d62728\" data-kind=\"refused\" data-from=\"%s\" data-until=\"%s\" data-n=\"%d\" data-statuses=\"%s\"/>\n",
-				svgNum(gwLeft+colW*float64(b)), svgNum(y+2*gwRowH+gwRowH-1-bh), svgNum(colW), svgNum(bh),
-				htmlEsc(ingest.FormatTime(from)), htmlEsc(ingest.FormatTime(until)), n, strings.Join(parts, " "))
+			d.F("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#d62728\" data-kind=\"refused\" data-from=\"%s\" data-until=\"%s\" data-n=\"%d\" data-statuses=\"%s\"/>\n",
+				report.SVGNum(gwLeft+colW*float64(b)), report.SVGNum(y+2*gwRowH+gwRowH-1-bh), report.SVGNum(colW), report.SVGNum(bh),
+				report.HTMLEsc(ingest.FormatTime(from)), report.HTMLEsc(ingest.FormatTime(until)), n, strings.Join(parts, " "))
 		}
-		d.f("</g>\n")
+		d.F("</g>\n")
 	}
 	axisY := gwTop + laneH*float64(len(names)) + 8
-	d.f("<text x=\"%s\" y=\"%s\">%s</text>\n", svgNum(gwLeft), svgNum(axisY), htmlEsc(ingest.FormatTime(res.Start)))
-	d.f("<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n", svgNum(gwLeft+gwWidth), svgNum(axisY), htmlEsc(ingest.FormatTime(res.End)))
-	d.f("</svg>\n</figure>\n")
+	d.F("<text x=\"%s\" y=\"%s\">%s</text>\n", report.SVGNum(gwLeft), report.SVGNum(axisY), report.HTMLEsc(ingest.FormatTime(res.Start)))
+	d.F("<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n", report.SVGNum(gwLeft+gwWidth), report.SVGNum(axisY), report.HTMLEsc(ingest.FormatTime(res.End)))
+	d.F("</svg>\n</figure>\n")
 }
 
 // mulDiv is a×b/c rounded down, exact for any a, b ≤ c·2^64 / a (here a
@@ -540,7 +543,7 @@ func severityFill(sev string) string {
 
 // gatewayReasonBars draws the refusals by reason as horizontal bars, the
 // longest (300 pixels) for the most frequent reason, by count then name.
-func gatewayReasonBars(d *htmlDoc, byReason map[string]int) {
+func gatewayReasonBars(d *report.HTMLDoc, byReason map[string]int) {
 	type kv struct {
 		k string
 		n int
@@ -559,15 +562,15 @@ func gatewayReasonBars(d *htmlDoc, byReason map[string]int) {
 	})
 	const left, width, rowH = 230.0, 300.0, 18.0
 	h := rowH*float64(len(rs)) + 6
-	d.f("<figure>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" height=\"%s\" viewBox=\"0 0 %s %s\">\n",
-		svgNum(left+width+60), svgNum(h), svgNum(left+width+60), svgNum(h))
+	d.F("<figure>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" height=\"%s\" viewBox=\"0 0 %s %s\">\n",
+		report.SVGNum(left+width+60), report.SVGNum(h), report.SVGNum(left+width+60), report.SVGNum(h))
 	for i, r := range rs {
 		y := 3 + rowH*float64(i)
 		bw := width * float64(r.n) / float64(top)
-		d.f("<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n", svgNum(left-6), svgNum(y+12), htmlEsc(ellipsis(Printable(r.k), 34)))
-		d.f("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#e07b39\" data-reason=\"%s\" data-n=\"%d\"/>\n",
-			svgNum(left), svgNum(y+2), svgNum(bw), svgNum(rowH-4), htmlEsc(Printable(r.k)), r.n)
-		d.f("<text class=\"v\" x=\"%s\" y=\"%s\">%d</text>\n", svgNum(left+bw+4), svgNum(y+12), r.n)
+		d.F("<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n", report.SVGNum(left-6), report.SVGNum(y+12), report.HTMLEsc(report.Ellipsis(report.Printable(r.k), 34)))
+		d.F("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#e07b39\" data-reason=\"%s\" data-n=\"%d\"/>\n",
+			report.SVGNum(left), report.SVGNum(y+2), report.SVGNum(bw), report.SVGNum(rowH-4), report.HTMLEsc(report.Printable(r.k)), r.n)
+		d.F("<text class=\"v\" x=\"%s\" y=\"%s\">%d</text>\n", report.SVGNum(left+bw+4), report.SVGNum(y+12), r.n)
 	}
-	d.f("</svg>\n</figure>\n")
+	d.F("</svg>\n</figure>\n")
 }

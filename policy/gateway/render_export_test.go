@@ -1,9 +1,10 @@
-package report
+package gateway
 
 import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"github.com/killswitch/killswitch/internal/htmltest"
 	"strings"
 	"testing"
 	"time"
@@ -88,23 +89,23 @@ func gatewaySample() (*gateway.Result, []gateway.Decision) {
 func TestGatewayHTML(t *testing.T) {
 	res, ds := gatewaySample()
 	var b bytes.Buffer
-	if err := GatewayHTML(&b, res, ds); err != nil {
+	if err := HTML(&b, res, ds); err != nil {
 		t.Fatal(err)
 	}
-	els := parseHTMLPage(t, b.Bytes())
+	els := htmltest.Parse(t, b.Bytes())
 	var lanes, marks, bars []string
 	for _, e := range els {
-		a := e.attrs
+		a := e.Attrs
 		switch {
-		case e.name == "g" && a["data-tenant"] != "":
+		case e.Name == "g" && a["data-tenant"] != "":
 			lanes = append(lanes, a["data-tenant"])
-		case e.name == "rect" && a["data-kind"] == "freeze":
+		case e.Name == "rect" && a["data-kind"] == "freeze":
 			marks = append(marks, strings.Join([]string{"freeze", a["data-entity"], a["data-id"], a["data-from"], a["data-until"], a["data-frozen-at-end"], a["x"], a["y"], a["width"]}, " "))
-		case e.name == "rect" && a["data-kind"] == "incident":
+		case e.Name == "rect" && a["data-kind"] == "incident":
 			marks = append(marks, strings.Join([]string{"incident", a["data-incident"], a["data-trigger"], a["data-severity"], a["data-calls"], a["data-status"], a["data-from"], a["data-until"], a["x"], a["y"], a["width"]}, " "))
-		case e.name == "rect" && a["data-kind"] == "refused":
+		case e.Name == "rect" && a["data-kind"] == "refused":
 			marks = append(marks, strings.Join([]string{"refused", a["data-from"], a["data-until"], a["data-n"], a["data-statuses"], a["x"], a["y"], a["width"], a["height"]}, " "))
-		case e.name == "rect" && a["data-reason"] != "":
+		case e.Name == "rect" && a["data-reason"] != "":
 			bars = append(bars, a["data-reason"]+" "+a["data-n"]+" "+a["width"])
 		}
 	}
@@ -148,11 +149,11 @@ func TestGatewayHTML(t *testing.T) {
 func TestGatewayHTMLNoTimeline(t *testing.T) {
 	res := &gateway.Result{Variant: "m22", Config: gateway.DefaultConfig(gateway.M22), ByStatus: map[int]int{}, ByReason: map[string]int{}}
 	var b bytes.Buffer
-	if err := GatewayHTML(&b, res, nil); err != nil {
+	if err := HTML(&b, res, nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range parseHTMLPage(t, b.Bytes()) {
-		if e.name == "svg" {
+	for _, e := range htmltest.Parse(t, b.Bytes()) {
+		if e.Name == "svg" {
 			t.Errorf("a chart without data")
 		}
 	}
@@ -163,7 +164,7 @@ func TestGatewayHTMLNoTimeline(t *testing.T) {
 func TestGatewayJSON(t *testing.T) {
 	res, _ := gatewaySample()
 	var b bytes.Buffer
-	if err := GatewayJSON(&b, res); err != nil {
+	if err := JSON(&b, res); err != nil {
 		t.Fatal(err)
 	}
 	var doc gatewayJSONDoc
@@ -194,7 +195,7 @@ func TestGatewayJSON(t *testing.T) {
 func TestGatewayCSV(t *testing.T) {
 	_, ds := gatewaySample()
 	var b bytes.Buffer
-	if err := GatewayCSV(&b, ds); err != nil {
+	if err := CSV(&b, ds); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&b).ReadAll()

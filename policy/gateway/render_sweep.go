@@ -1,9 +1,10 @@
-package report
+package gateway
 
 import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/killswitch/killswitch/report"
 	"io"
 	"math"
 	"slices"
@@ -17,10 +18,10 @@ import (
 // maxListedCalls bounds the calls a sweep row names; the rest are counted.
 const maxListedCalls = 3
 
-// GatewaySweepText renders a gateway sweep for a terminal, fitting
+// SweepText renders a gateway sweep for a terminal, fitting
 // o.Width (Markdown when o.Markdown): the base, then one row per value tried with what it refuses and
 // lets through compared with the base.
-func GatewaySweepText(w io.Writer, r *gateway.SweepResult, o TextOptions) error {
+func SweepText(w io.Writer, r *gateway.SweepResult, o report.TextOptions) error {
 	md := o.Markdown
 	bw := bufio.NewWriter(w)
 	c := &r.Config
@@ -34,11 +35,11 @@ func GatewaySweepText(w io.Writer, r *gateway.SweepResult, o TextOptions) error 
 		fmt.Fprintf(bw, "# %s\n\n%s\n", title, base)
 	} else {
 		fmt.Fprintln(bw, title)
-		o.line(bw, base)
+		o.Line(bw, base)
 	}
 	if len(r.Inert) > 0 {
 		fmt.Fprintln(bw)
-		o.line(bw, fmt.Sprintf("%s: never refused on under %s (not replayed)", strings.Join(r.Inert, " and "), r.Variant))
+		o.Line(bw, fmt.Sprintf("%s: never refused on under %s (not replayed)", strings.Join(r.Inert, " and "), r.Variant))
 	}
 	if len(r.Settings) > 0 {
 		fmt.Fprintln(bw)
@@ -69,9 +70,9 @@ func GatewaySweepText(w io.Writer, r *gateway.SweepResult, o TextOptions) error 
 		if r.Variant != gateway.M22.Name {
 			compact = append(compact, 6)
 		}
-		t := fitTable{header: header, rows: rows, narrow: narrow, compact: compact, every: "-f json"}
-		t.write(bw, o)
-		if t.narrowed(o) {
+		t := report.FitTable{Header: header, Rows: rows, Narrow: narrow, Compact: compact, Every: "-f json"}
+		t.Write(bw, o)
+		if t.Narrowed(o) {
 			// The calls the narrow table only counts, named below it.
 			for i := range r.Settings {
 				s := &r.Settings[i]
@@ -80,7 +81,7 @@ func GatewaySweepText(w io.Writer, r *gateway.SweepResult, o TextOptions) error 
 					ps   []ingest.Pos
 				}{{"newly refuses", s.Added}, {"lets through", s.Dropped}} {
 					if len(l.ps) > 0 {
-						o.line(bw, fmt.Sprintf("- %s %s %s %s", s.Param, strconv.FormatFloat(s.Value, 'f', -1, 64), l.what, listCalls(l.ps)))
+						o.Line(bw, fmt.Sprintf("- %s %s %s %s", s.Param, strconv.FormatFloat(s.Value, 'f', -1, 64), l.what, listCalls(l.ps)))
 					}
 				}
 			}
@@ -105,7 +106,7 @@ func listCalls(ps []ingest.Pos) string {
 	}
 	var names []string
 	for _, p := range ps[:min(len(ps), maxListedCalls)] {
-		names = append(names, Printable(p.String()))
+		names = append(names, report.Printable(p.String()))
 	}
 	s := strconv.Itoa(len(ps)) + ": " + strings.Join(names, ", ")
 	if n := len(ps) - maxListedCalls; n > 0 {
@@ -127,11 +128,11 @@ type gatewaySweepRowJSON struct {
 	LetThrough       []string       `json:"let_through"`
 }
 
-// GatewaySweepJSON writes the sweep as one JSON document: variant,
+// SweepJSON writes the sweep as one JSON document: variant,
 // requests, the base numbers, the parameters not replayed, the base's
 // tally and one row per value tried (every call that changes, by
 // position).
-func GatewaySweepJSON(w io.Writer, r *gateway.SweepResult) error {
+func SweepJSON(w io.Writer, r *gateway.SweepResult) error {
 	row := func(s *gateway.SweepSetting, param bool) gatewaySweepRowJSON {
 		j := gatewaySweepRowJSON{IsBase: s.IsBase, Refused: s.Refused, ByStatus: s.ByStatus, ByReason: s.ByReason,
 			CostAvoidedCents: math.Round(s.CostAvoidedCents*1e4) / 1e4, Incidents: s.Incidents,

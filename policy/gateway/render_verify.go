@@ -1,8 +1,9 @@
-package report
+package gateway
 
 import (
 	"bufio"
 	"fmt"
+	"github.com/killswitch/killswitch/report"
 	"io"
 	"strconv"
 
@@ -14,7 +15,7 @@ import (
 // o.Width (Markdown when o.Markdown): the counts, one line per call (verified, or how the replay
 // differs), the differences by answer, the rows that could not be read,
 // and the control records' warnings.
-func VerifyText(w io.Writer, v *gateway.Verification, o TextOptions) error {
+func VerifyText(w io.Writer, v *gateway.Verification, o report.TextOptions) error {
 	md := o.Markdown
 	bw := bufio.NewWriter(w)
 	title := fmt.Sprintf("Gateway verification — variant %s: %d calls, %d verified, %d differ, %d bad rows",
@@ -29,7 +30,7 @@ func VerifyText(w io.Writer, v *gateway.Verification, o TextOptions) error {
 	if md {
 		fmt.Fprintf(bw, "# %s\n", title)
 	} else {
-		o.line(bw, title)
+		o.Line(bw, title)
 	}
 	if len(v.Verdicts) > 0 {
 		h("Calls")
@@ -38,16 +39,16 @@ func VerifyText(w io.Writer, v *gateway.Verification, o TextOptions) error {
 			vd := &v.Verdicts[i]
 			verdict := "verified"
 			if !vd.Verified() {
-				verdict = Printable(vd.Diffs[0])
+				verdict = report.Printable(vd.Diffs[0])
 			}
 			rows = append(rows, []string{vd.Call.Pos.String(), ingest.FormatTime(vd.Call.Rec.TS), tenantKey(vd.Call.Rec.Tenant, vd.Call.Rec.APIKeyID), strconv.Itoa(vd.Call.Status), verdict})
 			for _, d := range vd.Diffs[min(1, len(vd.Diffs)):] {
-				rows = append(rows, []string{"", "", "", "", Printable(d)})
+				rows = append(rows, []string{"", "", "", "", report.Printable(d)})
 			}
 		}
 		// Narrow: which call, what was recorded, the verdict (wrapped).
-		fitTable{header: []string{"call", "created_at", "tenant / key", "recorded", "verdict"}, rows: rows,
-			compact: []int{0, 3, 4}, every: "-f jsonl"}.write(bw, o)
+		report.FitTable{Header: []string{"call", "created_at", "tenant / key", "recorded", "verdict"}, Rows: rows,
+			Compact: []int{0, 3, 4}, Every: "-f jsonl"}.Write(bw, o)
 	}
 	if len(v.ByDiff) > 0 {
 		h("Differences by answer (recorded → replayed)")
@@ -56,13 +57,13 @@ func VerifyText(w io.Writer, v *gateway.Verification, o TextOptions) error {
 	if len(v.Bad) > 0 {
 		h("Rows not verified (unreadable)")
 		for _, c := range v.Bad {
-			o.line(bw, "- "+Printable(c.Err.Error()))
+			o.Line(bw, "- "+report.Printable(c.Err.Error()))
 		}
 	}
 	if len(v.Warnings) > 0 {
 		h("Warnings")
 		for _, wn := range v.Warnings {
-			o.line(bw, fmt.Sprintf("- %s: %s", wn.Pos, Printable(wn.Msg)))
+			o.Line(bw, fmt.Sprintf("- %s: %s", wn.Pos, report.Printable(wn.Msg)))
 		}
 	}
 	return bw.Flush()
@@ -81,19 +82,19 @@ func VerifyJSONL(w io.Writer, v *gateway.Verification) error {
 		b = append(b, `,"was_blocked":`...)
 		b = strconv.AppendBool(b, blocked)
 		b = append(b, `,"block_reason":`...)
-		return append(appendNullString(b, reason), '}')
+		return append(report.AppendNullString(b, reason), '}')
 	}
 	for i := range v.Verdicts {
 		vd := &v.Verdicts[i]
 		c, d := vd.Call, &vd.Replayed
 		b = append(b[:0], `{"source":`...)
-		b = AppendString(b, c.Pos.String())
+		b = report.AppendString(b, c.Pos.String())
 		b = append(b, `,"created_at":`...)
-		b = AppendString(b, ingest.FormatTime(c.Rec.TS))
+		b = report.AppendString(b, ingest.FormatTime(c.Rec.TS))
 		b = append(b, `,"tenant":`...)
-		b = AppendString(b, c.Rec.Tenant)
+		b = report.AppendString(b, c.Rec.Tenant)
 		b = append(b, `,"api_key_id":`...)
-		b = appendNullString(b, c.Rec.APIKeyID)
+		b = report.AppendNullString(b, c.Rec.APIKeyID)
 		b = append(b, `,"verdict":`...)
 		if vd.Verified() {
 			b = append(b, `"verified"`...)
@@ -106,7 +107,7 @@ func VerifyJSONL(w io.Writer, v *gateway.Verification) error {
 		b = outcome(b, d.HTTPStatus, d.Blocked, d.BlockReason)
 		b = b[:len(b)-1]
 		b = append(b, `,"invalid":`...)
-		b = appendNullString(b, d.Invalid)
+		b = report.AppendNullString(b, d.Invalid)
 		b = append(b, `,"cost_estimate_cents":`...)
 		if d.HasCost {
 			b = strconv.AppendFloat(b, d.CostCents, 'f', -1, 64)
@@ -118,7 +119,7 @@ func VerifyJSONL(w io.Writer, v *gateway.Verification) error {
 			if j > 0 {
 				b = append(b, ',')
 			}
-			b = AppendString(b, s)
+			b = report.AppendString(b, s)
 		}
 		b = append(b, "]}\n"...)
 		if _, err := bw.Write(b); err != nil {
@@ -127,9 +128,9 @@ func VerifyJSONL(w io.Writer, v *gateway.Verification) error {
 	}
 	for _, c := range v.Bad {
 		b = append(b[:0], `{"source":`...)
-		b = AppendString(b, c.Pos.String())
+		b = report.AppendString(b, c.Pos.String())
 		b = append(b, `,"verdict":"bad_row","error":`...)
-		b = AppendString(b, c.Err.Error())
+		b = report.AppendString(b, c.Err.Error())
 		b = append(b, "}\n"...)
 		if _, err := bw.Write(b); err != nil {
 			return err

@@ -1,7 +1,8 @@
-package report
+package breaker
 
 import (
 	"encoding/csv"
+	"github.com/killswitch/killswitch/report"
 	"io"
 	"sort"
 	"strconv"
@@ -11,9 +12,9 @@ import (
 	"github.com/killswitch/killswitch/ingest"
 )
 
-// The breaker timeline as data: one JSON document (BreakerJSON), one CSV
-// row per trip or untripped scope (BreakerCSV), and one self-contained
-// HTML page (BreakerHTML). Every format carries the same values as the
+// The breaker timeline as data: one JSON document (JSON), one CSV
+// row per trip or untripped scope (CSV), and one self-contained
+// HTML page (HTML). Every format carries the same values as the
 // table; times are RFC 3339 UTC as in the decision records.
 
 type breakerJSONDoc struct {
@@ -126,24 +127,6 @@ type breakerJSONNoStatus struct {
 	Requests int    `json:"requests"`
 }
 
-// timeOrNull is a time as RFC 3339, or nil for the zero time.
-func timeOrNull(t time.Time) *string {
-	if t.IsZero() {
-		return nil
-	}
-	s := ingest.FormatTime(t)
-	return &s
-}
-
-// statusKeys renders a status histogram with string keys (JSON objects).
-func statusKeys(m map[int]int) map[string]int {
-	out := make(map[string]int, len(m))
-	for k, v := range m {
-		out[strconv.Itoa(k)] = v
-	}
-	return out
-}
-
 // breakerJSONOf is the JSON shape of a breaker replay.
 func breakerJSONOf(res *breaker.Result) breakerJSONDoc {
 	c := res.Config
@@ -154,7 +137,7 @@ func breakerJSONOf(res *breaker.Result) breakerJSONDoc {
 			AutoRecoverMinutes: c.Default.Recover.Minutes(), CounterTTL: c.TTL.String(), ErrorStatus: c.Errors.String(),
 			GroupWithinSeconds: c.GroupWithin.Seconds(),
 		},
-		Start: timeOrNull(res.Start), End: timeOrNull(res.End),
+		Start: report.TimeOrNull(res.Start), End: report.TimeOrNull(res.End),
 		Requests: res.Requests, Trips: res.Trips, Refused: res.Refused,
 		Correlated: []breakerJSONGroup{}, Scopes: []breakerJSONScope{}, Tenants: []breakerJSONTenant{}, NoStatus: []breakerJSONNoStatus{},
 	}
@@ -166,7 +149,7 @@ func breakerJSONOf(res *breaker.Result) breakerJSONDoc {
 		}
 	}
 	for _, g := range res.Groups {
-		jg := breakerJSONGroup{Key: g.Key, Value: g.Value, SpanSeconds: g.Span.Seconds(), Statuses: statusKeys(g.Statuses), Text: g.Text}
+		jg := breakerJSONGroup{Key: g.Key, Value: g.Value, SpanSeconds: g.Span.Seconds(), Statuses: report.StatusKeys(g.Statuses), Text: g.Text}
 		for _, kv := range g.Shared {
 			if jg.Shared == nil {
 				jg.Shared = map[string]string{}
@@ -186,25 +169,25 @@ func breakerJSONOf(res *breaker.Result) breakerJSONDoc {
 			AtEnd: breakerJSONScopeEnd{Open: s.Open, Successes: s.Successes, Errors: s.ErrorCount},
 		}
 		if s.Open {
-			js.AtEnd.OpenUntil = timeOrNull(s.OpenUntil)
+			js.AtEnd.OpenUntil = report.TimeOrNull(s.OpenUntil)
 		}
 		if s.Successes > 0 {
-			js.AtEnd.SuccessExpires = timeOrNull(s.SuccessExpires)
+			js.AtEnd.SuccessExpires = report.TimeOrNull(s.SuccessExpires)
 		}
 		if s.ErrorCount > 0 {
-			js.AtEnd.ErrorExpires = timeOrNull(s.ErrorExpires)
+			js.AtEnd.ErrorExpires = report.TimeOrNull(s.ErrorExpires)
 		}
 		for _, t := range s.Trips {
 			js.Trips = append(js.Trips, breakerJSONTrip{
 				TS: ingest.FormatTime(t.TS), Request: t.ScopeN, Seq: t.Seq, Source: t.Source.String(),
 				ErrorRate: t.ErrorRate, Samples: t.Samples, RecoversAt: ingest.FormatTime(t.Until), Refused: t.Refused,
-				Provider: t.Provider, Model: t.Model, Endpoint: t.Endpoint, Statuses: statusKeys(t.Statuses),
+				Provider: t.Provider, Model: t.Model, Endpoint: t.Endpoint, Statuses: report.StatusKeys(t.Statuses),
 			})
 		}
 		for _, m := range s.Manual {
 			jm := breakerJSONManual{TS: ingest.FormatTime(m.TS), Source: m.Source.String(), Action: "close", Refused: m.Refused}
 			if m.Open {
-				jm.Action, jm.Until = "open", timeOrNull(m.Until)
+				jm.Action, jm.Until = "open", report.TimeOrNull(m.Until)
 				r := m.Reason
 				jm.Reason = &r
 			}
@@ -222,16 +205,18 @@ func breakerJSONOf(res *breaker.Result) breakerJSONDoc {
 	return doc
 }
 
-// BreakerJSON writes the breaker replay as one JSON document.
-func BreakerJSON(w io.Writer, res *breaker.Result) error { return writeJSON(w, breakerJSONOf(res)) }
+// JSON writes the breaker replay as one JSON document.
+func JSON(w io.Writer, res *breaker.Result) error {
+	return report.WriteJSON(w, breakerJSONOf(res))
+}
 
 var breakerCSVHeader = []string{"tenant", "agent", "workflow", "requests", "forwarded", "errors", "refused",
 	"trip", "tripped_at", "request", "error_rate", "samples", "recovers_at", "refused_while_open", "source", "open_at_end"}
 
-// BreakerCSV writes one row per trip, and one per scope that never
+// CSV writes one row per trip, and one per scope that never
 // tripped (its trip columns empty); scope columns repeat on every row so
 // each row stands alone in a spreadsheet.
-func BreakerCSV(w io.Writer, res *breaker.Result) error {
+func CSV(w io.Writer, res *breaker.Result) error {
 	cw := csv.NewWriter(w)
 	cw.Write(breakerCSVHeader)
 	for _, s := range res.Scopes {
@@ -252,43 +237,43 @@ func BreakerCSV(w io.Writer, res *breaker.Result) error {
 	return cw.Error()
 }
 
-// BreakerHTML writes the breaker replay as one self-contained page: the
+// HTML writes the breaker replay as one self-contained page: the
 // summary, correlated trips, a lane per scope showing when its breaker
 // was open (trips red, operators' openings grey) over the capture, and
 // the tables of the text report. Lanes carry data-scope, and each open
 // span data-from / data-until (RFC 3339) and data-kind (trip|operator).
-func BreakerHTML(w io.Writer, res *breaker.Result) error {
-	var d htmlDoc
+func HTML(w io.Writer, res *breaker.Result) error {
+	var d report.HTMLDoc
 	title := "killswitch circuit breaker replay"
-	d.f("<h1>%s</h1>\n<p class=\"meta\">%s</p>\n", htmlEsc(title), htmlEsc(breakerTitle(res)))
-	d.f("<p class=\"meta\">%s, %s, %d refused", plural(res.Requests, "request"), plural(res.Trips, "trip"), res.Refused)
+	d.F("<h1>%s</h1>\n<p class=\"meta\">%s</p>\n", report.HTMLEsc(title), report.HTMLEsc(breakerTitle(res)))
+	d.F("<p class=\"meta\">%s, %s, %d refused", report.Plural(res.Requests, "request"), report.Plural(res.Trips, "trip"), res.Refused)
 	if !res.Start.IsZero() {
-		d.f(", %s – %s", htmlEsc(ingest.FormatTime(res.Start)), htmlEsc(ingest.FormatTime(res.End)))
+		d.F(", %s – %s", report.HTMLEsc(ingest.FormatTime(res.Start)), report.HTMLEsc(ingest.FormatTime(res.End)))
 	}
-	d.f("</p>\n")
+	d.F("</p>\n")
 	if len(res.Groups) > 0 {
-		d.f("<h2>Correlated trips</h2>\n<div class=\"rec\">\n")
+		d.F("<h2>Correlated trips</h2>\n<div class=\"rec\">\n")
 		for _, g := range res.Groups {
-			d.f("<p>%s</p>\n", htmlEsc(Printable(g.Text)))
+			d.F("<p>%s</p>\n", report.HTMLEsc(report.Printable(g.Text)))
 		}
-		d.f("</div>\n")
+		d.F("</div>\n")
 	}
 	breakerLanes(&d, res)
-	d.f("<h2>Breakers</h2>\n<div class=\"scroll\">\n")
-	htmlTable(&d, breakerScopeHeader, breakerScopeRows(res), -1, 0, 3)
-	d.f("</div>\n")
+	d.F("<h2>Breakers</h2>\n<div class=\"scroll\">\n")
+	report.HTMLTable(&d, breakerScopeHeader, breakerScopeRows(res), -1, 0, 3)
+	d.F("</div>\n")
 	if manual := breakerManualLines(res); len(manual) > 0 {
-		d.f("<h2>Operators</h2>\n")
-		htmlList(&d, manual)
+		d.F("<h2>Operators</h2>\n")
+		report.HTMLList(&d, manual)
 	}
-	d.f("<h2>Tenants</h2>\n")
-	htmlTable(&d, breakerTenantHeader, breakerTenantRows(res), -1, 0)
-	return htmlPage(w, title, d.String())
+	d.F("<h2>Tenants</h2>\n")
+	report.HTMLTable(&d, breakerTenantHeader, breakerTenantRows(res), -1, 0)
+	return report.HTMLPage(w, title, d.String())
 }
 
 // breakerLanes draws, for each scope that was ever open, a lane over the
 // capture's span with its open intervals (clipped at the capture's end).
-func breakerLanes(d *htmlDoc, res *breaker.Result) {
+func breakerLanes(d *report.HTMLDoc, res *breaker.Result) {
 	type span struct {
 		from, until time.Time
 		kind        string
@@ -324,37 +309,28 @@ func breakerLanes(d *htmlDoc, res *breaker.Result) {
 		return left + width*min(max(v, 0), 1)
 	}
 	h := laneH*float64(len(lanes)) + 34
-	d.f("<h2>When each breaker was open</h2>\n<figure>\n<figcaption>Open spans over the capture (%s – %s): red after a trip, grey by an operator; a span that runs past the end is cut there.</figcaption>\n",
-		htmlEsc(ingest.FormatTime(res.Start)), htmlEsc(ingest.FormatTime(res.End)))
-	d.f("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" height=\"%s\" viewBox=\"0 0 %s %s\">\n",
-		svgNum(left+width+10), svgNum(h), svgNum(left+width+10), svgNum(h))
+	d.F("<h2>When each breaker was open</h2>\n<figure>\n<figcaption>Open spans over the capture (%s – %s): red after a trip, grey by an operator; a span that runs past the end is cut there.</figcaption>\n",
+		report.HTMLEsc(ingest.FormatTime(res.Start)), report.HTMLEsc(ingest.FormatTime(res.End)))
+	d.F("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" height=\"%s\" viewBox=\"0 0 %s %s\">\n",
+		report.SVGNum(left+width+10), report.SVGNum(h), report.SVGNum(left+width+10), report.SVGNum(h))
 	for i, l := range lanes {
 		y := 6 + laneH*float64(i)
-		d.f("<g data-scope=\"%s\">\n<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n", htmlEsc(Printable(l.scope)), svgNum(left-6), svgNum(y+12), htmlEsc(ellipsis(Printable(l.scope), 34)))
-		d.f("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#f6f8fa\"/>\n", svgNum(left), svgNum(y+2), svgNum(width), svgNum(laneH-4))
+		d.F("<g data-scope=\"%s\">\n<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n", report.HTMLEsc(report.Printable(l.scope)), report.SVGNum(left-6), report.SVGNum(y+12), report.HTMLEsc(report.Ellipsis(report.Printable(l.scope), 34)))
+		d.F("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#f6f8fa\"/>\n", report.SVGNum(left), report.SVGNum(y+2), report.SVGNum(width), report.SVGNum(laneH-4))
 		for _, s := range l.spans {
 			fill := "#d62728"
 			if s.kind == "operator" {
 				fill = "#8c8c8c"
 			}
 			x0, x1 := x(s.from), x(s.until)
-			d.f("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" data-kind=\"%s\" data-from=\"%s\" data-until=\"%s\"/>\n",
-				svgNum(x0), svgNum(y+2), svgNum(max(x1-x0, 1.5)), svgNum(laneH-4), fill, s.kind,
-				htmlEsc(ingest.FormatTime(s.from)), htmlEsc(ingest.FormatTime(s.until)))
+			d.F("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" data-kind=\"%s\" data-from=\"%s\" data-until=\"%s\"/>\n",
+				report.SVGNum(x0), report.SVGNum(y+2), report.SVGNum(max(x1-x0, 1.5)), report.SVGNum(laneH-4), fill, s.kind,
+				report.HTMLEsc(ingest.FormatTime(s.from)), report.HTMLEsc(ingest.FormatTime(s.until)))
 		}
-		d.f("</g>\n")
+		d.F("</g>\n")
 	}
 	axisY := 6 + laneH*float64(len(lanes)) + 14
-	d.f("<text x=\"%s\" y=\"%s\">%s</text>\n", svgNum(left), svgNum(axisY), htmlEsc(ingest.FormatTime(res.Start)))
-	d.f("<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n", svgNum(left+width), svgNum(axisY), htmlEsc(ingest.FormatTime(res.End)))
-	d.f("</svg>\n</figure>\n")
-}
-
-// ellipsis shortens s to n runes.
-func ellipsis(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
+	d.F("<text x=\"%s\" y=\"%s\">%s</text>\n", report.SVGNum(left), report.SVGNum(axisY), report.HTMLEsc(ingest.FormatTime(res.Start)))
+	d.F("<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n", report.SVGNum(left+width), report.SVGNum(axisY), report.HTMLEsc(ingest.FormatTime(res.End)))
+	d.F("</svg>\n</figure>\n")
 }

@@ -1,8 +1,9 @@
-package report
+package breaker
 
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/killswitch/killswitch/internal/htmltest"
 	"strings"
 	"testing"
 	"time"
@@ -35,19 +36,19 @@ func breakerSample() *breaker.Result {
 // 10:30 → x 590 to 950 (cut at 11:00).
 func TestBreakerHTML(t *testing.T) {
 	var b bytes.Buffer
-	if err := BreakerHTML(&b, breakerSample()); err != nil {
+	if err := HTML(&b, breakerSample()); err != nil {
 		t.Fatal(err)
 	}
-	els := parseHTMLPage(t, b.Bytes())
+	els := htmltest.Parse(t, b.Bytes())
 	var lanes []string
 	type span struct{ kind, from, until, x, w string }
 	var spans []span
 	for _, e := range els {
-		if e.name == "g" && e.attrs["data-scope"] != "" {
-			lanes = append(lanes, e.attrs["data-scope"])
+		if e.Name == "g" && e.Attrs["data-scope"] != "" {
+			lanes = append(lanes, e.Attrs["data-scope"])
 		}
-		if e.name == "rect" && e.attrs["data-kind"] != "" {
-			spans = append(spans, span{e.attrs["data-kind"], e.attrs["data-from"], e.attrs["data-until"], e.attrs["x"], e.attrs["width"]})
+		if e.Name == "rect" && e.Attrs["data-kind"] != "" {
+			spans = append(spans, span{e.Attrs["data-kind"], e.Attrs["data-from"], e.Attrs["data-until"], e.Attrs["x"], e.Attrs["width"]})
 		}
 	}
 	if strings.Join(lanes, ",") != "acme/a/default,acme/b<x>/default" {
@@ -73,7 +74,7 @@ func TestBreakerHTML(t *testing.T) {
 // The JSON document round-trips and holds what the table shows.
 func TestBreakerJSON(t *testing.T) {
 	var b bytes.Buffer
-	if err := BreakerJSON(&b, breakerSample()); err != nil {
+	if err := JSON(&b, breakerSample()); err != nil {
 		t.Fatal(err)
 	}
 	var doc breakerJSONDoc

@@ -1,0 +1,77 @@
+// Package htmltest reads the HTML reports in tests: every page is
+// well-formed XML by design, self-contained (no script, no link, nothing
+// fetched), and its charts are SVG elements with data- attributes.
+package htmltest
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// El is one element of a parsed page, with the chart it sits in.
+type El struct {
+	Name  string
+	Attrs map[string]string
+	Chart *El // the enclosing <svg>, if any
+}
+
+// Parse reads a page as XML (the HTML reports are well-formed XML by
+// design) and returns its elements in document order.
+func Parse(t testing.TB, page []byte) []*El {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(page))
+	dec.Strict = true
+	var out []*El
+	var stack []*El
+	var svg *El
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("page is not well-formed: %v", err)
+		}
+		switch tk := tok.(type) {
+		case xml.StartElement:
+			e := &El{Name: tk.Name.Local, Attrs: map[string]string{}, Chart: svg}
+			for _, a := range tk.Attr {
+				e.Attrs[a.Name.Local] = a.Value
+			}
+			if e.Name == "svg" {
+				svg = e
+			}
+			if e.Name == "script" || e.Name == "link" || e.Name == "img" || e.Name == "iframe" {
+				t.Errorf("page has a <%s>: it must be self-contained", e.Name)
+			}
+			stack = append(stack, e)
+			out = append(out, e)
+		case xml.EndElement:
+			if stack[len(stack)-1].Name == "svg" {
+				svg = nil
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+	for _, bad := range []string{"src=", "href=", "url(", "@import", "https://", "<script"} {
+		if bytes.Contains(page, []byte(bad)) {
+			t.Errorf("page contains %q: it must fetch nothing", bad)
+		}
+	}
+	return out
+}
+
+// Find returns the elements called name with class among their classes.
+func Find(els []*El, name, class string) []*El {
+	var out []*El
+	for _, e := range els {
+		if e.Name == name && slices.Contains(strings.Fields(e.Attrs["class"]), class) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
