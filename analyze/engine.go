@@ -44,6 +44,10 @@ type Decision struct {
 	Window    int     // the agent's window size then
 	Action    Action
 	Reason    string
+	// KillSeq is, for a request refused because the kill switch had
+	// deactivated its agent (ActionBlocked), the Seq of the killing
+	// request; else 0. Reason says it in words (BlockedReason).
+	KillSeq int64
 
 	// What the request cost (from the capture, or the response's usage).
 	TokensIn, TokensOut int64

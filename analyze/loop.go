@@ -128,7 +128,7 @@ func (p *LoopPolicy) Decide(rec *ingest.Record, f *Features, d *Decision, fx *Ef
 	case a.off != nil:
 		d.Action = ActionBlocked
 		d.Status = 403
-		d.Reason = a.off.blockedReason()
+		d.Reason, d.KillSeq = a.off.blockedReason(), a.off.killSeq()
 	case f.Err != nil:
 		d.Action = ActionSkip
 		d.Reason = f.Err.Error()
@@ -219,12 +219,31 @@ type deactivation struct {
 // deactivation lasts, made once rather than for each of them.
 func (o *deactivation) blockedReason() string {
 	if o.reason == "" {
-		o.reason = "agent inactive: deactivated by " + o.by
-		if o.by == "kill_switch" && o.seq > 0 {
-			o.reason += " at seq " + strconv.FormatInt(o.seq, 10)
-		}
+		o.reason = BlockedReason(o.by, o.killSeq())
 	}
 	return o.reason
+}
+
+// killSeq is the killing request's Seq, or 0 when an operator deactivated
+// the agent.
+func (o *deactivation) killSeq() int64 {
+	if o.by == "kill_switch" {
+		return o.seq
+	}
+	return 0
+}
+
+// BlockedReason is the Reason of a request refused because its agent was
+// inactive: deactivated by by ("kill_switch", "manual"), at the request
+// numbered killSeq when the kill switch did it (0: not said). A replay
+// that numbers requests otherwise (the Beam pipeline) makes the reason
+// again from Decision.KillSeq.
+func BlockedReason(by string, killSeq int64) string {
+	r := "agent inactive: deactivated by " + by
+	if killSeq > 0 {
+		r += " at seq " + strconv.FormatInt(killSeq, 10)
+	}
+	return r
 }
 
 // resize and clear change the detector's window.

@@ -1,7 +1,9 @@
 package analyze
 
 import (
+	"fmt"
 	"math"
+	"sort"
 
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/jsontree"
@@ -73,4 +75,29 @@ func ParsePatch(d *jsontree.Doc, n *jsontree.Node, path string) ingest.KillSwitc
 		p.Threshold = &f
 	}
 	return p
+}
+
+// Apply builds cfg's per-agent settings from the file: cfg.Default (the
+// built-in or the profile's), then the file's default, then flags (the
+// command line's --window and --threshold); each agent's entry patches
+// that. Every result is validated.
+func (sf SettingsFile) Apply(cfg *Config, flags ingest.KillSwitchPatch) error {
+	cfg.Default = cfg.Default.Apply(sf.Default).Apply(flags)
+	if err := cfg.Default.Validate(); err != nil {
+		return err
+	}
+	names := make([]string, 0, len(sf.Agents))
+	for n := range sf.Agents {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	cfg.Agents = map[string]Settings{}
+	for _, n := range names {
+		s := cfg.Default.Apply(sf.Agents[n])
+		if err := s.Validate(); err != nil {
+			return fmt.Errorf("agent %q: %v", n, err)
+		}
+		cfg.Agents[n] = s
+	}
+	return nil
 }

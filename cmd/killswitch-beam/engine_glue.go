@@ -10,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/killswitch/killswitch/analyze"
@@ -220,8 +218,11 @@ func replayAgent(cfg analyze.Config, recs []featRec, decision func(decisionLine)
 			return res, fmt.Errorf("agent %q: engine numbered request %d as %d", fr.Agent, len(seqs), d.Seq)
 		}
 		d.Seq = fr.Seq
-		if d.Action == analyze.ActionBlocked {
-			d.Reason = renumberReason(d.Reason, seqs)
+		if d.KillSeq >= 1 && d.KillSeq <= int64(len(seqs)) {
+			// The engine numbered the agent's requests alone: the kill's
+			// number in the whole replay, and the reason that says it.
+			d.KillSeq = seqs[d.KillSeq-1]
+			d.Reason = analyze.BlockedReason("kill_switch", d.KillSeq)
 		}
 		buf = report.AppendDecision(buf[:0], &d)
 		decision(decisionLine{d.Seq, string(buf)})
@@ -241,22 +242,6 @@ func replayAgent(cfg analyze.Config, recs []featRec, decision func(decisionLine)
 	sum.Warnings = nil // reported per step above; WarningCounts counts them all
 	res.Summary, err = json.Marshal(sum)
 	return res, err
-}
-
-// renumberReason rewrites the kill's Seq in a blocked request's reason
-// ("… deactivated by kill_switch at seq N") from the agent's numbering to
-// the global one.
-func renumberReason(reason string, seqs []int64) string {
-	const at = " at seq "
-	i := strings.LastIndex(reason, at)
-	if i < 0 {
-		return reason
-	}
-	n, err := strconv.ParseInt(reason[i+len(at):], 10, 64)
-	if err != nil || n < 1 || n > int64(len(seqs)) {
-		return reason
-	}
-	return reason[:i+len(at)] + strconv.FormatInt(seqs[n-1], 10)
 }
 
 // timelines joins the agents' timelines, the problems (counted by a
@@ -323,61 +308,30 @@ func parseConfig(s string) (analyze.Config, error) {
 }
 
 // configFromFlags builds the replay configuration as `killswitch replay`
-// does: defaults, then the settings file's default, then --window and
-// --threshold when given, then the file's per-agent entries.
+// does (analyze.SettingsFile.Apply): defaults, then the settings file's
+// default, then --window and --threshold when given, then the file's
+// per-agent entries; the file's errors name file:line:column and the key.
 func configFromFlags(profile, mode string, window *int, threshold *float64, settingsPath string, readFile func(string) ([]byte, error)) (analyze.Config, error) {
 	cfg := analyze.NewConfig()
 	var err error
 	if cfg.Profile, err = analyze.ParseProfile(profile); err != nil {
 		return cfg, err
 	}
+	cfg.Default = cfg.Profile.Defaults
 	if cfg.Mode, err = analyze.ParseMode(mode); err != nil {
 		return cfg, err
 	}
-	flags := ingest.KillSwitchPatch{WindowSize: window, Threshold: threshold}
-	var fileDef ingest.KillSwitchPatch
-	agents := map[string]json.RawMessage{}
+	var sf analyze.SettingsFile
 	if settingsPath != "" {
 		data, err := readFile(settingsPath)
 		if err != nil {
 			return cfg, err
 		}
-		var file map[string]json.RawMessage
-		if err := json.Unmarshal(data, &file); err != nil {
-			return cfg, fmt.Errorf("%s: not a JSON object: %v", settingsPath, err)
-		}
-		for k, v := range file {
-			switch k {
-			case "default":
-				if fileDef, err = ingest.ParseKillSwitch(v); err != nil {
-					return cfg, fmt.Errorf("%s: default: %v", settingsPath, err)
-				}
-			case "agents":
-				if err := json.Unmarshal(v, &agents); err != nil {
-					return cfg, fmt.Errorf("%s: agents: want an object of agent id → settings", settingsPath)
-				}
-			default:
-				return cfg, fmt.Errorf("%s: unknown key %q (want \"default\" and \"agents\")", settingsPath, k)
-			}
+		if sf, err = analyze.ParseSettingsFile(settingsPath, data); err != nil {
+			return cfg, err
 		}
 	}
-	cfg.Default = cfg.Default.Apply(fileDef).Apply(flags)
-	if err := cfg.Default.Validate(); err != nil {
-		return cfg, err
-	}
-	cfg.Agents = map[string]analyze.Settings{}
-	for name, raw := range agents {
-		p, err := ingest.ParseKillSwitch(raw)
-		if err != nil {
-			return cfg, fmt.Errorf("%s: agents.%s: %v", settingsPath, name, err)
-		}
-		s := cfg.Default.Apply(p)
-		if err := s.Validate(); err != nil {
-			return cfg, fmt.Errorf("agent %q: %v", name, err)
-		}
-		cfg.Agents[name] = s
-	}
-	return cfg, nil
+	return cfg, sf.Apply(&cfg, ingest.KillSwitchPatch{WindowSize: window, Threshold: threshold})
 }
 
 // sweepTraffic runs the sweep's collection over every feature record (in

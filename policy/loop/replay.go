@@ -3,6 +3,7 @@ package loop
 import (
 	"errors"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -60,14 +61,17 @@ func (f *replayFlags) config(settings string) (analyze.Config, error) {
 	if f.fs.Changed("threshold") {
 		flagPatch.Threshold = &f.threshold
 	}
-	var fileDef ingest.KillSwitchPatch
-	var agents map[string]ingest.KillSwitchPatch
+	var sf analyze.SettingsFile
 	if settings != "" {
-		if fileDef, agents, err = loadSettings(settings); err != nil {
+		data, err := os.ReadFile(settings)
+		if err != nil {
+			return cfg, err
+		}
+		if sf, err = analyze.ParseSettingsFile(settings, data); err != nil {
 			return cfg, err
 		}
 	}
-	if err := applySettings(&cfg, fileDef, flagPatch, agents); err != nil {
+	if err := sf.Apply(&cfg, flagPatch); err != nil {
 		return cfg, err
 	}
 	if f.reactivateAfter < 0 || f.retryAfter < 0 {
