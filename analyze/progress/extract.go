@@ -66,7 +66,10 @@ type Features struct {
 	// Ans is the churn-normalized hash of the answer's text (without its
 	// tool calls); AnsSim its SimHash (near-duplicates); AnsWords its
 	// tokens; AnsCalls the tool calls the answer asks for. HasAns is false
-	// when the capture has no usable response.
+	// when the capture has no usable response. Ans and AnsWords serve the
+	// answer signal alone, which compares text answers to short
+	// observations: they are 0 when answerCompared says the step is not
+	// one (the answer asks for tools, or the observation is long).
 	Ans      uint64
 	AnsSim   uint64
 	AnsWords int
@@ -158,11 +161,18 @@ func (x *Extractor) Extract(req, resp []byte) (Features, error) {
 	if err := x.request(req, &f, nil); err != nil {
 		return f, err
 	}
-	x.response(resp, &f)
+	x.response(resp, &f, false)
 	return f, nil
 }
 
-func (x *Extractor) response(resp []byte, f *Features) {
+// answerCompared reports whether the answer signal can compare a step's
+// answer: it asks for no tool and the observation it answers is short
+// (fewer than 2 × minWords words). Detector.Push keeps an answer only then.
+func answerCompared(f *Features) bool { return f.AnsCalls == 0 && f.ObsWords < 2*minWords }
+
+// response reads the answer. Its exact hash and words are computed only
+// when answerCompared, or always with all (Describe).
+func (x *Extractor) response(resp []byte, f *Features, all bool) {
 	if len(bytes.TrimSpace(resp)) == 0 {
 		return
 	}
@@ -179,10 +189,13 @@ func (x *Extractor) response(resp []byte, f *Features) {
 		return
 	}
 	f.HasAns = true
+	f.AnsSim, _ = simhash.Hash(text)
+	if !all && !answerCompared(f) {
+		return
+	}
 	x.norm.reset()
 	x.norm.add(text)
 	f.Ans, f.AnsWords = x.norm.h, x.norm.words
-	f.AnsSim, _ = simhash.Hash(text)
 }
 
 // splitCalls separates the canonical response text of package body into
