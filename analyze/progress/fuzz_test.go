@@ -3,7 +3,8 @@ package progress
 import "testing"
 
 // FuzzExtract: any request and response bytes give features or an error,
-// never a panic, and the same features twice (no state leaks between calls).
+// never a panic, the same features twice (no state leaks between calls),
+// and the same by the fast path of chat requests as by the tree path.
 func FuzzExtract(f *testing.F) {
 	f.Add([]byte(`{"messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"function":{"name":"grep","arguments":"{\"q\":\"x\"}"}}]},{"role":"tool","content":"Error: no matches for x at 2026-01-02T03:04:05Z"}]}`),
 		[]byte(`{"choices":[{"message":{"role":"assistant","content":"Trying again 3.2s later."}}]}`))
@@ -25,6 +26,12 @@ func FuzzExtract(f *testing.F) {
 		b, errB := x.Extract(req, resp)
 		if (errA == nil) != (errB == nil) || a != b {
 			t.Fatalf("two extractions differ: %+v %v / %+v %v", a, errA, b, errB)
+		}
+		// The fast path of chat requests reads what the tree path reads.
+		y := Extractor{treeOnly: true}
+		c, errC := y.Extract(req, resp)
+		if (errA == nil) != (errC == nil) || a != c {
+			t.Fatalf("fast path %+v %v, tree %+v %v", a, errA, c, errC)
 		}
 		var d Description
 		d, _ = x.Describe(req, false)
