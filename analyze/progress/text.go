@@ -49,6 +49,7 @@ var placeholder = [...]string{tokID: "<ID>", tokTS: "<TS>", tokDur: "<DUR>"}
 const (
 	classBoundary = 1 << iota
 	classDigit
+	classTrail // sentence punctuation, not part of a token it ends (isTrail)
 )
 
 var byteClass = func() (t [256]uint8) {
@@ -58,18 +59,24 @@ var byteClass = func() (t [256]uint8) {
 	for c := '0'; c <= '9'; c++ {
 		t[c] = classDigit
 	}
-	return t
-}()
-
-// lower maps ASCII upper case to lower case, every other byte to itself.
-var lower = func() (t [256]byte) {
-	for i := range t {
-		t[i] = byte(i)
-		if i >= 'A' && i <= 'Z' {
-			t[i] += 'a' - 'A'
+	for _, c := range []byte(".:!?,") {
+		if t[c] == 0 {
+			t[c] = classTrail
 		}
 	}
 	return t
+}()
+
+// lower maps ASCII upper case to lower case, every other byte to itself;
+// same maps every byte to itself (the hash of a normalizer that keeps case).
+var lower, same = func() (l, s [256]byte) {
+	for i := range l {
+		l[i], s[i] = byte(i), byte(i)
+		if i >= 'A' && i <= 'Z' {
+			l[i] += 'a' - 'A'
+		}
+	}
+	return l, s
 }()
 
 // normalizer hashes texts in their churn-normalized form: ASCII lowercased,
@@ -119,28 +126,75 @@ func (n *normalizer) add(s []byte) {
 			i++
 			continue
 		}
-		j, class := i, uint8(0)
-		for j < len(s) {
-			c := byteClass[s[j]]
-			if c&classBoundary != 0 {
+		if n.pending != nil || n.show {
+			i = n.slowToken(s, i)
+			continue
+		}
+		// A token that follows no number, not shown: hash it as a word
+		// while finding its end (the hash is dropped when it holds a
+		// digit, and classify says what it is).
+		tab := &lower
+		if n.keepCase {
+			tab = &same
+		}
+		h0 := fnvByte(n.h, 0x1f)
+		h, w, class := h0, uint64(0), uint8(0)
+		j, keep, hKeep := i, 0, h0 // keep: the bytes up to its last that is not trailing punctuation; hKeep: their hash
+		for ; j < len(s); j++ {
+			c := s[j]
+			cl := byteClass[c]
+			if cl&classBoundary != 0 {
 				break
 			}
-			class |= c
-			j++
+			class |= cl
+			h = (h ^ uint64(tab[c])) * fnvPrime
+			if j-i < maxFollowed {
+				w |= uint64(lower[c]) << (8 * (j - i))
+			}
+			if cl&classTrail == 0 {
+				keep, hKeep = j+1-i, h
+			}
 		}
-		tok := s[i:j]
-		// Sentence punctuation at the end of a token is not part of it.
-		for len(tok) > 1 && isTrail(tok[len(tok)-1]) {
-			tok = tok[:len(tok)-1]
+		if keep == 0 { // only punctuation: its first byte is the token
+			keep, hKeep = 1, (h0^uint64(tab[s[i]]))*fnvPrime
 		}
-		n.token(tok, class&classDigit != 0)
+		tok := s[i : i+keep]
 		i = j
+		if class&classDigit != 0 {
+			n.token(tok, true)
+			continue
+		}
+		if keep < maxFollowed {
+			w &= 1<<(8*keep) - 1
+		}
+		n.word(tok, hKeep, w)
 	}
 	n.flush()
 	n.h = fnvByte(n.h, 0x1e)
 	if n.show {
 		n.out = append(n.out, '\n')
 	}
+}
+
+// slowToken feeds the token that starts at s[i] through token and returns
+// the index past it.
+func (n *normalizer) slowToken(s []byte, i int) int {
+	j, class := i, uint8(0)
+	for j < len(s) {
+		c := byteClass[s[j]]
+		if c&classBoundary != 0 {
+			break
+		}
+		class |= c
+		j++
+	}
+	tok := s[i:j]
+	// Sentence punctuation at the end of a token is not part of it.
+	for len(tok) > 1 && isTrail(tok[len(tok)-1]) {
+		tok = tok[:len(tok)-1]
+	}
+	n.token(tok, class&classDigit != 0)
+	return j
 }
 
 func isTrail(c byte) bool { return c == '.' || c == ':' || c == '!' || c == '?' || c == ',' }
@@ -205,28 +259,29 @@ func (n *normalizer) emitPlaceholder(p string) {
 // words and phrases that say a tool failed, that a result is empty, that
 // an exit status or a shell's line counter comes next.
 func (n *normalizer) emitWord(tok []byte) {
-	n.words++
 	// One pass hashes the word and packs its first maxFollowed bytes,
 	// lowercased, for kindOf: the hash's multiplications are a chain,
 	// and the packing runs beside it.
+	tab := &lower
+	if n.keepCase {
+		tab = &same
+	}
 	h := fnvByte(n.h, 0x1f)
 	var w uint64
-	if n.keepCase {
-		for i, c := range tok {
-			h = (h ^ uint64(c)) * fnvPrime
-			if i < maxFollowed {
-				w |= uint64(lower[c]) << (8 * i)
-			}
-		}
-	} else {
-		for i, c := range tok {
-			l := lower[c]
-			h = (h ^ uint64(l)) * fnvPrime
-			if i < maxFollowed {
-				w |= uint64(l) << (8 * i)
-			}
+	for i, c := range tok {
+		h = (h ^ uint64(tab[c])) * fnvPrime
+		if i < maxFollowed {
+			w |= uint64(lower[c]) << (8 * i)
 		}
 	}
+	n.word(tok, h, w)
+}
+
+// word counts a word whose hash (the normalizer's hash with the word
+// added) and packed first maxFollowed bytes are h and w, shows it, and
+// follows it (see emitWord).
+func (n *normalizer) word(tok []byte, h, w uint64) {
+	n.words++
 	n.h = h
 	if n.show {
 		for _, c := range tok {
