@@ -25,7 +25,7 @@ func (x *Extractor) Describe(in []byte, asResponse bool) (Description, error) {
 	case asResponse:
 		d.Source = "response body"
 		var f Features
-		x.response(in, &f)
+		x.response(in, &f, true)
 		r, err := x.body.ParseResponse(in)
 		if err != nil {
 			return d, err

@@ -224,7 +224,7 @@ func (d *Detector) Push(f *Features, ts int64, forwarded bool) {
 	if f.ActBody {
 		e.act = f.Act
 	}
-	if forwarded && f.HasAns && f.AnsCalls == 0 && f.AnsWords >= 2*minWords && f.ObsWords < 2*minWords {
+	if forwarded && f.HasAns && answerCompared(f) && f.AnsWords >= 2*minWords {
 		e.ans, e.ansSim, e.ansShown = f.Ans, f.AnsSim, true
 	}
 	if d.n == len(d.buf) && len(d.buf) < d.size {

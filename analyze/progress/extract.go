@@ -66,7 +66,10 @@ type Features struct {
 	// Ans is the churn-normalized hash of the answer's text (without its
 	// tool calls); AnsSim its SimHash (near-duplicates); AnsWords its
 	// tokens; AnsCalls the tool calls the answer asks for. HasAns is false
-	// when the capture has no usable response.
+	// when the capture has no usable response. Ans and AnsWords serve the
+	// answer signal alone, which compares text answers to short
+	// observations: they are 0 when answerCompared says the step is not
+	// one (the answer asks for tools, or the observation is long).
 	Ans      uint64
 	AnsSim   uint64
 	AnsWords int
@@ -145,6 +148,11 @@ type Extractor struct {
 	atext         []byte // an assistant's text parts, joined
 	hasBody       bool   // an argument of the action is a body (noteBody)
 	textCmd       bool   // the action is a text command: args holds it whole, then its words
+	msgs          []body.Message
+	tail          []byte // the newest messages of a chat request, as one JSON array
+	// treeOnly parses every request with fastjson, whole (tests hold the
+	// fast path of chat requests to it).
+	treeOnly bool
 }
 
 // ErrNoBody is the error of a record without a request body.
@@ -158,11 +166,18 @@ func (x *Extractor) Extract(req, resp []byte) (Features, error) {
 	if err := x.request(req, &f, nil); err != nil {
 		return f, err
 	}
-	x.response(resp, &f)
+	x.response(resp, &f, false)
 	return f, nil
 }
 
-func (x *Extractor) response(resp []byte, f *Features) {
+// answerCompared reports whether the answer signal can compare a step's
+// answer: it asks for no tool and the observation it answers is short
+// (fewer than 2 × minWords words). Detector.Push keeps an answer only then.
+func answerCompared(f *Features) bool { return f.AnsCalls == 0 && f.ObsWords < 2*minWords }
+
+// response reads the answer. Its exact hash and words are computed only
+// when answerCompared, or always with all (Describe).
+func (x *Extractor) response(resp []byte, f *Features, all bool) {
 	if len(bytes.TrimSpace(resp)) == 0 {
 		return
 	}
@@ -179,10 +194,13 @@ func (x *Extractor) response(resp []byte, f *Features) {
 		return
 	}
 	f.HasAns = true
+	f.AnsSim, _ = simhash.Hash(text)
+	if !all && !answerCompared(f) {
+		return
+	}
 	x.norm.reset()
 	x.norm.add(text)
 	f.Ans, f.AnsWords = x.norm.h, x.norm.words
-	f.AnsSim, _ = simhash.Hash(text)
 }
 
 // splitCalls separates the canonical response text of package body into
@@ -228,6 +246,23 @@ func (x *Extractor) request(raw []byte, f *Features, show *[]byte) error {
 	if len(raw) == 0 {
 		return ErrNoBody
 	}
+	x.obsParts, x.toolPart, x.isErr, x.inTool = x.obsParts[:0], x.toolPart[:0], false, false
+	x.args, x.argSpans = x.args[:0], x.argSpans[:0]
+	x.callHashes, x.nameHashes, x.looseHashes, x.label = x.callHashes[:0], x.nameHashes[:0], x.looseHashes[:0], x.label[:0]
+	x.numSum, x.numCount = 0, 0
+	x.hasBody, x.textCmd = false, false
+	if x.treeOnly || !x.chatTail(raw, f) {
+		if err := x.tree(raw, f); err != nil {
+			return err
+		}
+	}
+	x.finishAction(f)
+	x.finishObs(f, show)
+	return nil
+}
+
+// tree reads a request body parsed whole with fastjson.
+func (x *Extractor) tree(raw []byte, f *Features) error {
 	v, err := x.doc.ParseBytes(raw)
 	if err != nil {
 		return fmt.Errorf("request body is not JSON")
@@ -235,11 +270,6 @@ func (x *Extractor) request(raw []byte, f *Features, show *[]byte) error {
 	if v.Type() != fastjson.TypeObject {
 		return fmt.Errorf("request body is a JSON %s, not an object", v.Type())
 	}
-	x.obsParts, x.toolPart, x.isErr, x.inTool = x.obsParts[:0], x.toolPart[:0], false, false
-	x.args, x.argSpans = x.args[:0], x.argSpans[:0]
-	x.callHashes, x.nameHashes, x.looseHashes, x.label = x.callHashes[:0], x.nameHashes[:0], x.looseHashes[:0], x.label[:0]
-	x.numSum, x.numCount = 0, 0
-	x.hasBody, x.textCmd = false, false
 	switch {
 	case v.Exists("messages"):
 		x.chat(v.GetArray("messages"), f)
@@ -255,9 +285,44 @@ func (x *Extractor) request(raw []byte, f *Features, show *[]byte) error {
 			}
 		}
 	}
-	x.finishAction(f)
-	x.finishObs(f, show)
 	return nil
+}
+
+// chatTail reads a chat request (a first "messages" member that is an
+// array) without parsing all of it: body.ChatMessages finds the messages
+// and their roles in place, and only the agent's last turns and what came
+// after them, the part Extract reads, are parsed with fastjson. The system
+// prompt and the earlier turns, most of a long conversation's bytes, are
+// only skipped. It reports false, having read nothing, when ChatMessages
+// cannot vouch for the body: tree reads it then.
+func (x *Extractor) chatTail(raw []byte, f *Features) bool {
+	msgs, ok := body.ChatMessages(raw, x.msgs[:0])
+	x.msgs = msgs
+	if !ok {
+		return false
+	}
+	end := len(msgs)
+	for end > 0 && !msgs[end-1].Assistant {
+		end--
+	}
+	start := end
+	for start > 0 && msgs[start-1].Assistant {
+		start--
+	}
+	x.tail = append(x.tail[:0], '[')
+	for i, m := range msgs[start:] {
+		if i > 0 {
+			x.tail = append(x.tail, ',')
+		}
+		x.tail = append(x.tail, m.Raw...)
+	}
+	x.tail = append(x.tail, ']')
+	v, err := x.doc.ParseBytes(x.tail)
+	if err != nil {
+		return false // ChatMessages vouched for each message: not reached
+	}
+	x.chatRun(v.GetArray(), end-start, end > 0, f)
+	return true
 }
 
 func role(m *fastjson.Value) string { return string(m.GetStringBytes("role")) }
@@ -280,8 +345,15 @@ func lastRun(items []*fastjson.Value, isAgent func(*fastjson.Value) bool) (start
 // chat reads OpenAI chat completions and Anthropic Messages.
 func (x *Extractor) chat(msgs []*fastjson.Value, f *Features) {
 	start, end := lastRun(msgs, func(m *fastjson.Value) bool { return role(m) == "assistant" })
-	f.Continues = end > 0
-	for _, m := range msgs[start:end] {
+	x.chatRun(msgs[start:], end-start, end > 0, f)
+}
+
+// chatRun reads the messages from the agent's last run of turns on: the
+// first n are that run (none when the agent has not spoken), the rest came
+// after it. continues: the request carries a turn of the agent.
+func (x *Extractor) chatRun(msgs []*fastjson.Value, n int, continues bool, f *Features) {
+	f.Continues = continues
+	for _, m := range msgs[:n] {
 		for _, tc := range m.GetArray("tool_calls") {
 			if fn := tc.Get("function"); fn != nil {
 				x.call(fn.GetStringBytes("name"), fn.Get("arguments"))
@@ -299,14 +371,14 @@ func (x *Extractor) chat(msgs []*fastjson.Value, f *Features) {
 	// No tool call: the action may be a command in the text, and then the
 	// user turns after it are what the command printed.
 	textAct := false
-	if len(x.callHashes) == 0 && end > start {
-		if cmd := textCommand(x.assistantText(msgs[end-1].Get("content"))); cmd != nil {
+	if len(x.callHashes) == 0 && n > 0 {
+		if cmd := textCommand(x.assistantText(msgs[n-1].Get("content"))); cmd != nil {
 			x.textCall(cmd)
 			textAct = true
 			f.ActText = true
 		}
 	}
-	for _, m := range msgs[end:] {
+	for _, m := range msgs[n:] {
 		switch role(m) {
 		case "system", "developer":
 			continue

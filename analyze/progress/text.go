@@ -42,13 +42,41 @@ const (
 // that they cannot be confused with the (lowercased) text.
 var placeholder = [...]string{tokID: "<ID>", tokTS: "<TS>", tokDur: "<DUR>"}
 
-// boundary marks bytes that end a token: ASCII white space and the
-// punctuation that delimits words in prose, JSON and paths.
-var boundary = func() (t [256]bool) {
+// byteClass says what a byte is to the tokenizer: classBoundary ends a
+// token (ASCII white space and the punctuation that delimits words in
+// prose, JSON and paths), classDigit is a digit (a token without one is a
+// plain word, and needs no classify).
+const (
+	classBoundary = 1 << iota
+	classDigit
+	classTrail // sentence punctuation, not part of a token it ends (isTrail)
+)
+
+var byteClass = func() (t [256]uint8) {
 	for _, c := range []byte(" \t\n\r\v\f\"'`()[]{}<>,;=|/\\") {
-		t[c] = true
+		t[c] = classBoundary
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = classDigit
+	}
+	for _, c := range []byte(".:!?,") {
+		if t[c] == 0 {
+			t[c] = classTrail
+		}
 	}
 	return t
+}()
+
+// lower maps ASCII upper case to lower case, every other byte to itself;
+// same maps every byte to itself (the hash of a normalizer that keeps case).
+var lower, same = func() (l, s [256]byte) {
+	for i := range l {
+		l[i], s[i] = byte(i), byte(i)
+		if i >= 'A' && i <= 'Z' {
+			l[i] += 'a' - 'A'
+		}
+	}
+	return l, s
 }()
 
 // normalizer hashes texts in their churn-normalized form: ASCII lowercased,
@@ -66,16 +94,14 @@ type normalizer struct {
 	// search for RetryBudget is not one for retryBudget); observations
 	// are compared without it.
 	keepCase bool
-	prev     [8]byte
-	prevLen  int
-	pending  []byte // a number token that a duration unit may follow
-	out      []byte // when non-nil, the normalized text is appended (fingerprint)
+	prev     wordFlag // what the last word is (see wordFlag), 0 after anything else
+	pending  []byte   // a number token that a duration unit may follow
+	out      []byte   // when non-nil, the normalized text is appended (fingerprint)
 	show     bool
-	low      [16]byte
 }
 
 func (n *normalizer) reset() {
-	n.h, n.words, n.errs, n.empty, n.shell, n.exit, n.prevLen, n.pending = fnvOffset, 0, false, false, 0, false, 0, nil
+	n.h, n.words, n.errs, n.empty, n.shell, n.exit, n.prev, n.pending = fnvOffset, 0, false, false, 0, false, 0, nil
 }
 
 // A shell prefixes its errors with its own input line counter
@@ -96,21 +122,52 @@ const shellCounter = "<LINE>"
 // separated in the hash, so "a b" + "c" differs from "a" + "b c".
 func (n *normalizer) add(s []byte) {
 	for i := 0; i < len(s); {
-		if boundary[s[i]] {
+		if byteClass[s[i]]&classBoundary != 0 {
 			i++
 			continue
 		}
-		j := i
-		for j < len(s) && !boundary[s[j]] {
-			j++
+		if n.pending != nil || n.show {
+			i = n.slowToken(s, i)
+			continue
 		}
-		tok := s[i:j]
-		// Sentence punctuation at the end of a token is not part of it.
-		for len(tok) > 1 && isTrail(tok[len(tok)-1]) {
-			tok = tok[:len(tok)-1]
+		// A token that follows no number, not shown: hash it as a word
+		// while finding its end (the hash is dropped when it holds a
+		// digit, and classify says what it is).
+		tab := &lower
+		if n.keepCase {
+			tab = &same
 		}
-		n.token(tok)
+		h0 := fnvByte(n.h, 0x1f)
+		h, w, class := h0, uint64(0), uint8(0)
+		j, keep, hKeep := i, 0, h0 // keep: the bytes up to its last that is not trailing punctuation; hKeep: their hash
+		for ; j < len(s); j++ {
+			c := s[j]
+			cl := byteClass[c]
+			if cl&classBoundary != 0 {
+				break
+			}
+			class |= cl
+			h = (h ^ uint64(tab[c])) * fnvPrime
+			if j-i < maxFollowed {
+				w |= uint64(lower[c]) << (8 * (j - i))
+			}
+			if cl&classTrail == 0 {
+				keep, hKeep = j+1-i, h
+			}
+		}
+		if keep == 0 { // only punctuation: its first byte is the token
+			keep, hKeep = 1, (h0^uint64(tab[s[i]]))*fnvPrime
+		}
+		tok := s[i : i+keep]
 		i = j
+		if class&classDigit != 0 {
+			n.token(tok, true)
+			continue
+		}
+		if keep < maxFollowed {
+			w &= 1<<(8*keep) - 1
+		}
+		n.word(tok, hKeep, w)
 	}
 	n.flush()
 	n.h = fnvByte(n.h, 0x1e)
@@ -119,9 +176,32 @@ func (n *normalizer) add(s []byte) {
 	}
 }
 
+// slowToken feeds the token that starts at s[i] through token and returns
+// the index past it.
+func (n *normalizer) slowToken(s []byte, i int) int {
+	j, class := i, uint8(0)
+	for j < len(s) {
+		c := byteClass[s[j]]
+		if c&classBoundary != 0 {
+			break
+		}
+		class |= c
+		j++
+	}
+	tok := s[i:j]
+	// Sentence punctuation at the end of a token is not part of it.
+	for len(tok) > 1 && isTrail(tok[len(tok)-1]) {
+		tok = tok[:len(tok)-1]
+	}
+	n.token(tok, class&classDigit != 0)
+	return j
+}
+
 func isTrail(c byte) bool { return c == '.' || c == ':' || c == '!' || c == '?' || c == ',' }
 
-func (n *normalizer) token(tok []byte) {
+// token feeds one token; digits says whether it holds a digit (without
+// one it is a word: classify is not asked).
+func (n *normalizer) token(tok []byte, digits bool) {
 	if n.pending != nil {
 		if isDurationUnit(tok) {
 			n.emitKind(tokDur)
@@ -131,7 +211,11 @@ func (n *normalizer) token(tok []byte) {
 		}
 		n.flush()
 	}
-	switch k := classify(tok); k {
+	k := tokWord
+	if digits {
+		k = classify(tok)
+	}
+	switch k {
 	case tokWord:
 		n.emitWord(tok)
 	case tokNum:
@@ -168,80 +252,172 @@ func (n *normalizer) emitPlaceholder(p string) {
 		n.out = append(n.out, p...)
 		n.out = append(n.out, ' ')
 	}
-	n.prevLen, n.shell = 0, shellNone
+	n.prev, n.shell = 0, shellNone
 }
 
+// emitWord hashes a word (lowercased unless keepCase) and follows the
+// words and phrases that say a tool failed, that a result is empty, that
+// an exit status or a shell's line counter comes next.
 func (n *normalizer) emitWord(tok []byte) {
-	n.words++
-	h := fnvByte(n.h, 0x1f)
-	for _, c := range tok {
-		if c >= 'A' && c <= 'Z' && !n.keepCase {
-			c += 'a' - 'A'
-		}
-		h = (h ^ uint64(c)) * fnvPrime
+	// One pass hashes the word and packs its first maxFollowed bytes,
+	// lowercased, for kindOf: the hash's multiplications are a chain,
+	// and the packing runs beside it.
+	tab := &lower
+	if n.keepCase {
+		tab = &same
 	}
+	h := fnvByte(n.h, 0x1f)
+	var w uint64
+	for i, c := range tok {
+		h = (h ^ uint64(tab[c])) * fnvPrime
+		if i < maxFollowed {
+			w |= uint64(lower[c]) << (8 * i)
+		}
+	}
+	n.word(tok, h, w)
+}
+
+// word counts a word whose hash (the normalizer's hash with the word
+// added) and packed first maxFollowed bytes are h and w, shows it, and
+// follows it (see emitWord).
+func (n *normalizer) word(tok []byte, h, w uint64) {
+	n.words++
 	n.h = h
 	if n.show {
 		for _, c := range tok {
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			n.out = append(n.out, c)
+			n.out = append(n.out, lower[c])
 		}
 		n.out = append(n.out, ' ')
 	}
-	if len(tok) <= len(n.low) {
-		l := n.low[:len(tok)]
-		for i, c := range tok {
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			l[i] = c
-		}
-		n.errWord(l)
-		n.shellWord(l)
-		n.exit = string(l) == "returncode" || (n.prevLen == 4 && string(n.prev[:4]) == "exit" && (string(l) == "code" || string(l) == "status"))
-		n.prevLen = 0
-		if len(l) <= len(n.prev) {
-			n.prevLen = copy(n.prev[:], l)
-		}
-		return
-	}
-	n.prevLen, n.shell, n.exit = 0, shellNone, false
-}
-
-// shellWord follows a shell's error prefix (see shellLine).
-func (n *normalizer) shellWord(w []byte) {
+	var k wordFlag
 	switch {
-	case string(w) == "bash" || string(w) == "sh" || string(w) == "zsh" || string(w) == "dash":
-		n.shell = shellName
-	case n.shell == shellName && string(w) == "line":
-		n.shell = shellLine
-	default:
-		n.shell = shellNone
+	case len(tok) <= maxFollowed:
+		k = kindOf(w | uint64(len(tok))<<56)
+	case len(tok) == 9 && (equalLower(tok, "exception") || equalLower(tok, "traceback")):
+		k = wfErr
+	case len(tok) == 10 && equalLower(tok, "returncode"):
+		k = wfReturncode
 	}
-}
-
-// errWord notices the words and two-word phrases that say a tool failed.
-func (n *normalizer) errWord(w []byte) {
-	switch string(w) {
-	case "error", "errors", "err", "err!", "failed", "failure", "fatal", "exception", "traceback",
-		"panic", "denied", "invalid", "unknown", "unable", "cannot", "can't", "timeout", "refused", "enoent":
+	prev := n.prev
+	if k&wfErr != 0 {
 		n.errs = true
-		return
 	}
-	prev := string(n.prev[:n.prevLen])
 	switch {
-	case prev == "not" && string(w) == "found",
-		prev == "no" && string(w) == "such",
-		prev == "timed" && string(w) == "out":
+	case prev&wfNot != 0 && k&wfFound != 0,
+		prev&wfNo != 0 && k&wfSuch != 0,
+		prev&wfTimed != 0 && k&wfOut != 0:
 		n.errs = true
-	case prev == "no" && (string(w) == "results" || string(w) == "matches" || string(w) == "result" || string(w) == "output"),
-		prev == "any" && string(w) == "output":
+	case prev&wfNo != 0 && k&(wfNoResult|wfOutput) != 0,
+		prev&wfAny != 0 && k&wfOutput != 0:
 		// "No matches found", "did not produce any output": an
 		// empty answer, which is news for a new question.
 		n.empty = true
 	}
+	switch {
+	case k&wfShell != 0:
+		n.shell = shellName
+	case n.shell == shellName && k&wfLine != 0:
+		n.shell = shellLine
+	default:
+		n.shell = shellNone
+	}
+	n.exit = k&wfReturncode != 0 || (prev&wfExit != 0 && k&wfCode != 0)
+	n.prev = k
+}
+
+// A wordFlag says what a word is to emitWord: an error word by itself
+// (wfErr), or a word of a phrase ("not found", "no such", "timed out", "no
+// matches", "any output", "bash line", "exit code").
+type wordFlag uint16
+
+const (
+	wfErr        wordFlag = 1 << iota // error, failed, denied, …
+	wfNot                             // not (found)
+	wfNo                              // no (such; results, matches, result, output)
+	wfTimed                           // timed (out)
+	wfAny                             // any (output)
+	wfExit                            // exit (code, status)
+	wfFound                           // (not) found
+	wfSuch                            // (no) such
+	wfOut                             // (timed) out
+	wfNoResult                        // (no) results, matches, result
+	wfOutput                          // (no, any) output
+	wfShell                           // bash, sh, zsh, dash (line)
+	wfLine                            // (bash) line
+	wfCode                            // (exit) code, status
+	wfReturncode                      // returncode: an exit status follows
+)
+
+// wordKinds are the words of maxFollowed bytes or fewer that emitWord
+// follows, lowercased (exception, traceback and returncode are longer:
+// emitWord compares them itself).
+var wordKinds = map[string]wordFlag{
+	"error": wfErr, "errors": wfErr, "err": wfErr, "err!": wfErr, "failed": wfErr, "failure": wfErr,
+	"fatal": wfErr, "panic": wfErr, "denied": wfErr, "invalid": wfErr, "unknown": wfErr, "unable": wfErr,
+	"cannot": wfErr, "can't": wfErr, "timeout": wfErr, "refused": wfErr, "enoent": wfErr,
+	"not": wfNot, "no": wfNo, "timed": wfTimed, "any": wfAny, "exit": wfExit,
+	"found": wfFound, "such": wfSuch, "out": wfOut, "results": wfNoResult, "matches": wfNoResult,
+	"result": wfNoResult, "output": wfOutput,
+	"bash": wfShell, "sh": wfShell, "zsh": wfShell, "dash": wfShell, "line": wfLine,
+	"code": wfCode, "status": wfCode,
+}
+
+// maxFollowed is the longest word of wordKinds.
+const maxFollowed = 7
+
+// kindTable holds wordKinds by packed word (pack), in open addressing:
+// one multiplication and, mostly, one load a word.
+var kindTable = func() (t [128]struct {
+	w uint64
+	k wordFlag
+}) {
+	for s, k := range wordKinds {
+		if len(s) > maxFollowed {
+			panic("progress: wordKinds holds a word longer than maxFollowed: " + s)
+		}
+		w := pack([]byte(s))
+		i := kindSlot(w)
+		for t[i].w != 0 {
+			i = (i + 1) % uint64(len(t))
+		}
+		t[i].w, t[i].k = w, k
+	}
+	return t
+}()
+
+func kindSlot(w uint64) uint64 { return (w * 0x9e3779b97f4a7c15) >> 57 }
+
+// kindOf returns the flags of a packed word (pack); 0 for any other word.
+func kindOf(w uint64) wordFlag {
+	for i := kindSlot(w); kindTable[i].w != 0; i = (i + 1) % uint64(len(kindTable)) {
+		if kindTable[i].w == w {
+			return kindTable[i].k
+		}
+	}
+	return 0
+}
+
+// pack returns a word of maxFollowed bytes or fewer, lowercased, as one
+// integer: its bytes from the lowest, its length in the highest byte.
+func pack(tok []byte) uint64 {
+	var w uint64
+	for i, c := range tok[:min(len(tok), maxFollowed)] {
+		w |= uint64(lower[c]) << (8 * i)
+	}
+	return w | uint64(len(tok))<<56
+}
+
+// equalLower reports whether tok lowercased is s (lower case).
+func equalLower(tok []byte, s string) bool {
+	if len(tok) != len(s) {
+		return false
+	}
+	for i, c := range tok {
+		if lower[c] != s[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func isDurationUnit(tok []byte) bool {
