@@ -9,6 +9,7 @@ import (
 
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/analyze/peers/conv"
+	"github.com/killswitch/killswitch/analyze/peers/jsjson"
 	"github.com/killswitch/killswitch/ingest"
 )
 
@@ -88,14 +89,14 @@ func (e *extractor) key(c conv.Call) call {
 
 // argsString is JSON.stringify(args) for the call's arguments.
 func argsString(c conv.Call) string {
-	v, ok := stringifyParsed(c.Args)
+	v, ok := jsjson.Stringify(c.Args, jsjson.PropertyOrder)
 	switch {
-	case ok && !v.falsy:
-		return v.out
+	case ok && !v.Falsy:
+		return v.Out
 	case ok || c.Args == "":
 		return "{}"
 	}
-	return jsQuoteString(c.Args) // unparseable: the raw string stands in
+	return jsjson.QuoteString(c.Args) // unparseable: the raw string stands in
 }
 
 // jsTrim is String.prototype.trim.
