@@ -11,4 +11,5 @@ package peers
 import (
 	_ "github.com/killswitch/killswitch/analyze/peers/geminicli" // gemini-cli
 	_ "github.com/killswitch/killswitch/analyze/peers/openhands" // openhands, openhands-headless
+	_ "github.com/killswitch/killswitch/analyze/peers/roo"       // roo
 )

@@ -43,6 +43,10 @@ type Turn struct {
 	PromptTexts []string
 	// Results are the tool results in the tail, in order.
 	Results []Result
+	// Fresh says the request holds no assistant message: the first call
+	// of a conversation (an agent that keeps no history makes only such
+	// calls).
+	Fresh bool
 	// HasTools says the request has a tools list (Offers reads it).
 	HasTools bool
 	tools    []byte // the list, pointing into the request
@@ -103,7 +107,8 @@ func (c *Converter) Request(req []byte, t *Turn) error {
 	if len(bytes.TrimSpace(req)) == 0 {
 		return errors.New("no request body")
 	}
-	tools, ok := scanRequest(req, &c.tail)
+	tools, fresh, ok := scanRequest(req, &c.tail)
+	t.Fresh = fresh
 	if ok {
 		for _, sp := range c.tail {
 			m, err := c.req.ParseBytes(req[sp[0]:sp[1]])
@@ -153,6 +158,7 @@ func (c *Converter) requestTree(req []byte, t *Turn) error {
 			last = i
 		}
 	}
+	t.Fresh = last < 0
 	for _, m := range ms[last+1:] {
 		c.tailMessage(m, t)
 	}

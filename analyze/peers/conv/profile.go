@@ -1,6 +1,9 @@
 package conv
 
-import "github.com/killswitch/killswitch/analyze"
+import (
+	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/ingest"
+)
 
 // Fingerprint is what a peer profile's fingerprint command shows: how in,
 // a response body (asResponse) or a request body, converts. A peer shows
@@ -34,4 +37,33 @@ func State[T any](x *analyze.Extractor) *T {
 		x.Ext = e
 	}
 	return e
+}
+
+// Features converts a record into the features a peer profile starts
+// from: its token usage, a warning for a response not read, or the error
+// of a request that cannot be read (ok false: the features are final).
+func (c *Converter) Features(x *analyze.Extractor, rec *ingest.Record) (t Turn, f analyze.Features, ok bool) {
+	t, warn, err := c.Convert(rec.Request, rec.Response, rec.Status)
+	if err != nil {
+		f.Err = err
+		return t, f, false
+	}
+	f.Warn = warn
+	x.Usage(rec, &f)
+	return t, f, true
+}
+
+// Staged is a detector's state that a record changes only once answered:
+// Score works on Next, a copy of Cur, and Push keeps it for an answered
+// record (a refused one never happened).
+type Staged[T any] struct{ Cur, Next T }
+
+// Begin starts scoring a record: Next is Cur.
+func (s *Staged[T]) Begin() *T { s.Next = s.Cur; return &s.Next }
+
+// Push keeps Next when the record was answered.
+func (s *Staged[T]) Push(answered bool) {
+	if answered {
+		s.Cur = s.Next
+	}
 }

@@ -142,9 +142,10 @@ var (
 )
 
 // scanRequest finds the messages array's tail (the elements after the
-// last assistant message) and the tools array of a request body. ok is
-// false when the body is not a plain object with a messages array.
-func scanRequest(b []byte, tail *[][2]int) (tools [2]int, ok bool) {
+// last assistant message) and the tools array of a request body; fresh
+// says it holds no assistant message. ok is false when the body is not a
+// plain object with a messages array.
+func scanRequest(b []byte, tail *[][2]int) (tools [2]int, fresh, ok bool) {
 	*tail = (*tail)[:0]
 	msgs := [2]int{-1, -1}
 	i := skipWS(b, 0)
@@ -157,8 +158,9 @@ func scanRequest(b []byte, tail *[][2]int) (tools [2]int, ok bool) {
 		}
 		return true
 	}) || msgs[0] < 0 || b[msgs[0]] != '[' {
-		return tools, false
+		return tools, false, false
 	}
+	fresh = true
 	good := elements(b, msgs[0], func(vs, ve int) bool {
 		assistant, seen := false, false
 		if !members(b, vs, func(key []byte, rs, re int) bool {
@@ -173,13 +175,13 @@ func scanRequest(b []byte, tail *[][2]int) (tools [2]int, ok bool) {
 			return false
 		}
 		if assistant {
-			*tail = (*tail)[:0]
+			*tail, fresh = (*tail)[:0], false
 		} else {
 			*tail = append(*tail, [2]int{vs, ve})
 		}
 		return true
 	})
-	return tools, good
+	return tools, fresh, good
 }
 
 // toolName returns the name of the tool definition at b[vs:ve]

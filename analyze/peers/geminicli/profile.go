@@ -57,15 +57,11 @@ type extractor struct {
 func state(x *analyze.Extractor) *extractor { return conv.State[extractor](x) }
 
 func extract(x *analyze.Extractor, rec *ingest.Record) analyze.Features {
-	var f analyze.Features
 	e := state(x)
-	t, warn, err := e.conv.Convert(rec.Request, rec.Response, rec.Status)
-	if err != nil {
-		f.Err = err
+	t, f, ok := e.conv.Features(x, rec)
+	if !ok {
 		return f
 	}
-	f.Warn = warn
-	x.Usage(rec, &f)
 	st := &step{newPrompt: t.Prompts > 0, failed: t.Failed, text: t.Text}
 	for _, c := range t.Calls {
 		st.calls = append(st.calls, e.key(c))

@@ -83,6 +83,9 @@ type Member struct {
 	isIdx bool
 }
 
+// Units returns the member's key as UTF-16 code units.
+func (m *Member) Units() []uint16 { return m.key }
+
 type parser struct {
 	s     string
 	i     int

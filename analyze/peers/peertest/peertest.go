@@ -137,3 +137,22 @@ func FirstKill(ds []analyze.Decision) (int, string) {
 	}
 	return 0, ""
 }
+
+// Loop records n calls on c, each response one call of seq in turn, each
+// answered by the same result.
+func Loop(c *Conv, n int, seq ...ToolCall) *Conv {
+	for i := 0; i < n; i++ {
+		c.Respond("", seq[i%len(seq)]).Results("same output")
+	}
+	return c
+}
+
+// Records returns the records of convs, one conversation after the other
+// (the same agent starting afresh, when they share it).
+func Records(convs ...*Conv) []ingest.Record {
+	var rs []ingest.Record
+	for _, c := range convs {
+		rs = append(rs, c.Records...)
+	}
+	return rs
+}
