@@ -15,7 +15,7 @@ func key(t *testing.T, name, args string) Key {
 	return sha256.Sum256([]byte(s))
 }
 
-// TestRepetitionSpec: the cases of Roo-Code v3.52.1's
+// TestRepetitionSpec: the 25 cases of Roo-Code v3.52.1's
 // src/core/tools/__tests__/ToolRepetitionDetector.spec.ts, rewritten. Each
 // line is one check() call and the allowExecution the spec expects;
 // createToolUse(name, displayName, params) is a tool use of displayName
@@ -59,6 +59,11 @@ func TestRepetitionSpec(t *testing.T) {
 		{"reset by a different call", 2, []chk{{sameTool, true}, {different, true}, {sameTool, true}}},
 		// repetition below and at the limit
 		{"below then at limit 3", 3, same(tool, true, true, true, false)},
+		// reaches the limit: the 4th is refused (mistake_limit_reached;
+		// the message names the tool: the profile's reason does, see
+		// TestProfileDecisions).
+		{"block at the limit", 3, same(key(t, "repeat-tool", `{}`), true, true, true, false)},
+		{"tool name in the message", 2, same(key(t, "special-tool-name", `{}`), true, true, false)},
 		// after the limit: the state starts afresh
 		{"new tool after the limit", 2, cat(same(tool, true, true, false), []chk{{newTool, true}})},
 		{"the same tool after the limit", 2, same(problem, true, true, false, true)},
