@@ -23,6 +23,7 @@ func TestPeerProfilesLikeEveryProfile(t *testing.T) {
 		{"openhands-headless", "fixtures/peers/openhands-loops.jsonl", []string{"lister", "talker"}},
 		{"roo", "fixtures/peers/roo-loops.jsonl", []string{"reader", "talker"}},
 		{"cline", "fixtures/peers/cline-loops.jsonl", []string{"reader", "shuffler"}},
+		{"openclaw", "fixtures/peers/openclaw-loops.jsonl", []string{"pinger", "reader"}},
 	} {
 		t.Run(c.profile, func(t *testing.T) {
 			sql := filepath.Join(dir, c.profile+".sql")

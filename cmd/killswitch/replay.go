@@ -31,7 +31,7 @@ func (f *replayFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.profile, "profile", "spec", "detector profile: "+analyze.ProfileNames()+analyze.ProfileHelp())
 	fs.IntVar(&f.window, "window", analyze.DefaultSettings.WindowSize, "sliding window size N (per agent)")
-	fs.Float64Var(&f.threshold, "threshold", 0, "kill when the score passes this threshold (default: the profile's: 10 for spec and agentgazer, 4 for progress, 1 for gemini-cli and openhands, 3 for roo, 5 for cline)")
+	fs.Float64Var(&f.threshold, "threshold", 0, "kill when the score passes this threshold (default: the profile's: 10 for spec and agentgazer, 4 for progress, 1 for gemini-cli, openhands and openclaw, 3 for roo, 5 for cline)")
 	fs.StringVar(&f.mode, "mode", "deactivate", "enforcement: deactivate (kill the agent) or block (HTTP 429, agent stays active)")
 	fs.StringVar(&f.settings, "settings", "", "per-agent kill-switch settings file (JSON: {\"default\": {…}, \"agents\": {ID: {…}}})")
 	fs.BoolVar(&f.disabled, "disabled", false, "start every agent with the kill switch disabled (the live default); settings and config records enable it")

@@ -2,7 +2,6 @@ package cline_test
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/killswitch/killswitch/analyze"
@@ -95,37 +94,23 @@ var (
 // TestProfileDecisions: replays at the profile level (threshold: the
 // hard threshold), each expectation derived from checkRepeatedToolCall.
 func TestProfileDecisions(t *testing.T) {
-	cases := []struct {
-		name   string
-		convs  []*pt.Conv
-		th     float64
-		at     int
-		reason string
-	}{
+	pt.RunCases(t, cline.Profile, []pt.Case{
 		// Counts 1..5: the 5th identical call is hard.
-		{"five identical calls", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 7, readA)}, 5, 5, "cline: 5 consecutive identical calls to read_file"},
+		pt.Expect("five identical calls", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 7, readA)}, 5, analyze.ModeDeactivate, 5, "cline: 5 consecutive identical calls to read_file"),
 		// Key order does not matter (sorted keys).
-		{"key order", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 7, readA, readA2)}, 5, 5, "cline: 5 consecutive identical calls to read_file"},
+		pt.Expect("key order", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 7, readA, readA2)}, 5, analyze.ModeDeactivate, 5, "cline: 5 consecutive identical calls to read_file"),
 		// A, B, A, B: never past 1.
-		{"alternation", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 12, readA, readB)}, 5, 0, ""},
+		pt.Expect("alternation", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 12, readA, readB)}, 5, analyze.ModeDeactivate, 0, ""),
 		// Threshold 3: the 3rd.
-		{"threshold 3", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 7, readA)}, 3, 3, "cline: 3 consecutive identical calls to read_file"},
+		pt.Expect("threshold 3", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 7, readA)}, 3, analyze.ModeDeactivate, 3, "cline: 3 consecutive identical calls to read_file"),
 		// Five calls in one response: that record.
-		{"parallel calls", []*pt.Conv{pt.New("a").User("go").Respond("", readA, readA, readA, readA, readA)}, 5, 1, "cline: 5 consecutive"},
+		pt.Expect("parallel calls", []*pt.Conv{pt.New("a").User("go").Respond("", readA, readA, readA, readA, readA)}, 5, analyze.ModeDeactivate, 1, "cline: 5 consecutive"),
 		// A text reply, a failed call and a user message do not break the
 		// run: only tool calls move the tracker (calls at records 1, 2, 5,
 		// 6, 7).
-		{"text between", []*pt.Conv{pt.Loop(pt.Loop(pt.New("a").User("go"), 2, readA).Respond("thinking").Fail(500).User("continue"), 3, readA)}, 5, 7,
-			"cline: 5 consecutive identical calls to read_file"},
+		pt.Expect("text between", []*pt.Conv{pt.Loop(pt.Loop(pt.New("a").User("go"), 2, readA).Respond("thinking").Fail(500).User("continue"), 3, readA)}, 5, analyze.ModeDeactivate, 7,
+			"cline: 5 consecutive identical calls to read_file"),
 		// A fresh conversation (no assistant message) resets: 4 and 4.
-		{"fresh conversation", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 4, readA), pt.Loop(pt.New("a").User("go"), 4, readA)}, 5, 0, ""},
-	}
-	for _, c := range cases {
-		records := pt.Records(c.convs...)
-		s := analyze.Settings{Enabled: true, WindowSize: 20, Threshold: c.th}
-		at, reason := pt.FirstKill(pt.Replay(t, cline.Profile, s, analyze.ModeDeactivate, records))
-		if at != c.at || !strings.Contains(reason, c.reason) || (reason == "") != (c.reason == "") {
-			t.Errorf("%s: killed at %d (%q), want %d (%q)", c.name, at, reason, c.at, c.reason)
-		}
-	}
+		pt.Expect("fresh conversation", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 4, readA), pt.Loop(pt.New("a").User("go"), 4, readA)}, 5, analyze.ModeDeactivate, 0, ""),
+	})
 }

@@ -95,14 +95,14 @@ func Signature(args string) string {
 
 // detector follows one agent's session: its tracker, changed by an
 // answered record only.
-type detector struct{ s conv.Staged[Tracker] }
+type detector struct{ conv.StagedDetector[Tracker] }
 
 func (d *detector) Score(f *analyze.Features) analyze.Score {
 	st, _ := f.Ext.(*step)
 	if st == nil {
 		return analyze.Score{}
 	}
-	tr := d.s.Begin()
+	tr := d.Begin()
 	if st.fresh {
 		tr.Reset()
 	}
@@ -118,15 +118,6 @@ func (d *detector) Score(f *analyze.Features) analyze.Score {
 	}
 	return sc
 }
-
-func (d *detector) Push(f *analyze.Features, answered bool) {
-	if _, ok := f.Ext.(*step); ok {
-		d.s.Push(answered)
-	}
-}
-
-func (d *detector) Resize(int) {}
-func (d *detector) Clear()     { d.s.Cur.Reset() }
 
 func fingerprint(x *analyze.Extractor, in []byte, asResponse bool) (analyze.Fingerprint, error) {
 	return state(x).conv.Fingerprint(in, asResponse, "Cline keys tool calls, not prompts", func(t *conv.Turn) [][2]string {

@@ -61,9 +61,28 @@ type Staged[T any] struct{ Cur, Next T }
 // Begin starts scoring a record: Next is Cur.
 func (s *Staged[T]) Begin() *T { s.Next = s.Cur; return &s.Next }
 
-// Push keeps Next when the record was answered.
-func (s *Staged[T]) Push(answered bool) {
+// Keep keeps Next when the record was answered.
+func (s *Staged[T]) Keep(answered bool) {
 	if answered {
 		s.Cur = s.Next
 	}
+}
+
+// StagedDetector is the Push, Resize and Clear of a detector whose state
+// is Staged: a record the profile extracted (Features.Ext set) changes it
+// when answered; the window size means nothing; an activation starts
+// afresh.
+type StagedDetector[T any] struct{ Staged[T] }
+
+func (d *StagedDetector[T]) Push(f *analyze.Features, answered bool) {
+	if f.Ext != nil {
+		d.Keep(answered)
+	}
+}
+
+func (d *StagedDetector[T]) Resize(int) {}
+
+func (d *StagedDetector[T]) Clear() {
+	var zero T
+	d.Cur = zero
 }

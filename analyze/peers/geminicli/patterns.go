@@ -1,5 +1,7 @@
 package geminicli
 
+import "github.com/killswitch/killswitch/analyze/peers/jsjson"
+
 // The regular expressions checkContentLoop tests each content event with,
 // written out over UTF-16 code units (JavaScript regular expressions
 // without the u flag match code units). Where a pattern reads differently
@@ -8,16 +10,8 @@ package geminicli
 // the range '+'..'_' (digits and capital letters count as divider
 // characters).
 
-// isSpace is JavaScript's \s.
-func isSpace(c uint16) bool {
-	switch {
-	case c >= 0x09 && c <= 0x0d, c == 0x20, c == 0xa0, c == 0x1680,
-		c >= 0x2000 && c <= 0x200a, c == 0x2028, c == 0x2029, c == 0x202f,
-		c == 0x205f, c == 0x3000, c == 0xfeff:
-		return true
-	}
-	return false
-}
+// isSpace is JavaScript's \s (jsjson.IsSpace).
+func isSpace(c uint16) bool { return jsjson.IsSpace(c) }
 
 // isLineTerminator is what JavaScript's . does not match.
 func isLineTerminator(c uint16) bool {

@@ -74,7 +74,7 @@ func extract(x *analyze.Extractor, rec *ingest.Record) analyze.Features {
 // ("generic_tool" when empty), the arguments parsed (a string that does
 // not parse stands for itself) and replaced by {} when falsy.
 func (e *extractor) key(c conv.Call) call {
-	name := jsTrim(c.Name)
+	name := jsjson.Trim(c.Name)
 	if name == "" {
 		name = "generic_tool"
 	}
@@ -93,11 +93,6 @@ func argsString(c conv.Call) string {
 		return "{}"
 	}
 	return jsjson.QuoteString(c.Args) // unparseable: the raw string stands in
-}
-
-// jsTrim is String.prototype.trim.
-func jsTrim(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool { return r < 0x10000 && isSpace(uint16(r)) })
 }
 
 // detector is one agent's LoopDetectionService on the Detector seam.

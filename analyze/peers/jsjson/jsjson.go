@@ -457,3 +457,20 @@ func QuoteString(s string) string {
 	}
 	return quote(u)
 }
+
+// IsSpace reports whether JavaScript's \s (and String.prototype.trim)
+// takes the code unit c for white space: WhiteSpace and LineTerminator.
+func IsSpace(c uint16) bool {
+	switch {
+	case c >= 0x09 && c <= 0x0d, c == 0x20, c == 0xa0, c == 0x1680,
+		c >= 0x2000 && c <= 0x200a, c == 0x2028, c == 0x2029, c == 0x202f,
+		c == 0x205f, c == 0x3000, c == 0xfeff:
+		return true
+	}
+	return false
+}
+
+// Trim is String.prototype.trim.
+func Trim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return r < 0x10000 && IsSpace(uint16(r)) })
+}

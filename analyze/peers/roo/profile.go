@@ -84,14 +84,14 @@ type task struct {
 
 // detector follows one agent's task: its counters, changed by an answered
 // record only.
-type detector struct{ s conv.Staged[task] }
+type detector struct{ conv.StagedDetector[task] }
 
 func (d *detector) Score(f *analyze.Features) analyze.Score {
 	st, _ := f.Ext.(*step)
 	if st == nil {
 		return analyze.Score{}
 	}
-	tk := d.s.Begin()
+	tk := d.Begin()
 	if st.fresh {
 		*tk = task{} // a new Task
 	}
@@ -118,15 +118,6 @@ func (d *detector) Score(f *analyze.Features) analyze.Score {
 	tk.mis.Reply(len(st.calls) > 0)
 	return sc
 }
-
-func (d *detector) Push(f *analyze.Features, answered bool) {
-	if _, ok := f.Ext.(*step); ok {
-		d.s.Push(answered)
-	}
-}
-
-func (d *detector) Resize(int) {}
-func (d *detector) Clear()     { d.s.Cur = task{} }
 
 func fingerprint(x *analyze.Extractor, in []byte, asResponse bool) (analyze.Fingerprint, error) {
 	return state(x).conv.Fingerprint(in, asResponse, "Roo-Code keys tool uses, not prompts", func(t *conv.Turn) [][2]string {

@@ -1,7 +1,6 @@
 package roo_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/killswitch/killswitch/analyze"
@@ -15,15 +14,6 @@ var (
 	mcp   = pt.ToolCall{Name: "mcp--github--list_issues", Args: `{"page":1}`}
 )
 
-// replayed returns the 1-based request that is killed (0: none) and its
-// reason, replaying the conversations one after the other.
-func replayed(t *testing.T, th float64, mode analyze.Mode, convs []*pt.Conv) (int, string) {
-	t.Helper()
-	records := pt.Records(convs...)
-	s := analyze.Settings{Enabled: true, WindowSize: 20, Threshold: th}
-	return pt.FirstKill(pt.Replay(t, roo.Profile, s, mode, records))
-}
-
 // TestProfileDecisions: replays at the profile level, each expectation
 // derived from check() and recursivelyMakeClineRequests (the threshold is
 // consecutiveMistakeLimit).
@@ -35,55 +25,42 @@ func TestProfileDecisions(t *testing.T) {
 		}
 		return c
 	}
-	cases := []struct {
-		name   string
-		convs  []*pt.Conv
-		th     float64
-		mode   analyze.Mode
-		at     int
-		reason string
-	}{
+	pt.RunCases(t, roo.Profile, []pt.Case{
 		// Counts 0, 1, 2, 3: the 4th identical call reaches the limit 3.
-		{"four identical calls", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 6, readA)}, 3, analyze.ModeDeactivate, 4,
-			"roo: identical tool call 4 times in a row (read_file)"},
+		pt.Expect("four identical calls", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 6, readA)}, 3, analyze.ModeDeactivate, 4,
+			"roo: identical tool call 4 times in a row (read_file)"),
 		// Limit 2: the 3rd.
-		{"limit 2", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 6, readA)}, 2, analyze.ModeDeactivate, 3,
-			"roo: identical tool call 3 times in a row (read_file)"},
+		pt.Expect("limit 2", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 6, readA)}, 2, analyze.ModeDeactivate, 3,
+			"roo: identical tool call 3 times in a row (read_file)"),
 		// A, B, A, B: the count never passes 0.
-		{"alternation", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 12, readA, readB)}, 3, analyze.ModeDeactivate, 0, ""},
+		pt.Expect("alternation", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 12, readA, readB)}, 3, analyze.ModeDeactivate, 0, ""),
 		// Three calls in one response: counts 0, 1, 2; the next response's
 		// first call 3.
-		{"parallel calls", []*pt.Conv{pt.New("a").User("go").Respond("", readA, readA, readA).Results("x", "x", "x").Respond("", readA)},
-			3, analyze.ModeDeactivate, 2, "roo: identical tool call 4 times in a row (read_file)"},
+		pt.Expect("parallel calls", []*pt.Conv{pt.New("a").User("go").Respond("", readA, readA, readA).Results("x", "x", "x").Respond("", readA)},
+			3, analyze.ModeDeactivate, 2, "roo: identical tool call 4 times in a row (read_file)"),
 		// MCP tools become mcp_tool_use blocks, which are not checked.
-		{"mcp tool", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 8, mcp)}, 3, analyze.ModeDeactivate, 0, ""},
+		pt.Expect("mcp tool", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 8, mcp)}, 3, analyze.ModeDeactivate, 0, ""),
 		// A user message within the task does not reset; a new task (a
 		// request with no assistant message) does: 3 calls, then a new
 		// conversation of 3.
-		{"user message", []*pt.Conv{pt.Loop(pt.Loop(pt.New("a").User("go"), 3, readA).User("go on"), 1, readA)}, 3, analyze.ModeDeactivate, 4,
-			"roo: identical tool call 4 times in a row (read_file)"},
-		{"new task", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 3, readA), pt.Loop(pt.New("a").User("go"), 3, readA)}, 3, analyze.ModeDeactivate, 0, ""},
+		pt.Expect("user message", []*pt.Conv{pt.Loop(pt.Loop(pt.New("a").User("go"), 3, readA).User("go on"), 1, readA)}, 3, analyze.ModeDeactivate, 4,
+			"roo: identical tool call 4 times in a row (read_file)"),
+		pt.Expect("new task", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 3, readA), pt.Loop(pt.New("a").User("go"), 3, readA)}, 3, analyze.ModeDeactivate, 0, ""),
 		// A failed call adds nothing: A, fail, A, A, A: the 5th record.
-		{"failed call", []*pt.Conv{pt.Loop(pt.Loop(pt.New("a").User("go"), 1, readA).Fail(500), 3, readA)}, 3, analyze.ModeDeactivate, 5,
-			"roo: identical tool call 4 times in a row (read_file)"},
+		pt.Expect("failed call", []*pt.Conv{pt.Loop(pt.Loop(pt.New("a").User("go"), 1, readA).Fail(500), 3, readA)}, 3, analyze.ModeDeactivate, 5,
+			"roo: identical tool call 4 times in a row (read_file)"),
 		// Replies without a tool use: noToolUse 1, 2 (mistakes 1), 3 (2),
 		// 4 (3); the 5th request finds 3 mistakes and is not made.
-		{"replies without a tool use", []*pt.Conv{text(6)}, 3, analyze.ModeDeactivate, 5,
-			"roo: 3 consecutive mistakes (replies without a tool use)"},
+		pt.Expect("replies without a tool use", []*pt.Conv{text(6)}, 3, analyze.ModeDeactivate, 5,
+			"roo: 3 consecutive mistakes (replies without a tool use)"),
 		// A tool use between them resets both counters: 3 text replies
 		// (2 mistakes), a call, 3 more (2 mistakes): never 3.
-		{"tool use resets mistakes", []*pt.Conv{pt.Loop(text(3), 1, readA).Respond("a").Respond("b").Respond("c")}, 3, analyze.ModeDeactivate, 0, ""},
+		pt.Expect("tool use resets mistakes", []*pt.Conv{pt.Loop(text(3), 1, readA).Respond("a").Respond("b").Respond("c")}, 3, analyze.ModeDeactivate, 0, ""),
 		// Block mode: the refused 4th call never happened, so the 5th is
 		// the 4th identical one again.
-		{"block mode", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 5, readA)}, 3, analyze.ModeBlock, 4,
-			"roo: identical tool call 4 times in a row (read_file)"},
-	}
-	for _, c := range cases {
-		at, reason := replayed(t, c.th, c.mode, c.convs)
-		if at != c.at || !strings.HasSuffix(reason, c.reason) || (reason == "") != (c.reason == "") {
-			t.Errorf("%s: killed at %d (%q), want %d (%q)", c.name, at, reason, c.at, c.reason)
-		}
-	}
+		pt.Expect("block mode", []*pt.Conv{pt.Loop(pt.New("a").User("go"), 5, readA)}, 3, analyze.ModeBlock, 4,
+			"roo: identical tool call 4 times in a row (read_file)"),
+	})
 	// In block mode every later identical call is refused too.
 	c := pt.Loop(pt.New("a").User("go"), 6, readA)
 	ds := pt.Replay(t, roo.Profile, analyze.Settings{Enabled: true, WindowSize: 20, Threshold: 3}, analyze.ModeBlock, c.Records)
