@@ -51,7 +51,13 @@ type call struct {
 
 type extractor struct{ conv conv.Converter }
 
-func state(x *analyze.Extractor) *extractor { return conv.State[extractor](x) }
+// state is the profile's converter state in x; the profile reads no
+// prompt or tool result text.
+func state(x *analyze.Extractor) *extractor {
+	e := conv.State[extractor](x)
+	e.conv.NoTailText = true
+	return e
+}
 
 func extract(x *analyze.Extractor, rec *ingest.Record) analyze.Features {
 	t, f, ok := state(x).conv.Features(x, rec)

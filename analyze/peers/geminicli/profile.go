@@ -54,7 +54,13 @@ type extractor struct {
 	buf  []byte
 }
 
-func state(x *analyze.Extractor) *extractor { return conv.State[extractor](x) }
+// state is the profile's converter state in x; the profile reads no
+// prompt or tool result text.
+func state(x *analyze.Extractor) *extractor {
+	e := conv.State[extractor](x)
+	e.conv.NoTailText = true
+	return e
+}
 
 func extract(x *analyze.Extractor, rec *ingest.Record) analyze.Features {
 	e := state(x)

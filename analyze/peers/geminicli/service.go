@@ -198,7 +198,7 @@ func (s *Service) resetContent() {
 func (s *Service) checkContent(u []uint16) bool {
 	fences := countFences(u)
 	divider := isDivider(u)
-	if fences > 0 || hasTable(u) || hasListItem(u) || hasHeading(u) || hasBlockquote(u) || divider {
+	if fences > 0 || breaksContent(u) || divider {
 		s.resetContent()
 	}
 	was := s.inCode

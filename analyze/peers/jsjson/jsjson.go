@@ -66,8 +66,9 @@ type Value struct {
 	// Kind is its type: '{', '[', '"', '0' (a number), 't' (a boolean)
 	// or 'n' (null).
 	Kind byte
-	// Members are an object's members in the order written; Elems an
-	// array's elements; Str a string's code units.
+	// Members are an object's members in the order written; Elems a
+	// top-level array's elements; Str a string's code units (kept in the
+	// top two levels: deeper strings are only written).
 	Members []Member
 	Elems   []Value
 	Str     []uint16
@@ -119,6 +120,13 @@ func (p *parser) value(depth int) (Value, error) {
 	case c == '[':
 		return p.array(depth)
 	case c == '"':
+		if out, ok := p.plainString(); ok {
+			v := Value{Out: out, Falsy: len(out) == 2, Kind: '"'}
+			if depth <= 1 {
+				v.Str = utf16.Encode([]rune(out[1 : len(out)-1]))
+			}
+			return v, nil
+		}
 		u, err := p.str()
 		if err != nil {
 			return Value{}, err
@@ -277,7 +285,9 @@ func (p *parser) array(depth int) (Value, error) {
 			sb.WriteByte(',')
 		}
 		sb.WriteString(v.Out)
-		es = append(es, v)
+		if depth == 0 {
+			es = append(es, v) // kept for the top level only
+		}
 		if more, err := p.next(']'); err != nil {
 			return Value{}, err
 		} else if !more {
@@ -286,6 +296,33 @@ func (p *parser) array(depth int) (Value, error) {
 	}
 	sb.WriteByte(']')
 	return Value{Out: sb.String(), Kind: '[', Elems: es}, nil
+}
+
+// plainString reads a string without escapes whose bytes are valid
+// UTF-8: JSON.stringify writes it back as it is, quotes included, so its
+// text is the output (no conversion to UTF-16 and back). ok is false for
+// any other string, which str reads.
+func (p *parser) plainString() (string, bool) {
+	i := p.i + 1
+	ascii := true
+	for ; i < len(p.s); i++ {
+		c := p.s[i]
+		if c == '"' {
+			break
+		}
+		if c == '\\' || c < 0x20 {
+			return "", false
+		}
+		if c >= utf8.RuneSelf {
+			ascii = false
+		}
+	}
+	if i >= len(p.s) || (!ascii && !utf8.ValidString(p.s[p.i+1:i])) {
+		return "", false
+	}
+	out := p.s[p.i : i+1]
+	p.i = i + 1
+	return out, true
 }
 
 // str reads a JSON string into UTF-16 code units, as JSON.parse does
