@@ -111,12 +111,31 @@ type Detection struct {
 // says isKnownPollToolCall holds for it. The argument-churn warning is
 // not computed: it comes after every critical check and only warns.
 func Detect(history []Call, tool string, key ArgsKey, poll bool, run int) Detection {
-	h := make([]Call, 0, len(history))
-	for _, c := range history {
-		if c.Run == run {
-			h = append(h, c)
+	d, _ := DetectScratch(nil, history, tool, key, poll, run)
+	return d
+}
+
+// DetectScratch is Detect, reading the run's records through buf (when
+// the history holds other runs' records) and returning it for reuse.
+func DetectScratch(buf, history []Call, tool string, key ArgsKey, poll bool, run int) (Detection, []Call) {
+	h := history
+	for i := range history {
+		if history[i].Run != run {
+			h = buf[:0]
+			for _, c := range history {
+				if c.Run == run {
+					h = append(h, c)
+				}
+			}
+			buf = h
+			break
 		}
 	}
+	return detect(h, tool, key, poll), buf
+}
+
+// detect is detectToolCallLoop on the run's history h.
+func detect(h []Call, tool string, key ArgsKey, poll bool) Detection {
 	if n, _ := unknownToolStreak(h, tool); n >= WarningThreshold {
 		return Detection{Critical, "unknown_tool_repeat", n}
 	}

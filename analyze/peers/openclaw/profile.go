@@ -84,17 +84,24 @@ type session struct {
 }
 
 // detector follows one agent; a record changes its session only when
-// answered.
-type detector struct{ conv.StagedDetector[session] }
+// answered. The session's history lives in one of two buffers, the
+// scored record's copy in the other; proj and scratch are reused by
+// admit.
+type detector struct {
+	conv.StagedDetector[session]
+	bufs          [2][]Call
+	flip          int
+	proj, scratch []Call
+}
 
 func (d *detector) Score(f *analyze.Features) analyze.Score {
 	st, _ := f.Ext.(*step)
 	if st == nil {
 		return analyze.Score{}
 	}
-	cur := d.Cur
 	ss := d.Begin()
-	ss.s.History = append([]Call(nil), cur.s.History...)
+	ss.s.History = append(d.bufs[d.flip][:0], d.Cur.s.History...)
+	defer func() { d.bufs[d.flip] = ss.s.History[:0] }()
 	ss.outcomes(st.results)
 	if st.newPrompt {
 		ss.run++
@@ -103,7 +110,16 @@ func (d *detector) Score(f *analyze.Features) analyze.Score {
 	if st.failed {
 		return analyze.Score{}
 	}
-	return ss.admit(st.calls)
+	return d.admit(ss, st.calls)
+}
+
+// Push keeps the scored record's session when it was answered; its
+// buffer becomes the session's, the other one the next copy's.
+func (d *detector) Push(f *analyze.Features, answered bool) {
+	d.StagedDetector.Push(f, answered)
+	if answered && f.Ext != nil {
+		d.flip ^= 1
+	}
 }
 
 // outcomes records the results of the previous response's calls: by
@@ -138,10 +154,12 @@ func (ss *session) outcomes(results []conv.Result) {
 // and the batch's earlier calls (projected as loop vetoes); a critical
 // detection blocks the whole batch (the calls with its key are recorded
 // as vetoed), else every call joins the history.
-func (ss *session) admit(calls []call) analyze.Score {
-	projected := append([]Call(nil), ss.s.History...)
+func (d *detector) admit(ss *session, calls []call) analyze.Score {
+	projected := append(d.proj[:0], ss.s.History...)
+	defer func() { d.proj = projected[:0] }()
 	for _, c := range calls {
-		det := Detect(projected, c.tool, c.params.Key, c.poll, ss.run)
+		var det Detection
+		det, d.scratch = DetectScratch(d.scratch, projected, c.tool, c.params.Key, c.poll, ss.run)
 		if det.Level == Critical {
 			ss.criticals++
 			for _, r := range calls {
