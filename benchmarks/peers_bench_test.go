@@ -17,7 +17,7 @@ func BenchmarkPeerReplay(b *testing.B) {
 		load func(*testing.B) ([]ingest.Record, int64)
 	}{{"fixtures", fixtureRecords}, {"trajectories", trajectoryRecords}} {
 		recs, size := in.load(b)
-		for _, name := range []string{"spec", "gemini-cli", "openhands", "openhands-headless"} {
+		for _, name := range []string{"spec", "gemini-cli", "openhands", "openhands-headless", "roo", "cline", "openclaw"} {
 			p, err := analyze.ParseProfile(name)
 			if err != nil {
 				b.Fatal(err)

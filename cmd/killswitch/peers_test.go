@@ -21,6 +21,9 @@ func TestPeerProfilesLikeEveryProfile(t *testing.T) {
 		{"gemini-cli", "fixtures/peers/gemini-cli-loops.jsonl", []string{"chanter", "reader"}},
 		{"openhands", "fixtures/peers/openhands-loops.jsonl", []string{"lister", "talker"}},
 		{"openhands-headless", "fixtures/peers/openhands-loops.jsonl", []string{"lister", "talker"}},
+		{"roo", "fixtures/peers/roo-loops.jsonl", []string{"reader", "talker"}},
+		{"cline", "fixtures/peers/cline-loops.jsonl", []string{"reader", "shuffler"}},
+		{"openclaw", "fixtures/peers/openclaw-loops.jsonl", []string{"pinger", "reader"}},
 	} {
 		t.Run(c.profile, func(t *testing.T) {
 			sql := filepath.Join(dir, c.profile+".sql")

@@ -29,7 +29,7 @@ func newReplay(fs *pflag.FlagSet) policy.Replayer {
 	f := &replayFlags{fs: fs}
 	fs.StringVar(&f.profile, "profile", "spec", "detector profile: "+analyze.ProfileNames()+analyze.ProfileHelp())
 	fs.IntVar(&f.window, "window", analyze.DefaultSettings.WindowSize, "sliding window size N (per agent)")
-	fs.Float64Var(&f.threshold, "threshold", 0, "kill when the score passes this threshold (default: the profile's: 10 for spec and agentgazer, 4 for progress, 1 for the peer profiles)")
+	fs.Float64Var(&f.threshold, "threshold", 0, "kill when the score passes this threshold (default: the profile's: 10 for spec and agentgazer, 4 for progress, 1 for gemini-cli, openhands and openclaw, 3 for roo, 5 for cline)")
 	fs.StringVar(&f.mode, "mode", "deactivate", "enforcement: deactivate (kill the agent) or block (HTTP 429, agent stays active)")
 	fs.BoolVar(&f.disabled, "disabled", false, "start every agent with the kill switch disabled (the live default); settings and config records enable it")
 	fs.DurationVar(&f.reactivateAfter, "reactivate-after", 0, "simulate an operator re-activating killed agents after this delay (e.g. 10m)")

@@ -43,6 +43,10 @@ type Turn struct {
 	PromptTexts []string
 	// Results are the tool results in the tail, in order.
 	Results []Result
+	// Fresh says the request holds no assistant message: the first call
+	// of a conversation (an agent that keeps no history makes only such
+	// calls).
+	Fresh bool
 	// HasTools says the request has a tools list (Offers reads it).
 	HasTools bool
 	tools    []byte // the list, pointing into the request
@@ -64,9 +68,13 @@ var ErrNoMessages = errors.New("request has no messages array (peer profiles rea
 // Converter converts records. It holds parser state: one per goroutine.
 // The zero value is ready to use.
 type Converter struct {
-	req, resp fastjson.Parser
-	buf       []byte
-	tail      [][2]int // scanRequest's spans
+	// NoTailText leaves the texts of the tail's prompts and tool results
+	// out (PromptTexts, Result.Text): for a peer that reads only how many
+	// there are.
+	NoTailText bool
+	req, resp  fastjson.Parser
+	buf        []byte
+	tail       [][2]int // scanRequest's spans
 }
 
 // Convert reads a request body, its response body (empty: none captured)
@@ -103,7 +111,8 @@ func (c *Converter) Request(req []byte, t *Turn) error {
 	if len(bytes.TrimSpace(req)) == 0 {
 		return errors.New("no request body")
 	}
-	tools, ok := scanRequest(req, &c.tail)
+	tools, fresh, ok := scanRequest(req, &c.tail)
+	t.Fresh = fresh
 	if ok {
 		for _, sp := range c.tail {
 			m, err := c.req.ParseBytes(req[sp[0]:sp[1]])
@@ -153,6 +162,7 @@ func (c *Converter) requestTree(req []byte, t *Turn) error {
 			last = i
 		}
 	}
+	t.Fresh = last < 0
 	for _, m := range ms[last+1:] {
 		c.tailMessage(m, t)
 	}
@@ -165,7 +175,7 @@ func (c *Converter) tailMessage(m *fastjson.Value, t *Turn) {
 	case "user":
 		c.userMessage(m, t)
 	case "tool":
-		t.Results = append(t.Results, Result{ID: string(m.GetStringBytes("tool_call_id")), Text: c.text(m.Get("content"), "\n")})
+		t.Results = append(t.Results, Result{ID: string(m.GetStringBytes("tool_call_id")), Text: c.tailText(m.Get("content"))})
 	}
 }
 
@@ -189,13 +199,23 @@ func (c *Converter) userMessage(m *fastjson.Value, t *Turn) {
 		if bytes.Equal(b.GetStringBytes("type"), []byte("tool_result")) {
 			results = true
 			t.Results = append(t.Results, Result{ID: string(b.GetStringBytes("tool_use_id")),
-				Text: c.text(b.Get("content"), "\n"), IsError: b.GetBool("is_error")})
+				Text: c.tailText(b.Get("content")), IsError: b.GetBool("is_error")})
 		}
 	}
 	if !results {
 		t.Prompts++
-		t.PromptTexts = append(t.PromptTexts, c.text(m.Get("content"), "\n"))
+		if !c.NoTailText {
+			t.PromptTexts = append(t.PromptTexts, c.text(m.Get("content"), "\n"))
+		}
 	}
+}
+
+// tailText is the text of a tool result ("" under NoTailText).
+func (c *Converter) tailText(v *fastjson.Value) string {
+	if c.NoTailText {
+		return ""
+	}
+	return c.text(v, "\n")
 }
 
 // text returns a content value's text: a string, or the text of its parts

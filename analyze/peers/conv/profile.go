@@ -1,6 +1,9 @@
 package conv
 
-import "github.com/killswitch/killswitch/analyze"
+import (
+	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/ingest"
+)
 
 // Fingerprint is what a peer profile's fingerprint command shows: how in,
 // a response body (asResponse) or a request body, converts. A peer shows
@@ -34,4 +37,52 @@ func State[T any](x *analyze.Extractor) *T {
 		x.Ext = e
 	}
 	return e
+}
+
+// Features converts a record into the features a peer profile starts
+// from: its token usage, a warning for a response not read, or the error
+// of a request that cannot be read (ok false: the features are final).
+func (c *Converter) Features(x *analyze.Extractor, rec *ingest.Record) (t Turn, f analyze.Features, ok bool) {
+	t, warn, err := c.Convert(rec.Request, rec.Response, rec.Status)
+	if err != nil {
+		f.Err = err
+		return t, f, false
+	}
+	f.Warn = warn
+	x.Usage(rec, &f)
+	return t, f, true
+}
+
+// Staged is a detector's state that a record changes only once answered:
+// Score works on Next, a copy of Cur, and Push keeps it for an answered
+// record (a refused one never happened).
+type Staged[T any] struct{ Cur, Next T }
+
+// Begin starts scoring a record: Next is Cur.
+func (s *Staged[T]) Begin() *T { s.Next = s.Cur; return &s.Next }
+
+// Keep keeps Next when the record was answered.
+func (s *Staged[T]) Keep(answered bool) {
+	if answered {
+		s.Cur = s.Next
+	}
+}
+
+// StagedDetector is the Push, Resize and Clear of a detector whose state
+// is Staged: a record the profile extracted (Features.Ext set) changes it
+// when answered; the window size means nothing; an activation starts
+// afresh.
+type StagedDetector[T any] struct{ Staged[T] }
+
+func (d *StagedDetector[T]) Push(f *analyze.Features, answered bool) {
+	if f.Ext != nil {
+		d.Keep(answered)
+	}
+}
+
+func (d *StagedDetector[T]) Resize(int) {}
+
+func (d *StagedDetector[T]) Clear() {
+	var zero T
+	d.Cur = zero
 }

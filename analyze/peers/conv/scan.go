@@ -77,60 +77,94 @@ func skipValue(b []byte, i int) int {
 // (between the quotes) and its value's span. It returns false when the
 // object is not as expected.
 func members(b []byte, i int, fn func(key []byte, vs, ve int) bool) bool {
+	return walkMembers(b, i, func(key []byte, vs int) int {
+		ve := skipValue(b, vs)
+		if ve < 0 || !fn(key, vs, ve) {
+			return -1
+		}
+		return ve
+	}) >= 0
+}
+
+// walkMembers calls read with each member of the object at b[i]: its raw
+// key and where its value starts; read returns where the value ends (-1:
+// stop, the object is not as expected), so that each value is scanned
+// once. It returns the index after the object, or -1 when it is not as
+// expected.
+func walkMembers(b []byte, i int, read func(key []byte, vs int) int) int {
 	if i >= len(b) || b[i] != '{' {
-		return false
+		return -1
 	}
 	i = skipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return true
+		return i + 1
 	}
 	for {
 		if i >= len(b) || b[i] != '"' {
-			return false
+			return -1
 		}
 		ke := skipString(b, i)
 		if ke < 0 {
-			return false
+			return -1
 		}
 		key := b[i+1 : ke-1]
 		i = skipWS(b, ke)
 		if i >= len(b) || b[i] != ':' {
-			return false
+			return -1
 		}
-		vs := skipWS(b, i+1)
-		ve := skipValue(b, vs)
-		if ve < 0 || !fn(key, vs, ve) {
-			return false
+		ve := read(key, skipWS(b, i+1))
+		if ve < 0 {
+			return -1
 		}
 		i = skipWS(b, ve)
 		if i < len(b) && b[i] == ',' {
 			i = skipWS(b, i+1)
 			continue
 		}
-		return i < len(b) && b[i] == '}'
+		if i < len(b) && b[i] == '}' {
+			return i + 1
+		}
+		return -1
 	}
 }
 
 // elements calls fn with the span of each element of the array at b[i].
+// It returns false when the array is not as expected.
 func elements(b []byte, i int, fn func(vs, ve int) bool) bool {
+	return walkElements(b, i, func(vs int) int {
+		ve := skipValue(b, vs)
+		if ve < 0 || !fn(vs, ve) {
+			return -1
+		}
+		return ve
+	}) >= 0
+}
+
+// walkElements calls read with where each element of the array at b[i]
+// starts; read returns where it ends (-1: stop). It returns the index
+// after the array, or -1 when it is not as expected.
+func walkElements(b []byte, i int, read func(vs int) int) int {
 	if i >= len(b) || b[i] != '[' {
-		return false
+		return -1
 	}
 	i = skipWS(b, i+1)
 	if i < len(b) && b[i] == ']' {
-		return true
+		return i + 1
 	}
 	for {
-		ve := skipValue(b, i)
-		if ve < 0 || !fn(i, ve) {
-			return false
+		ve := read(i)
+		if ve < 0 {
+			return -1
 		}
 		i = skipWS(b, ve)
 		if i < len(b) && b[i] == ',' {
 			i = skipWS(b, i+1)
 			continue
 		}
-		return i < len(b) && b[i] == ']'
+		if i < len(b) && b[i] == ']' {
+			return i + 1
+		}
+		return -1
 	}
 }
 
@@ -142,44 +176,64 @@ var (
 )
 
 // scanRequest finds the messages array's tail (the elements after the
-// last assistant message) and the tools array of a request body. ok is
-// false when the body is not a plain object with a messages array.
-func scanRequest(b []byte, tail *[][2]int) (tools [2]int, ok bool) {
+// last assistant message) and the tools array of a request body; fresh
+// says it holds no assistant message. ok is false when the body is not a
+// plain object with a messages array.
+func scanRequest(b []byte, tail *[][2]int) (tools [2]int, fresh, ok bool) {
 	*tail = (*tail)[:0]
-	msgs := [2]int{-1, -1}
+	msgs, good := false, false
+	fresh = true
 	i := skipWS(b, 0)
-	if !members(b, i, func(key []byte, vs, ve int) bool {
+	if walkMembers(b, i, func(key []byte, vs int) int {
 		switch {
-		case bytes.Equal(key, keyMessages):
-			msgs = [2]int{vs, ve}
-		case bytes.Equal(key, keyTools):
-			tools = [2]int{vs, ve}
-		}
-		return true
-	}) || msgs[0] < 0 || b[msgs[0]] != '[' {
-		return tools, false
-	}
-	good := elements(b, msgs[0], func(vs, ve int) bool {
-		assistant, seen := false, false
-		if !members(b, vs, func(key []byte, rs, re int) bool {
-			if bytes.Equal(key, keyRole) && !seen { // the first, as fastjson's Get
-				seen = true
-				assistant = bytes.Equal(b[rs:re], roleAssitant)
-				// An escaped role is for the full parser to read.
-				return bytes.IndexByte(b[rs:re], '\\') < 0
+		case bytes.Equal(key, keyMessages) && !msgs:
+			// The messages array is read once, element by element.
+			msgs = true
+			if vs >= len(b) || b[vs] != '[' {
+				return -1
 			}
-			return true
-		}) {
-			return false
+			end := walkElements(b, vs, func(es int) int { return scanMessage(b, es, tail, &fresh) })
+			good = end >= 0
+			return end
+		case bytes.Equal(key, keyMessages):
+			return -1 // a repeated messages member is for the full parser
+		case bytes.Equal(key, keyTools):
+			ve := skipValue(b, vs)
+			tools = [2]int{vs, ve}
+			return ve
 		}
-		if assistant {
-			*tail = (*tail)[:0]
-		} else {
-			*tail = append(*tail, [2]int{vs, ve})
+		return skipValue(b, vs)
+	}) < 0 || !msgs {
+		return tools, false, false
+	}
+	return tools, fresh, good
+}
+
+// scanMessage reads the role of the message at b[vs]: an assistant
+// message empties the tail, any other joins it. It returns the index
+// after the message, or -1 when it is not as expected.
+func scanMessage(b []byte, vs int, tail *[][2]int, fresh *bool) int {
+	assistant, seen := false, false
+	end := walkMembers(b, vs, func(key []byte, rs int) int {
+		re := skipValue(b, rs)
+		if re >= 0 && bytes.Equal(key, keyRole) && !seen { // the first, as fastjson's Get
+			seen = true
+			assistant = bytes.Equal(b[rs:re], roleAssitant)
+			// An escaped role is for the full parser to read.
+			if bytes.IndexByte(b[rs:re], '\\') >= 0 {
+				return -1
+			}
 		}
-		return true
+		return re
 	})
-	return tools, good
+	switch {
+	case end < 0:
+	case assistant:
+		*tail, *fresh = (*tail)[:0], false
+	default:
+		*tail = append(*tail, [2]int{vs, end})
+	}
+	return end
 }
 
 // toolName returns the name of the tool definition at b[vs:ve]

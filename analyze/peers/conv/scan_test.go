@@ -16,7 +16,9 @@ func TestScanPaths(t *testing.T) {
 		`{"messages":[{"content":"first","role":"user"},{"content":[{"type":"tool_use","id":"t","name":"bash","input":{"command":"ls"}}],"role":"assistant"},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"a.txt"}]},{"role":"user","content":"next"}]}`,
 		`{"messages":[{"role":"assistant","role":"user","content":"two roles: the first counts"},{"role":"user","content":"x"}]}`,
 		`{"messages":[{"role":"assistant","content":null,"nested":{"role":"assistant","deep":[[[{}]]]}},{"role":"tool","content":"r"}]}`,
+		`{"messages":[{"role":"system","content":"s"},{"role":"user","content":"a conversation's first call"}]}`,
 	}
+	fresh := []bool{false, false, false, false, true} // no assistant message
 	was := jsonsimd.Enabled
 	defer func() { jsonsimd.Enabled = was }()
 	for i, b := range bodies {
@@ -37,6 +39,9 @@ func TestScanPaths(t *testing.T) {
 		tree.tools = nil
 		if !reflect.DeepEqual(turns[0], turns[1]) || !reflect.DeepEqual(turns[0], tree) {
 			t.Errorf("body %d: byte loop %+v, AVX-512 %+v, full parser %+v", i, turns[0], turns[1], tree)
+		}
+		if turns[0].Fresh != fresh[i] {
+			t.Errorf("body %d: Fresh %v, want %v", i, turns[0].Fresh, fresh[i])
 		}
 		if len(turns[0].Results)+turns[0].Prompts == 0 {
 			t.Errorf("body %d: empty tail", i)

@@ -51,20 +51,21 @@ func (t *chunkTable) find(h uint64) *slot {
 	}
 }
 
-// head returns the newest live node of hash h (pos ≥ off), or -1.
-func (t *chunkTable) head(h uint64, off int) int32 {
+// head returns the slot of hash h and its newest live node (pos ≥ off),
+// or -1.
+func (t *chunkTable) head(h uint64, off int) (*slot, int32) {
 	s := t.find(h)
 	if s.gen != t.gen || t.nodes[s.node].pos < off {
-		return -1
+		return s, -1
 	}
-	return s.node
+	return s, s.node
 }
 
-// push records an occurrence of hash h at absolute position pos; prev is
-// the chunk's newest live node, or -1 to start the chunk afresh.
-func (t *chunkTable) push(h uint64, pos int, prev int32, off int) {
+// push records an occurrence of hash h, whose slot head returned, at
+// absolute position pos; prev is the chunk's newest live node, or -1 to
+// start the chunk afresh.
+func (t *chunkTable) push(s *slot, h uint64, pos int, prev int32, off int) {
 	t.nodes = append(t.nodes, node{pos: pos, prev: prev})
-	s := t.find(h)
 	if s.gen != t.gen {
 		*s = slot{gen: t.gen, hash: h}
 		t.used++

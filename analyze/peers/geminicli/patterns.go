@@ -1,5 +1,7 @@
 package geminicli
 
+import "github.com/killswitch/killswitch/analyze/peers/jsjson"
+
 // The regular expressions checkContentLoop tests each content event with,
 // written out over UTF-16 code units (JavaScript regular expressions
 // without the u flag match code units). Where a pattern reads differently
@@ -8,16 +10,8 @@ package geminicli
 // the range '+'..'_' (digits and capital letters count as divider
 // characters).
 
-// isSpace is JavaScript's \s.
-func isSpace(c uint16) bool {
-	switch {
-	case c >= 0x09 && c <= 0x0d, c == 0x20, c == 0xa0, c == 0x1680,
-		c >= 0x2000 && c <= 0x200a, c == 0x2028, c == 0x2029, c == 0x202f,
-		c == 0x205f, c == 0x3000, c == 0xfeff:
-		return true
-	}
-	return false
-}
+// isSpace is JavaScript's \s (jsjson.IsSpace).
+func isSpace(c uint16) bool { return jsjson.IsSpace(c) }
 
 // isLineTerminator is what JavaScript's . does not match.
 func isLineTerminator(c uint16) bool {
@@ -61,56 +55,57 @@ func skipSpace(u []uint16, i int) int {
 	return i
 }
 
-// hasTable is /(^|\n)\s*(\|.*\||[|+-]{3,})/.
-func hasTable(u []uint16) bool {
+// breaksContent is the patterns of a table, a list item, a heading or a
+// blockquote, tested in one pass over the lines (the source tests them
+// one after the other; the result is the same).
+func breaksContent(u []uint16) bool {
 	return anyLine(u, func(u []uint16, i int) bool {
-		i = skipSpace(u, i)
-		if i < len(u) && u[i] == '|' {
-			for j := i + 1; j < len(u) && !isLineTerminator(u[j]); j++ {
-				if u[j] == '|' {
-					return true
-				}
+		return tableAt(u, i) || listItemAt(u, i) || headingAt(u, i) || blockquoteAt(u, i)
+	})
+}
+
+// tableAt is, at line start i, /(^|\n)\s*(\|.*\||[|+-]{3,})/.
+func tableAt(u []uint16, i int) bool {
+	i = skipSpace(u, i)
+	if i < len(u) && u[i] == '|' {
+		for j := i + 1; j < len(u) && !isLineTerminator(u[j]); j++ {
+			if u[j] == '|' {
+				return true
 			}
 		}
-		n := 0
-		for j := i; j < len(u) && n < 3 && (u[j] == '|' || u[j] == '+' || u[j] == '-'); j++ {
-			n++
-		}
-		return n == 3
-	})
+	}
+	n := 0
+	for j := i; j < len(u) && n < 3 && (u[j] == '|' || u[j] == '+' || u[j] == '-'); j++ {
+		n++
+	}
+	return n == 3
 }
 
-// hasListItem is /(^|\n)\s*[*-+]\s/ || /(^|\n)\s*\d+\.\s/.
-func hasListItem(u []uint16) bool {
-	return anyLine(u, func(u []uint16, i int) bool {
-		i = skipSpace(u, i)
-		if i+1 < len(u) && (u[i] == '*' || u[i] == '+') && isSpace(u[i+1]) {
-			return true
-		}
-		j := i
-		for j < len(u) && u[j] >= '0' && u[j] <= '9' {
-			j++
-		}
-		return j > i && j+1 < len(u) && u[j] == '.' && isSpace(u[j+1])
-	})
+// listItemAt is, at line start i, /(^|\n)\s*[*-+]\s/ || /(^|\n)\s*\d+\.\s/.
+func listItemAt(u []uint16, i int) bool {
+	i = skipSpace(u, i)
+	if i+1 < len(u) && (u[i] == '*' || u[i] == '+') && isSpace(u[i+1]) {
+		return true
+	}
+	j := i
+	for j < len(u) && u[j] >= '0' && u[j] <= '9' {
+		j++
+	}
+	return j > i && j+1 < len(u) && u[j] == '.' && isSpace(u[j+1])
 }
 
-// hasHeading is /(^|\n)#+\s/.
-func hasHeading(u []uint16) bool {
-	return anyLine(u, func(u []uint16, i int) bool {
-		j := i
-		for j < len(u) && u[j] == '#' {
-			j++
-		}
-		return j > i && j < len(u) && isSpace(u[j])
-	})
+// headingAt is, at line start i, /(^|\n)#+\s/.
+func headingAt(u []uint16, i int) bool {
+	j := i
+	for j < len(u) && u[j] == '#' {
+		j++
+	}
+	return j > i && j < len(u) && isSpace(u[j])
 }
 
-// hasBlockquote is /(^|\n)>\s/.
-func hasBlockquote(u []uint16) bool {
-	return anyLine(u, func(u []uint16, i int) bool {
-		return i+1 < len(u) && u[i] == '>' && isSpace(u[i+1])
-	})
+// blockquoteAt is, at line start i, /(^|\n)>\s/.
+func blockquoteAt(u []uint16, i int) bool {
+	return i+1 < len(u) && u[i] == '>' && isSpace(u[i+1])
 }
 
 // isDivider is /^[+-_=*\u2500-\u257F]+$/.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/analyze/peers/conv"
+	"github.com/killswitch/killswitch/analyze/peers/jsjson"
 	"github.com/killswitch/killswitch/ingest"
 )
 
@@ -53,18 +54,20 @@ type extractor struct {
 	buf  []byte
 }
 
-func state(x *analyze.Extractor) *extractor { return conv.State[extractor](x) }
+// state is the profile's converter state in x; the profile reads no
+// prompt or tool result text.
+func state(x *analyze.Extractor) *extractor {
+	e := conv.State[extractor](x)
+	e.conv.NoTailText = true
+	return e
+}
 
 func extract(x *analyze.Extractor, rec *ingest.Record) analyze.Features {
-	var f analyze.Features
 	e := state(x)
-	t, warn, err := e.conv.Convert(rec.Request, rec.Response, rec.Status)
-	if err != nil {
-		f.Err = err
+	t, f, ok := e.conv.Features(x, rec)
+	if !ok {
 		return f
 	}
-	f.Warn = warn
-	x.Usage(rec, &f)
 	st := &step{newPrompt: t.Prompts > 0, failed: t.Failed, text: t.Text}
 	for _, c := range t.Calls {
 		st.calls = append(st.calls, e.key(c))
@@ -77,7 +80,7 @@ func extract(x *analyze.Extractor, rec *ingest.Record) analyze.Features {
 // ("generic_tool" when empty), the arguments parsed (a string that does
 // not parse stands for itself) and replaced by {} when falsy.
 func (e *extractor) key(c conv.Call) call {
-	name := jsTrim(c.Name)
+	name := jsjson.Trim(c.Name)
 	if name == "" {
 		name = "generic_tool"
 	}
@@ -88,19 +91,14 @@ func (e *extractor) key(c conv.Call) call {
 
 // argsString is JSON.stringify(args) for the call's arguments.
 func argsString(c conv.Call) string {
-	v, ok := stringifyParsed(c.Args)
+	v, ok := jsjson.Stringify(c.Args, jsjson.PropertyOrder)
 	switch {
-	case ok && !v.falsy:
-		return v.out
+	case ok && !v.Falsy:
+		return v.Out
 	case ok || c.Args == "":
 		return "{}"
 	}
-	return jsQuoteString(c.Args) // unparseable: the raw string stands in
-}
-
-// jsTrim is String.prototype.trim.
-func jsTrim(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool { return r < 0x10000 && isSpace(uint16(r)) })
+	return jsjson.QuoteString(c.Args) // unparseable: the raw string stands in
 }
 
 // detector is one agent's LoopDetectionService on the Detector seam.

@@ -25,14 +25,7 @@ func replayed(t *testing.T, c *pt.Conv, th float64) (int, string) {
 	return pt.FirstKill(pt.Replay(t, geminicli.Profile, settings(th), analyze.ModeDeactivate, c.Records))
 }
 
-// loopOf records n calls, each response one call of seq in turn, each
-// answered by the same result.
-func loopOf(c *pt.Conv, n int, seq ...pt.ToolCall) *pt.Conv {
-	for i := 0; i < n; i++ {
-		c.Respond("", seq[i%len(seq)]).Results("same output")
-	}
-	return c
-}
+var loopOf = pt.Loop
 
 func TestProfileDecisions(t *testing.T) {
 	cases := []struct {

@@ -198,7 +198,7 @@ func (s *Service) resetContent() {
 func (s *Service) checkContent(u []uint16) bool {
 	fences := countFences(u)
 	divider := isDivider(u)
-	if fences > 0 || hasTable(u) || hasListItem(u) || hasHeading(u) || hasBlockquote(u) || divider {
+	if fences > 0 || breaksContent(u) || divider {
 		s.resetContent()
 	}
 	was := s.inCode
@@ -305,9 +305,9 @@ func (s *Service) hash(i int) uint64 {
 // differs (the source compares the content of a sha256 match the same way).
 func (s *Service) chunkLoops() bool {
 	h := s.hash(s.lastIdx)
-	head := s.stats.head(h, s.off)
+	sl, head := s.stats.head(h, s.off)
 	if head < 0 {
-		s.stats.push(h, s.lastIdx+s.off, -1, s.off)
+		s.stats.push(sl, h, s.lastIdx+s.off, -1, s.off)
 		return false
 	}
 	// Every live position of a chunk holds the same units: the newest
@@ -315,7 +315,7 @@ func (s *Service) chunkLoops() bool {
 	if !s.sameChunk(s.lastIdx, s.stats.nodes[head].pos-s.off) {
 		return false
 	}
-	s.stats.push(h, s.lastIdx+s.off, head, s.off)
+	s.stats.push(sl, h, s.lastIdx+s.off, head, s.off)
 	var recent [ContentLoopThreshold]int
 	n := 0
 	for nd := int32(len(s.stats.nodes) - 1); nd >= 0 && n < ContentLoopThreshold; nd = s.stats.nodes[nd].prev {

@@ -68,14 +68,10 @@ var contextWindowErrors = []string{"contextwindowexceedederror", "prompt is too 
 	"the request exceeds the available context size", "context length exceeded"}
 
 func extract(x *analyze.Extractor, rec *ingest.Record) analyze.Features {
-	var f analyze.Features
-	t, warn, err := state(x).conv.Convert(rec.Request, rec.Response, rec.Status)
-	if err != nil {
-		f.Err = err
+	t, f, ok := state(x).conv.Features(x, rec)
+	if !ok {
 		return f
 	}
-	f.Warn = warn
-	x.Usage(rec, &f)
 	st := &step{prompts: t.PromptTexts, failed: t.Failed}
 	for _, r := range t.Results {
 		st.results = append(st.results, newResult(r))

@@ -6,6 +6,7 @@ package peertest
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,4 +137,52 @@ func FirstKill(ds []analyze.Decision) (int, string) {
 		}
 	}
 	return 0, ""
+}
+
+// Loop records n calls on c, each response one call of seq in turn, each
+// answered by the same result.
+func Loop(c *Conv, n int, seq ...ToolCall) *Conv {
+	for i := 0; i < n; i++ {
+		c.Respond("", seq[i%len(seq)]).Results("same output")
+	}
+	return c
+}
+
+// Records returns the records of convs, one conversation after the other
+// (the same agent starting afresh, when they share it).
+func Records(convs ...*Conv) []ingest.Record {
+	var rs []ingest.Record
+	for _, c := range convs {
+		rs = append(rs, c.Records...)
+	}
+	return rs
+}
+
+// Case is one replay at the profile level: conversations replayed one
+// after the other at a threshold and mode, and the 1-based request
+// expected to be killed (0: none) with a reason that contains Reason.
+type Case struct {
+	Name      string
+	Convs     []*Conv
+	Threshold float64
+	Mode      analyze.Mode
+	At        int
+	Reason    string
+}
+
+// RunCases replays each case through profile p.
+func RunCases(t *testing.T, p *analyze.Profile, cases []Case) {
+	t.Helper()
+	for _, c := range cases {
+		s := analyze.Settings{Enabled: true, WindowSize: 20, Threshold: c.Threshold}
+		at, reason := FirstKill(Replay(t, p, s, c.Mode, Records(c.Convs...)))
+		if at != c.At || !strings.Contains(reason, c.Reason) || (reason == "") != (c.Reason == "") {
+			t.Errorf("%s: killed at %d (%q), want %d (%q)", c.Name, at, reason, c.At, c.Reason)
+		}
+	}
+}
+
+// Expect makes a Case.
+func Expect(name string, convs []*Conv, threshold float64, mode analyze.Mode, at int, reason string) Case {
+	return Case{Name: name, Convs: convs, Threshold: threshold, Mode: mode, At: at, Reason: reason}
 }

@@ -1,4 +1,4 @@
-package geminicli
+package jsjson
 
 import (
 	"encoding/json"
@@ -14,15 +14,20 @@ func FuzzStringify(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		v, ok := stringifyParsed(s)
+		v, ok := Stringify(s, PropertyOrder)
 		if !ok {
 			return
 		}
-		if !json.Valid([]byte(v.out)) {
-			t.Fatalf("%q: output %q is not JSON", s, v.out)
+		if !json.Valid([]byte(v.Out)) {
+			t.Fatalf("%q: output %q is not JSON", s, v.Out)
 		}
-		if w, ok2 := stringifyParsed(v.out); !ok2 || w.out != v.out {
-			t.Fatalf("%q: not a fixed point: %q then %q", s, v.out, w.out)
+		for _, o := range []Order{SortedIndexFirst, Sorted} {
+			if w, ok2 := Stringify(s, o); !ok2 || len(w.Out) != len(v.Out) {
+				t.Fatalf("%q: order %d gives %q, property order %q", s, o, w.Out, v.Out)
+			}
+		}
+		if w, ok2 := Stringify(v.Out, PropertyOrder); !ok2 || w.Out != v.Out {
+			t.Fatalf("%q: not a fixed point: %q then %q", s, v.Out, w.Out)
 		}
 	})
 }

@@ -1,8 +1,14 @@
-package geminicli
+// Package jsjson computes what JavaScript's JSON.parse then
+// JSON.stringify (or a key-sorting stringify) makes of a JSON text, for
+// the peer profiles whose source keys tool calls that way: gemini-cli
+// (JSON.stringify, keys in property order), Cline (its sortKeys, then
+// JSON.stringify) and Roo-Code (safe-stable-stringify, every key sorted).
+package jsjson
 
 import (
 	"errors"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,38 +18,79 @@ import (
 	"github.com/killswitch/killswitch/analyze/agentgazer"
 )
 
-// stringifyParsed returns JSON.stringify(JSON.parse(text)) as JavaScript
-// computes it, or ok = false when JSON.parse would throw. It follows
-// ECMA-262: objects keep their first key's position (a repeated key keeps
-// the last value), array-index keys ("0", "17") come first in ascending
-// order, numbers print as Number.prototype.toString does (1.0 → 1,
-// 1e21 → 1e+21, overflow → null), and strings are escaped only where
+// Order is the order an object's keys are written in.
+type Order int
+
+const (
+	// PropertyOrder is JSON.stringify's: ECMA-262's own-property order,
+	// array-index keys ("0", "17") first in ascending order, the others
+	// in the order they first appear.
+	PropertyOrder Order = iota
+	// SortedIndexFirst is JSON.stringify of an object rebuilt with its
+	// keys inserted in sorted order (Cline's sortKeys): array-index keys
+	// still come first, ascending; the others sorted by UTF-16 code
+	// units.
+	SortedIndexFirst
+	// Sorted is safe-stable-stringify's: every key sorted by UTF-16 code
+	// units, array-index keys included ("10" before "9").
+	Sorted
+)
+
+// Stringify returns what JSON.stringify(JSON.parse(text)) gives, with
+// object keys written in order o, or ok = false when JSON.parse would
+// throw. It follows ECMA-262: a repeated key keeps its first position and
+// its last value, numbers print as Number.prototype.toString does (1.0 →
+// 1, 1e21 → 1e+21, overflow → null), and strings are escaped only where
 // JSON.stringify escapes (quotes, backslashes, control characters, lone
 // surrogates); other characters are written as they are.
-func stringifyParsed(text string) (v jsVal, ok bool) {
-	p := jsParser{s: text}
+func Stringify(text string, o Order) (v Value, ok bool) {
+	p := parser{s: text, order: o}
 	p.ws()
 	v, err := p.value(0)
 	if err != nil {
-		return jsVal{}, false
+		return Value{}, false
 	}
 	p.ws()
 	if p.i != len(p.s) {
-		return jsVal{}, false
+		return Value{}, false
 	}
 	return v, true
 }
 
-// jsVal is a parsed value: its JSON.stringify text, and whether it is
-// falsy in JavaScript (null, false, 0, -0, NaN, "").
-type jsVal struct {
-	out   string
-	falsy bool
+// Value is a parsed value.
+type Value struct {
+	// Out is its JSON.stringify text.
+	Out string
+	// Falsy says it is falsy in JavaScript (null, false, 0, -0, "").
+	Falsy bool
+	// Kind is its type: '{', '[', '"', '0' (a number), 't' (a boolean)
+	// or 'n' (null).
+	Kind byte
+	// Members are an object's members in the order written; Elems a
+	// top-level array's elements; Str a string's code units (kept in the
+	// top two levels: deeper strings are only written).
+	Members []Member
+	Elems   []Value
+	Str     []uint16
 }
 
-type jsParser struct {
-	s string
-	i int
+// Member is one member of an object: its key, quoted as JSON.stringify
+// quotes it, and its value.
+type Member struct {
+	Key   string
+	Value Value
+	key   []uint16
+	index uint32 // when isIdx
+	isIdx bool
+}
+
+// Units returns the member's key as UTF-16 code units.
+func (m *Member) Units() []uint16 { return m.key }
+
+type parser struct {
+	s     string
+	i     int
+	order Order
 }
 
 var errSyntax = errors.New("syntax error")
@@ -52,7 +99,7 @@ var errSyntax = errors.New("syntax error")
 // deep enough input too, and a capture must not exhaust the stack.
 const maxDepth = 10000
 
-func (p *jsParser) ws() {
+func (p *parser) ws() {
 	for p.i < len(p.s) {
 		switch p.s[p.i] {
 		case ' ', '\t', '\n', '\r':
@@ -63,9 +110,9 @@ func (p *jsParser) ws() {
 	}
 }
 
-func (p *jsParser) value(depth int) (jsVal, error) {
+func (p *parser) value(depth int) (Value, error) {
 	if p.i >= len(p.s) || depth > maxDepth {
-		return jsVal{}, errSyntax
+		return Value{}, errSyntax
 	}
 	switch c := p.s[p.i]; {
 	case c == '{':
@@ -73,94 +120,103 @@ func (p *jsParser) value(depth int) (jsVal, error) {
 	case c == '[':
 		return p.array(depth)
 	case c == '"':
+		if out, ok := p.plainString(); ok {
+			v := Value{Out: out, Falsy: len(out) == 2, Kind: '"'}
+			if depth <= 1 {
+				v.Str = utf16.Encode([]rune(out[1 : len(out)-1]))
+			}
+			return v, nil
+		}
 		u, err := p.str()
 		if err != nil {
-			return jsVal{}, err
+			return Value{}, err
 		}
-		return jsVal{out: quote(u), falsy: len(u) == 0}, nil
+		return Value{Out: quote(u), Falsy: len(u) == 0, Kind: '"', Str: u}, nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case strings.HasPrefix(p.s[p.i:], "true"):
 		p.i += 4
-		return jsVal{out: "true"}, nil
+		return Value{Out: "true", Kind: 't'}, nil
 	case strings.HasPrefix(p.s[p.i:], "false"):
 		p.i += 5
-		return jsVal{out: "false", falsy: true}, nil
+		return Value{Out: "false", Falsy: true, Kind: 't'}, nil
 	case strings.HasPrefix(p.s[p.i:], "null"):
 		p.i += 4
-		return jsVal{out: "null", falsy: true}, nil
+		return Value{Out: "null", Falsy: true, Kind: 'n'}, nil
 	}
-	return jsVal{}, errSyntax
+	return Value{}, errSyntax
 }
 
-type member struct {
-	key   []uint16
-	index uint32 // when isIndex
-	isIdx bool
-	val   string
-}
-
-func (p *jsParser) object(depth int) (jsVal, error) {
+func (p *parser) object(depth int) (Value, error) {
 	p.i++ // {
-	var ms []member
+	var ms []Member
 	pos := map[string]int{}
 	p.ws()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
-		return jsVal{out: "{}"}, nil
+		return Value{Out: "{}", Kind: '{'}, nil
 	}
 	for {
 		p.ws()
 		if p.i >= len(p.s) || p.s[p.i] != '"' {
-			return jsVal{}, errSyntax
+			return Value{}, errSyntax
 		}
 		k, err := p.str()
 		if err != nil {
-			return jsVal{}, err
+			return Value{}, err
 		}
 		p.ws()
 		if p.i >= len(p.s) || p.s[p.i] != ':' {
-			return jsVal{}, errSyntax
+			return Value{}, errSyntax
 		}
 		p.i++
 		p.ws()
 		v, err := p.value(depth + 1)
 		if err != nil {
-			return jsVal{}, err
+			return Value{}, err
 		}
 		ks := string(utf16Bytes(k))
 		if j, dup := pos[ks]; dup {
-			ms[j].val = v.out
+			ms[j].Value = v
 		} else {
 			idx, isIdx := arrayIndex(k)
 			pos[ks] = len(ms)
-			ms = append(ms, member{key: k, index: idx, isIdx: isIdx, val: v.out})
+			ms = append(ms, Member{key: k, index: idx, isIdx: isIdx, Value: v})
 		}
 		if more, err := p.next('}'); err != nil {
-			return jsVal{}, err
+			return Value{}, err
 		} else if !more {
 			break
 		}
 	}
-	// Array-index keys first, ascending; the others keep their order.
-	sort.SliceStable(ms, func(a, b int) bool {
-		if ms[a].isIdx != ms[b].isIdx {
-			return ms[a].isIdx
-		}
-		return ms[a].isIdx && ms[a].index < ms[b].index
-	})
+	sort.SliceStable(ms, func(a, b int) bool { return p.before(&ms[a], &ms[b]) })
 	var sb strings.Builder
 	sb.WriteByte('{')
-	for i, m := range ms {
+	for i := range ms {
 		if i > 0 {
 			sb.WriteByte(',')
 		}
-		sb.WriteString(quote(m.key))
+		ms[i].Key = quote(ms[i].key)
+		sb.WriteString(ms[i].Key)
 		sb.WriteByte(':')
-		sb.WriteString(m.val)
+		sb.WriteString(ms[i].Value.Out)
 	}
 	sb.WriteByte('}')
-	return jsVal{out: sb.String()}, nil
+	return Value{Out: sb.String(), Kind: '{', Members: ms}, nil
+}
+
+// before reports whether member a is written before b.
+func (p *parser) before(a, b *Member) bool {
+	if p.order != Sorted && a.isIdx != b.isIdx {
+		return a.isIdx
+	}
+	switch {
+	case p.order != Sorted && a.isIdx:
+		return a.index < b.index
+	case p.order == PropertyOrder:
+		return false // insertion order
+	}
+	return slices.Compare(a.key, b.key) < 0
 }
 
 // utf16Bytes encodes code units two bytes each: a map key that keeps lone
@@ -194,7 +250,7 @@ func arrayIndex(k []uint16) (uint32, bool) {
 
 // next reads what follows a member or an element: a comma (more is
 // true) or the closing bracket.
-func (p *jsParser) next(close byte) (more bool, err error) {
+func (p *parser) next(close byte) (more bool, err error) {
 	p.ws()
 	switch {
 	case p.i >= len(p.s):
@@ -209,38 +265,69 @@ func (p *jsParser) next(close byte) (more bool, err error) {
 	return false, nil
 }
 
-func (p *jsParser) array(depth int) (jsVal, error) {
+func (p *parser) array(depth int) (Value, error) {
 	p.i++ // [
 	var sb strings.Builder
+	var es []Value
 	sb.WriteByte('[')
 	p.ws()
 	if p.i < len(p.s) && p.s[p.i] == ']' {
 		p.i++
-		return jsVal{out: "[]"}, nil
+		return Value{Out: "[]", Kind: '['}, nil
 	}
 	for n := 0; ; n++ {
 		p.ws()
 		v, err := p.value(depth + 1)
 		if err != nil {
-			return jsVal{}, err
+			return Value{}, err
 		}
 		if n > 0 {
 			sb.WriteByte(',')
 		}
-		sb.WriteString(v.out)
+		sb.WriteString(v.Out)
+		if depth == 0 {
+			es = append(es, v) // kept for the top level only
+		}
 		if more, err := p.next(']'); err != nil {
-			return jsVal{}, err
+			return Value{}, err
 		} else if !more {
 			break
 		}
 	}
 	sb.WriteByte(']')
-	return jsVal{out: sb.String()}, nil
+	return Value{Out: sb.String(), Kind: '[', Elems: es}, nil
+}
+
+// plainString reads a string without escapes whose bytes are valid
+// UTF-8: JSON.stringify writes it back as it is, quotes included, so its
+// text is the output (no conversion to UTF-16 and back). ok is false for
+// any other string, which str reads.
+func (p *parser) plainString() (string, bool) {
+	i := p.i + 1
+	ascii := true
+	for ; i < len(p.s); i++ {
+		c := p.s[i]
+		if c == '"' {
+			break
+		}
+		if c == '\\' || c < 0x20 {
+			return "", false
+		}
+		if c >= utf8.RuneSelf {
+			ascii = false
+		}
+	}
+	if i >= len(p.s) || (!ascii && !utf8.ValidString(p.s[p.i+1:i])) {
+		return "", false
+	}
+	out := p.s[p.i : i+1]
+	p.i = i + 1
+	return out, true
 }
 
 // str reads a JSON string into UTF-16 code units, as JSON.parse does
 // (bytes that are not UTF-8 read as U+FFFD, as a decoder would give them).
-func (p *jsParser) str() ([]uint16, error) {
+func (p *parser) str() ([]uint16, error) {
 	p.i++ // "
 	var u []uint16
 	for {
@@ -297,7 +384,7 @@ func (p *jsParser) str() ([]uint16, error) {
 	}
 }
 
-func (p *jsParser) number() (jsVal, error) {
+func (p *parser) number() (Value, error) {
 	start := p.i
 	if p.s[p.i] == '-' {
 		p.i++
@@ -311,17 +398,17 @@ func (p *jsParser) number() (jsVal, error) {
 		return n
 	}
 	if p.i >= len(p.s) {
-		return jsVal{}, errSyntax
+		return Value{}, errSyntax
 	}
 	if p.s[p.i] == '0' {
 		p.i++
 	} else if digits() == 0 {
-		return jsVal{}, errSyntax
+		return Value{}, errSyntax
 	}
 	if p.i < len(p.s) && p.s[p.i] == '.' {
 		p.i++
 		if digits() == 0 {
-			return jsVal{}, errSyntax
+			return Value{}, errSyntax
 		}
 	}
 	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
@@ -330,14 +417,14 @@ func (p *jsParser) number() (jsVal, error) {
 			p.i++
 		}
 		if digits() == 0 {
-			return jsVal{}, errSyntax
+			return Value{}, errSyntax
 		}
 	}
 	f, err := strconv.ParseFloat(p.s[start:p.i], 64)
 	if err != nil && !math.IsInf(f, 0) {
-		return jsVal{}, errSyntax
+		return Value{}, errSyntax
 	}
-	return jsVal{out: jsNumber(f), falsy: f == 0}, nil
+	return Value{Out: jsNumber(f), Falsy: f == 0, Kind: '0'}, nil
 }
 
 // jsNumber formats f as JSON.stringify does: Number.prototype.toString
@@ -348,6 +435,9 @@ func jsNumber(f float64) string {
 	}
 	return agentgazer.NumberToString(f)
 }
+
+// Quote returns JSON.stringify of a string given as UTF-16 code units.
+func Quote(u []uint16) string { return quote(u) }
 
 // quote returns JSON.stringify of a string given as UTF-16 code units.
 func quote(u []uint16) string {
@@ -395,12 +485,29 @@ func quote(u []uint16) string {
 
 const hexDigits = "0123456789abcdef"
 
-// jsQuoteString is JSON.stringify of a Go string (read as UTF-8; bytes
+// QuoteString is JSON.stringify of a Go string (read as UTF-8; bytes
 // that are not UTF-8 as U+FFFD).
-func jsQuoteString(s string) string {
+func QuoteString(s string) string {
 	u := make([]uint16, 0, len(s))
 	for _, r := range s {
 		u = utf16.AppendRune(u, r)
 	}
 	return quote(u)
+}
+
+// IsSpace reports whether JavaScript's \s (and String.prototype.trim)
+// takes the code unit c for white space: WhiteSpace and LineTerminator.
+func IsSpace(c uint16) bool {
+	switch {
+	case c >= 0x09 && c <= 0x0d, c == 0x20, c == 0xa0, c == 0x1680,
+		c >= 0x2000 && c <= 0x200a, c == 0x2028, c == 0x2029, c == 0x202f,
+		c == 0x205f, c == 0x3000, c == 0xfeff:
+		return true
+	}
+	return false
+}
+
+// Trim is String.prototype.trim.
+func Trim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return r < 0x10000 && IsSpace(uint16(r)) })
 }
