@@ -58,23 +58,14 @@ type sizedReader struct {
 	ra   io.ReaderAt // the file itself, read at offsets; nil when not opened
 }
 
-// sized returns f's content with its size and the file opened again for
-// ReadAt (closed with f) when it is a regular file read as it is (not
-// decompressed, not standard input); else the content.
+// sized returns f's content with its size and random access to it when
+// the input gives that (ingest.File.At: a regular file, or a reader at
+// offsets, read as it is: not decompressed); else the content.
 func sized(f *ingest.File) io.Reader {
-	if f.Path == "-" || f.Compression != ingest.CompressionNone {
+	if f.At == nil {
 		return f.Content
 	}
-	st, err := os.Stat(f.Path)
-	if err != nil || !st.Mode().IsRegular() {
-		return f.Content
-	}
-	sr := sizedReader{Reader: f.Content, size: st.Size()}
-	if fh, err := os.Open(f.Path); err == nil {
-		f.OnClose(func() { fh.Close() })
-		sr.ra = fh
-	}
-	return sr
+	return sizedReader{Reader: f.Content, size: f.Size, ra: f.At}
 }
 
 // detected returns a sniffer claiming the heads Detect assigns to lf.
