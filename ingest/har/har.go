@@ -50,6 +50,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/jsonend"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -510,35 +511,24 @@ func (r *Reader) resync() bool {
 // log.entries: 5 tokens.
 const reentry = `{"log":{"entries":[`
 
-// skipJSONValue reads past one object or array (strings and escapes
-// honoured; the JSON is not otherwise checked), keeping nothing; it
+// skipJSONValue reads past one object or array, keeping nothing; it
 // returns the bytes read, and false when the input ends first.
 func skipJSONValue(br *bufio.Reader) (int64, bool) {
 	var k int64
-	depth, inString, escaped := 0, false, false
+	var end jsonend.Scanner
 	for {
-		c, err := br.ReadByte()
-		if err != nil {
+		buf, err := br.Peek(max(br.Buffered(), 1))
+		if len(buf) == 0 {
 			return k, false
 		}
-		k++
-		switch {
-		case inString:
-			if escaped {
-				escaped = false
-			} else if c == '\\' {
-				escaped = true
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			if depth--; depth == 0 {
-				return k, true
-			}
+		if n := end.Feed(buf); n >= 0 {
+			br.Discard(n)
+			return k + int64(n), true
+		}
+		br.Discard(len(buf))
+		k += int64(len(buf))
+		if err != nil && br.Buffered() == 0 {
+			return k, false
 		}
 	}
 }
