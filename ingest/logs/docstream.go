@@ -300,9 +300,10 @@ type unitRef struct {
 // nothing consumed, when the input is no such input or has a problem.
 func (s *source) planUnits() bool {
 	w, _ := s.open()
-	if w == nil {
+	if w == nil || w.skip() == '{' && oneDocument(w) {
 		return false
 	}
+	w, _ = s.open()
 	var refs []unitRef
 	ndocs := 0
 	for c := w.skip(); c != 0; c = w.skip() {
@@ -335,6 +336,18 @@ func (s *source) planUnits() bool {
 	}
 	s.refs, s.multi, s.mode, s.done, s.planned = refs, ndocs > 1, modeDocs, true, true
 	return true
+}
+
+// oneDocument reports whether the object at w.i is the whole input (but
+// white space), reading past it without holding it: such an input (a
+// Phoenix page, a Langfuse trace, an OTLP document) is one unit, read
+// whole as before, at its size, whatever the limit (the readers that
+// take it apart hold what they need of it anyway).
+func oneDocument(w *window) bool {
+	if _, ok := w.skipValue(); !ok {
+		return true // broken: the whole-document path says where
+	}
+	return w.skip() == 0
 }
 
 // unit moves past the value at w.i (at depth), which must be valid JSON

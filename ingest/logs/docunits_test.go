@@ -2,6 +2,7 @@ package logs
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,6 +37,7 @@ func unitCases(t testing.TB) []fastSeed {
 	calls := traceSpans()
 	seeds = append(seeds,
 		fastSeed{FormatPhoenix, tracegen.PhoenixSpans(calls)},
+		fastSeed{FormatPhoenix, phoenixArray(t, tracegen.PhoenixSpans(calls))},
 		fastSeed{FormatOTelConsole, tracegen.ConsoleGenAI(calls, true)},
 		fastSeed{FormatLangSmith, tracegen.LangSmithRuns(calls)},
 		fastSeed{FormatDatadog, tracegen.DatadogTraces(calls, 0)},
@@ -129,6 +131,7 @@ func TestUnitOverLimit(t *testing.T) {
 			"in.json:[0]", "in.json:[1]: " + long(len(big), "item"), "in.json:[2]"}},
 		{"document", doc + "\n" + multilineStr(good), []string{
 			"in.json:1: " + long(len(doc), "item"), "in.json:3"}},
+		{"the one document", doc, []string{`in.json:1: missing "startTime"`}}, // read whole
 		{"jsonl line", good + "\n" + big + "\n" + good + "\n", []string{
 			"in.json:1", "in.json:2: " + long(len(big), "line"), "in.json:3"}},
 	} {
@@ -162,6 +165,19 @@ func TestUnitOverLimit(t *testing.T) {
 			}
 		}
 	}
+}
+
+// phoenixArray is a Phoenix page's spans as a top-level array.
+func phoenixArray(t testing.TB, page []byte) []byte {
+	var p struct{ Data []json.RawMessage }
+	if err := json.Unmarshal(page, &p); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.MarshalIndent(p.Data, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func multilineStr(s string) string { return string(multiline(s)) }
