@@ -19,15 +19,19 @@ import (
 // garbage included, so up to about twice what is live). Flat in the
 // file's size means the peak does not grow with the file. The inputs:
 // Bedrock invocation logs as one pretty-printed JSON array (a CloudWatch
-// export's shape: an item per element, converted one at a time), and, for
-// contrast, Phoenix span JSON as a {"data": [...]} page (one document;
-// its spans assembled into trees, so held).
+// export's shape: an item per element, converted one at a time);
+// OpenTelemetry console output (documents one after another, a span
+// each: read in two passes, span by span); and, for contrast, Phoenix
+// span JSON as a {"data": [...]} page (one document, read whole).
 func BenchmarkDocumentMemory(b *testing.B) {
 	dir := b.TempDir()
 	for _, n := range []int{5000, 20000} {
-		bedrock, phoenix := documentFiles(b, dir, n)
+		bedrock, phoenix, console := documentFiles(b, dir, n)
 		b.Run(fmt.Sprintf("bedrock-array/calls=%d", n), func(b *testing.B) {
 			benchDocumentMemory(b, bedrock, "bedrock", n)
+		})
+		b.Run(fmt.Sprintf("console/calls=%d", n), func(b *testing.B) {
+			benchDocumentMemory(b, console, "otel-console", n)
 		})
 		b.Run(fmt.Sprintf("phoenix-page/calls=%d", n), func(b *testing.B) {
 			benchDocumentMemory(b, phoenix, "phoenix", n)
@@ -36,8 +40,10 @@ func BenchmarkDocumentMemory(b *testing.B) {
 }
 
 // documentFiles writes n calls as a Bedrock array and a Phoenix page in
-// dir and returns their paths; nothing it made stays referenced.
-func documentFiles(b *testing.B, dir string, n int) (bedrock, phoenix string) {
+// dir, and the calls as OpenTelemetry console output (a chat span under an
+// invoke_agent span, each a pretty-printed document), and returns their
+// paths; nothing it made stays referenced.
+func documentFiles(b *testing.B, dir string, n int) (bedrock, phoenix, console string) {
 	recs := benchChatRecords(n)
 	calls := make([]tracegen.Span, n)
 	var spans []tracegen.Span
@@ -62,7 +68,11 @@ func documentFiles(b *testing.B, dir string, n int) (bedrock, phoenix string) {
 	if err := os.WriteFile(phoenix, tracegen.PhoenixSpans(spans), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	return bedrock, phoenix
+	console = filepath.Join(dir, fmt.Sprintf("console-%d.json", n))
+	if err := os.WriteFile(console, tracegen.ConsoleGenAI(calls, false), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return bedrock, phoenix, console
 }
 
 func benchDocumentMemory(b *testing.B, path, format string, calls int) {

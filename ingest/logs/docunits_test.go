@@ -43,6 +43,39 @@ func unitCases(t testing.TB) []fastSeed {
 		fastSeed{FormatDatadog, tracegen.DatadogTraces(calls, 0)},
 		fastSeed{FormatBedrock, tracegen.BedrockConverse(calls)},
 		fastSeed{FormatLangfuse, []byte("{\n\"id\": \"t1\", \"observations\": []\n}\n{\n\"id\": \"t2\", \"observations\": [1]\n}\n")},
+		// Console output with what readAll orders among the spans: a
+		// span with bad attributes, one printed again, one without a
+		// start, an OpenInference wrapper over its call, a GenAI call
+		// under an agent span, a document that is not a span.
+		fastSeed{FormatOTelConsole, []byte(`{
+  "name": "agent", "context": {"trace_id": "0xT", "span_id": "0xA"}, "parent_id": null,
+  "start_time": "2026-01-02T03:04:05Z", "attributes": {"gen_ai.agent.name": "planner", "gen_ai.operation.name": "invoke_agent"}
+}
+{
+  "name": "chat", "context": {"trace_id": "0xT", "span_id": "0xB"}, "parent_id": "0xA",
+  "start_time": "2026-01-02T03:04:04Z", "end_time": "2026-01-02T03:04:06Z",
+  "attributes": {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m", "gen_ai.prompt": "hi"}
+}
+{
+  "name": "bad", "context": {"trace_id": "0xT", "span_id": "0xC"}, "start_time": "2026-01-02T03:04:01Z", "attributes": [1]
+}
+{
+  "name": "chat", "context": {"trace_id": "0xT", "span_id": "0xB"}, "parent_id": "0xA",
+  "start_time": "2026-01-02T03:04:04Z", "attributes": {"gen_ai.operation.name": "chat"}
+}
+[1, 2]
+{
+  "name": "no start", "context": {"trace_id": "0xT", "span_id": "0xD"}, "attributes": {"gen_ai.operation.name": "chat"}
+}
+{
+  "name": "llm outer", "context": {"trace_id": "0xU", "span_id": "0xE"}, "start_time": "2026-01-02T03:04:00Z",
+  "attributes": {"openinference.span.kind": "LLM", "session.id": "s1", "llm.model_name": "m", "input.value": "q"}
+}
+{
+  "name": "llm inner", "context": {"trace_id": "0xU", "span_id": "0xF"}, "parent_id": "0xE", "start_time": "2026-01-02T03:04:00Z",
+  "attributes": {"openinference.span.kind": "LLM", "llm.model_name": "m", "input.value": "q"}
+}
+`)},
 		fastSeed{FormatLiteLLM, []byte("[\n" + `{"call_type":"acompletion","startTime":1,"messages":[{"role":"user","content":"hi"}]}` + ",\n2, \"x\", [3]\n]\n")},
 	)
 	n := len(seeds)
@@ -59,7 +92,8 @@ func unitCases(t testing.TB) []fastSeed {
 // of the same input read whole, at several window sizes, in every format
 // that reads units.
 func TestUnitsReadAlike(t *testing.T) {
-	defer func(w int) { streamWindow = w }(streamWindow)
+	defer func(w int, m int64) { streamWindow, flatStreamMin = w, m }(streamWindow, flatStreamMin)
+	flatStreamMin = 0
 	planned := map[Format]int{}
 	for i, c := range unitCases(t) {
 		if c.format == FormatCapture || c.format == FormatCompletionLog {
@@ -76,7 +110,16 @@ func TestUnitsReadAlike(t *testing.T) {
 			t.Errorf("no %s input was read in two passes", f)
 		}
 	}
+	t.Logf("read span by span: %v", flatStreamed)
+	for _, f := range []Format{FormatPhoenix, FormatOTelConsole} {
+		if flatStreamed[f] == 0 {
+			t.Errorf("no %s input was read span by span (planFlat)", f)
+		}
+	}
 }
+
+// flatStreamed counts, per format, the reads planFlat took.
+var flatStreamed = map[Format]int{}
 
 // readsAlike reads data whole and at offsets and fails when they differ;
 // it reports whether planUnits took the input.
@@ -103,6 +146,9 @@ func readsAlike(t *testing.T, name string, format Format, data []byte, opt Optio
 		}
 		if rd, ok := r.(*reader); ok && rd.src.planned {
 			planned = true
+			if _, ok := rd.stream.(*flatStream); ok {
+				flatStreamed[format]++
+			}
 		}
 		if !reflect.DeepEqual(got, want) || fmt.Sprint(r.Err()) != fmt.Sprint(whole.Err()) {
 			t.Fatalf("%s (window %d): %d records (err %v), want %d (err %v)\n%s", name, window, len(got), r.Err(),
@@ -189,7 +235,8 @@ func FuzzUnitsReadAlike(f *testing.F) {
 		f.Add(c.data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		defer func(w int) { streamWindow = w }(streamWindow)
+		defer func(w int, m int64) { streamWindow, flatStreamMin = w, m }(streamWindow, flatStreamMin)
+		flatStreamMin = 0
 		for _, format := range []Format{FormatLiteLLM, FormatLangfuse, FormatPhoenix, FormatOTelConsole, FormatLangSmith, FormatDatadog, FormatBedrock} {
 			readsAlike(t, "fuzz", format, data, Options{})
 		}

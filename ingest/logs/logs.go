@@ -167,7 +167,13 @@ func NewReader(r io.Reader, name string, f Format, opt Options) (ingest.Reader, 
 		return &vercelReader{src: newSource(r, name, opt.MaxValue), opt: opt}, nil
 	case FormatOTelConsole, FormatPhoenix:
 		s := newSource(r, name, opt.MaxValue)
-		return readWhole(s, (&flatReader{src: s, opt: opt}).readAll), nil
+		fr := &flatReader{src: s, opt: opt}
+		return &reader{src: s, plan: func() recordStream {
+			if st := planFlat(fr); st != nil {
+				return st
+			}
+			return &queueStream{recs: fr.readAll(), err: s.err}
+		}}, nil
 	case FormatLangSmith:
 		s := newSource(r, name, opt.MaxValue)
 		return readWhole(s, (&langsmith{src: s, opt: opt}).readAll), nil
