@@ -21,8 +21,8 @@ import (
 // Bedrock invocation logs as one pretty-printed JSON array (a CloudWatch
 // export's shape: an item per element, converted one at a time);
 // OpenTelemetry console output (documents one after another, a span
-// each: read in two passes, span by span); and, for contrast, Phoenix
-// span JSON as a {"data": [...]} page (one document, read whole).
+// each: read in two passes, span by span); and Phoenix span JSON as a
+// {"data": [...]} page (read in two passes, span by span).
 func BenchmarkDocumentMemory(b *testing.B) {
 	dir := b.TempDir()
 	for _, n := range []int{5000, 20000} {

@@ -76,6 +76,13 @@ func unitCases(t testing.TB) []fastSeed {
   "attributes": {"openinference.span.kind": "LLM", "llm.model_name": "m", "input.value": "q"}
 }
 `)},
+		// Phoenix pages: spans and non-spans, a member after data, data
+		// twice (read whole), a span with data (not a page), an empty page.
+		fastSeed{FormatPhoenix, []byte("{\"data\": [\n" + `{"name": "llm", "context": {"trace_id": "t", "span_id": "a"}, "span_kind": "LLM", "start_time": "2026-01-02T03:04:05Z", "attributes": {"llm.model_name": "m", "input.value": "q", "session.id": "s"}},
+1, {"name": "x"}, {"name": "llm", "context": {"trace_id": "t", "span_id": "a"}, "span_kind": "LLM", "start_time": "2026-01-02T03:04:05Z"}` + "\n], \"next_cursor\": \"c\"}\n")},
+		fastSeed{FormatPhoenix, []byte("{\"data\": [\n{\"name\": \"a\"}], \"data\": [\n{\"name\": \"b\"}]}")},
+		fastSeed{FormatPhoenix, []byte("{\"context\": {\"trace_id\": \"t\", \"span_id\": \"a\"},\n\"data\": [], \"span_kind\": \"LLM\", \"start_time\": \"2026-01-02T03:04:05Z\"}")},
+		fastSeed{FormatPhoenix, []byte("{\"data\": [\n]}")},
 		fastSeed{FormatLiteLLM, []byte("[\n" + `{"call_type":"acompletion","startTime":1,"messages":[{"role":"user","content":"hi"}]}` + ",\n2, \"x\", [3]\n]\n")},
 	)
 	n := len(seeds)
@@ -111,7 +118,7 @@ func TestUnitsReadAlike(t *testing.T) {
 		}
 	}
 	t.Logf("read span by span: %v", flatStreamed)
-	for _, f := range []Format{FormatPhoenix, FormatOTelConsole} {
+	for _, f := range []Format{FormatPhoenix, FormatOTelConsole, "page"} {
 		if flatStreamed[f] == 0 {
 			t.Errorf("no %s input was read span by span (planFlat)", f)
 		}
@@ -144,10 +151,13 @@ func readsAlike(t *testing.T, name string, format Format, data []byte, opt Optio
 		if gerr != nil {
 			t.Fatalf("%s: at offsets: %v", name, gerr)
 		}
-		if rd, ok := r.(*reader); ok && rd.src.planned {
-			planned = true
-			if _, ok := rd.stream.(*flatStream); ok {
+		if rd, ok := r.(*reader); ok {
+			planned = planned || rd.src.planned
+			if st, ok := rd.stream.(*flatStream); ok {
 				flatStreamed[format]++
+				if st.page {
+					flatStreamed["page"]++
+				}
 			}
 		}
 		if !reflect.DeepEqual(got, want) || fmt.Sprint(r.Err()) != fmt.Sprint(whole.Err()) {

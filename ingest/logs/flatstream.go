@@ -3,6 +3,7 @@ package logs
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/killswitch/killswitch/ingest"
@@ -15,8 +16,9 @@ import (
 // view (its order among the records, the OpenInference tree's entry, the
 // GenAI agent keys its ancestors give, a duplicate's first position), and
 // the second re-reads and maps one unit at a time, in the order readAll
-// yields them. An input with a Phoenix page among its units ({"data":
-// [...]}), or one that is not planned, is read whole by readAll.
+// yields them. A Phoenix page ({"data": [...]}) that is the whole input
+// is read so too, a unit per span (scanPage); an input with a page among
+// other units, or one that is not planned, is read whole by readAll.
 
 // flatStreamMin is the size from which a planned flat span input is read
 // in two passes: each span is decoded twice (about 1.5 times the CPU of
@@ -49,6 +51,7 @@ type flatItem struct {
 type flatStream struct {
 	c     *otel
 	refs  []unitRef
+	page  bool // the refs are the spans of a Phoenix page, data[i]
 	items []flatItem
 	oi    spanPlan
 	up    inherited
@@ -60,13 +63,25 @@ type flatStream struct {
 // whole (nothing is consumed then).
 func planFlat(r *flatReader) *flatStream {
 	s := r.src
-	if s.mode == modeUndecided {
-		s.decide()
+	st := &flatStream{c: &otel{src: s, opt: r.opt}, up: newInherited()}
+	if s.mode == modeUndecided && s.size >= flatStreamMin {
+		if refs, ok := s.scanPage(); ok {
+			st.refs, st.page = refs, true
+			s.mode, s.done = modeDocs, true
+		}
 	}
-	if !s.planned || len(s.refs) == 0 || s.size < flatStreamMin {
+	if !st.page {
+		if s.mode == modeUndecided {
+			s.decide()
+		}
+		if !s.planned || s.size < flatStreamMin {
+			return nil
+		}
+		st.refs = s.refs
+	}
+	if len(st.refs) == 0 {
 		return nil
 	}
-	st := &flatStream{c: &otel{src: s, opt: r.opt}, refs: s.refs, up: newInherited()}
 	oiTree := newLightTree(keyAttrs(oiAgentKeys))
 	seen := map[string]int32{}
 	nspans, nprob := 0, 0
@@ -169,7 +184,46 @@ func (st *flatStream) decode(ref unitRef) (any, error) {
 
 // pos is the position of unit ref.
 func (st *flatStream) pos(ref unitRef) ingest.Pos {
+	if st.page {
+		return st.c.src.pos(unit{line: ref.line, index: -1}, "data["+strconv.Itoa(ref.index)+"]")
+	}
 	return st.c.src.pos(unit{line: ref.line, index: ref.index}, "")
+}
+
+// scanPage plans the spans of a Phoenix page, an input that is one
+// object with a "data" array and no "context" (readAll's test), each
+// member once, valid JSON that the strict scanner takes: a unit per
+// element of data (index: the element's), at the object's line. false,
+// with nothing consumed, for anything else.
+func (s *source) scanPage() (refs []unitRef, ok bool) {
+	w, line := s.open()
+	if w == nil || w.skip() != '{' {
+		return nil, false
+	}
+	seen := map[string]bool{}
+	ok = w.members(0, func(key string) bool {
+		if seen[key] || key == "context" {
+			return false
+		}
+		seen[key] = true
+		if key != "data" {
+			_, ok := w.take(1)
+			return ok
+		}
+		if w.buf[w.i] != '[' {
+			return false
+		}
+		return w.elems(1, func(n int) bool {
+			ref, ok := w.unit(2, s.max)
+			ref.line, ref.index = line, n
+			refs = append(refs, ref)
+			return ok
+		})
+	})
+	if !ok || !seen["data"] || !w.atEnd() {
+		return nil, false
+	}
+	return refs, true
 }
 
 // next returns the next record of the second pass; nil at the end, with
