@@ -43,7 +43,7 @@ func BenchmarkDocumentMemory(b *testing.B) {
 // dir, and the calls as OpenTelemetry console output (a chat span under an
 // invoke_agent span, each a pretty-printed document), and returns their
 // paths; nothing it made stays referenced.
-func documentFiles(b *testing.B, dir string, n int) (bedrock, phoenix, console string) {
+func documentFiles(b testing.TB, dir string, n int) (bedrock, phoenix, console string) {
 	recs := benchChatRecords(n)
 	calls := make([]tracegen.Span, n)
 	var spans []tracegen.Span
