@@ -21,9 +21,9 @@ import (
 // other units, or one that is not planned, is read whole by readAll.
 
 // flatStreamMin is the size from which a planned flat span input is read
-// in two passes: each span is decoded twice (about 1.5 times the CPU of
-// one pass), so an input whose whole decoded spans fit in a few times
-// this is read whole. Tests lower it.
+// in two passes: each span is decoded twice, which pays (in memory, and in
+// the collector's time: see docs/formats.md) once the decoded spans would
+// be large; a smaller input is read whole. Tests lower it.
 var flatStreamMin int64 = 16 << 20
 
 // flatKind is what the first pass found a unit to be.
