@@ -89,33 +89,44 @@ func benchTrace(b *testing.B, data []byte, name, format string) {
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
-		f, err := ingest.Open(path, ingest.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if f.Format != format {
-			b.Fatalf("format %q, want %q", f.Format, format)
-		}
-		n = 0
-		for f.Scan() {
-			rec := f.Record()
-			if rec.Err != nil {
-				b.Fatal(rec.Err)
-			}
-			if rec.Skip == "" {
-				n++
-			}
-		}
-		if err := f.Err(); err != nil {
-			b.Fatal(err)
-		}
-		f.Close()
+		n = readCalls(b, path, format, nil)
 	}
 	if n != traceCalls {
 		b.Fatalf("read %d calls, want %d", n, traceCalls)
 	}
 	b.SetBytes(int64(len(data)))
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
+// readCalls reads path through ingest.Open, requires the format
+// detected and no malformed item, and returns the calls read; each, when
+// set, is called after every record with the calls so far.
+func readCalls(b *testing.B, path, format string, each func(n int)) int {
+	f, err := ingest.Open(path, ingest.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if f.Format != format {
+		b.Fatalf("format %q, want %q", f.Format, format)
+	}
+	n := 0
+	for f.Scan() {
+		rec := f.Record()
+		if rec.Err != nil {
+			b.Fatal(rec.Err)
+		}
+		if rec.Skip == "" {
+			n++
+		}
+		if each != nil {
+			each(n)
+		}
+	}
+	if err := f.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return n
 }
 
 func BenchmarkTraceOpenInferenceParquet(b *testing.B) {

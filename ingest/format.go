@@ -165,7 +165,7 @@ type Options struct {
 	// BatchOutput is a Batch API output (results) file to join with the
 	// input on custom_id.
 	BatchOutput string
-	// Stdin is read for the path "-"; nil: os.Stdin.
+	// Stdin is read for the path "-" by Open; nil: os.Stdin.
 	Stdin io.Reader
 	// Count, when set, counts the bytes read from the file (compressed),
 	// for a progress line.
@@ -178,8 +178,9 @@ type Options struct {
 // Close releases what it holds.
 type File struct {
 	Reader
-	// Path is the path given to Open ("-" is standard input); Name is what
-	// positions call the file: Path, or "<stdin>".
+	// Path is the path given to Open ("-" is standard input), or the name
+	// given to OpenReader; Name is what positions call the file: Path, or
+	// "<stdin>".
 	Path, Name string
 	// Format is the format's name: detected, or as Options.Format named
 	// it, or as the reader names its content (FormatNamer).
@@ -192,6 +193,11 @@ type File struct {
 	BGZF bool
 	// Content is the decompressed content, buffered (for Format.Open).
 	Content io.Reader
+	// At reads the content at offsets (from its start, Size bytes) when
+	// the input gives random access and is not compressed (see
+	// OpenReader); else nil. Reading it does not move Content.
+	At   io.ReaderAt
+	Size int64
 	// Options are those given to Open.
 	Options Options
 
@@ -209,36 +215,60 @@ func (f *File) Close() {
 	f.closers = nil
 }
 
-// Open opens path ("-" is Options.Stdin) and returns its records' reader,
-// compressed (gzip, zstd, zlib) or not, in the format Options.Format names
-// or else the one detected, in this order:
-//
-//  1. a format whose Extensions hold the file's extension (after
-//     compression extensions), the Fallback format's excepted;
-//  2. the first format, in registration order, whose Sniff claims the
-//     start of the content;
-//  3. the Fallback format, when the file carries one of its extensions or
-//     its Fallback accepts the content; else Open fails with its reason.
+// Open opens path ("-" is Options.Stdin) and reads it as OpenReader does,
+// naming it path in positions ("<stdin>" for "-"); File.Path is path.
 func Open(path string, opt Options) (*File, error) {
-	f := &File{Path: path, Name: path, Options: opt}
-	var src io.Reader
 	if path == "-" {
-		src, f.Name = opt.Stdin, "<stdin>"
+		src := opt.Stdin
 		if src == nil {
 			src = os.Stdin
 		}
-	} else {
-		fh, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		if st, err := fh.Stat(); err == nil && st.IsDir() {
-			fh.Close()
-			return nil, fmt.Errorf("%s is a directory", path)
-		}
-		src = fh
-		f.OnClose(func() { fh.Close() })
+		return openReader(path, "<stdin>", src, opt, nil)
 	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := fh.Stat(); err == nil && st.IsDir() {
+		fh.Close()
+		return nil, fmt.Errorf("%s is a directory", path)
+	}
+	return openReader(path, path, fh, opt, func() { fh.Close() })
+}
+
+// OpenReader returns the records' reader of the capture r holds,
+// compressed (gzip, zstd, zlib) or not, in the format Options.Format names
+// or else the one detected, in this order:
+//
+//  1. a format whose Extensions hold name's extension (after compression
+//     extensions), the Fallback format's excepted;
+//  2. the first format, in registration order, whose Sniff claims the
+//     start of the content;
+//  3. the Fallback format, when name carries one of its extensions or
+//     its Fallback accepts the content; else OpenReader fails with its
+//     reason.
+//
+// name is what positions and messages call the input (a path, "<stdin>",
+// an object's key); it need not name a file. When r gives random access
+// to uncompressed content (it is an io.ReaderAt and an io.Seeker: a
+// regular *os.File, a *bytes.Reader, an *io.SectionReader), File.At
+// reads it at offsets from r's current offset, so that the formats that
+// need it (Parquet) or gain from it (JSON documents, read in two passes)
+// need not spool or hold it; any other reader is read once, forward. The
+// records are the same either way. Options.Stdin is not used. Close
+// releases the decoders and what the reader holds; it does not close r.
+func OpenReader(name string, r io.Reader, opt Options) (*File, error) {
+	return openReader(name, name, r, opt, nil)
+}
+
+// openReader is OpenReader with File.Path set to path; closeSrc, when
+// set, closes src, last, on Close (or at once when it fails).
+func openReader(path, name string, src io.Reader, opt Options, closeSrc func()) (*File, error) {
+	f := &File{Path: path, Name: name, Options: opt}
+	if closeSrc != nil {
+		f.OnClose(closeSrc)
+	}
+	at, size := randomAccess(src)
 	if opt.Count != nil {
 		src = countingReader{src, opt.Count}
 	}
@@ -255,6 +285,9 @@ func Open(path string, opt Options) (*File, error) {
 		r = bufio.NewReaderSize(r, SniffLen)
 	}
 	f.Content, f.Compression = r, comp
+	if comp == CompressionNone && at != nil {
+		f.At, f.Size = at, size
+	}
 	format, err := f.format(opt.Format)
 	if err != nil {
 		f.Close()
@@ -275,6 +308,34 @@ func Open(path string, opt Options) (*File, error) {
 		f.Reader = perFileReader{f.Reader, "@" + Stem(f.Name)}
 	}
 	return f, nil
+}
+
+// randomAccess returns r's content from its current offset on, read at
+// offsets, and its size, when r is an io.ReaderAt and an io.Seeker (a
+// regular file's, when r is an *os.File: a pipe or a terminal is read
+// forward); else nil. r is left at the offset it was at.
+func randomAccess(r io.Reader) (io.ReaderAt, int64) {
+	ra, ok := r.(interface {
+		io.ReaderAt
+		io.Seeker
+	})
+	if !ok {
+		return nil, 0
+	}
+	if fh, ok := r.(*os.File); ok {
+		if st, err := fh.Stat(); err != nil || !st.Mode().IsRegular() {
+			return nil, 0
+		}
+	}
+	off, err := ra.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, 0
+	}
+	end, err := ra.Seek(0, io.SeekEnd)
+	if _, err2 := ra.Seek(off, io.SeekStart); err != nil || err2 != nil || end < off {
+		return nil, 0
+	}
+	return io.NewSectionReader(ra, off, end-off), end - off
 }
 
 // format returns the format named, or detects it.

@@ -15,10 +15,10 @@
 //
 // # Formats
 //
-// Open reads any registered format, compressed or not, from a path or
-// standard input, and detects which one it is (see Open for the order:
-// file name extension, then content sniffing, then JSONL as the
-// fallback). Each format is a Format value — name, extensions, sniffer,
+// OpenReader reads any registered format, compressed or not, from an
+// io.Reader, and detects which one it is (see OpenReader for the order:
+// the name's extension, then content sniffing, then JSONL as the
+// fallback); Open does the same from a path or standard input. Each format is a Format value — name, extensions, sniffer,
 // reader constructor — registered with Register; package ingest/formats
 // registers them all, in one list, and commands import it. Nothing outside
 // ingest knows a magic number or an extension.

@@ -14,7 +14,7 @@ var Format = ingest.Format{
 	Extensions: []string{".har", ".zhar"},
 	Sniff:      sniff,
 	Open: func(f *ingest.File) (ingest.Reader, error) {
-		return NewReader(f.Content, f.Name, Options{Agent: f.Options.Agent, AgentHeader: f.Options.AgentHeader}), nil
+		return NewReader(f.Content, f.Name, Options{Agent: f.Options.Agent, AgentHeader: f.Options.AgentHeader, MaxValue: f.Options.MaxLine}), nil
 	},
 }
 

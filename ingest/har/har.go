@@ -3,7 +3,12 @@
 //
 // The document is walked with encoding/json's Decoder down to log.entries
 // and decoded one entry at a time, so memory does not grow with the number
-// of entries. Each entry becomes one Record positioned at
+// of entries; nor with one entry's size: the decoder never holds more than
+// Options.MaxValue bytes of one value (an entry, or a member walked past
+// on the way to log.entries) before it sees the value's end. A larger
+// entry (a multi-gigabyte body string) is a malformed entry, read past
+// without being kept; a larger value before or after log.entries refuses
+// the rest of the document. Each entry becomes one Record positioned at
 // "file:entries[i]" (0-based):
 //
 //   - an LLM call (POST with a JSON request body to a chat completions,
@@ -34,14 +39,18 @@
 package har
 
 import (
+	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/jsonend"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -61,6 +70,10 @@ type Options struct {
 	// AgentHeader names the request header holding the agent id, matched
 	// case-insensitively; "" means DefaultAgentHeader.
 	AgentHeader string
+	// MaxValue bounds one entry (or one value walked past outside
+	// log.entries) in bytes, as the document holds it (0:
+	// ingest.DefaultMaxLine, as --max-line bounds a JSONL line).
+	MaxValue int
 }
 
 // state says where the walk through the document is.
@@ -85,10 +98,16 @@ type Reader struct {
 	close func()
 	state state
 	n     int64 // index of the next entry
-	rec   *ingest.Record
-	err   error
-	zstd  *zstd.Decoder // created on first use by a zstd body
-	gzip  *gzip.Reader  // reused by gzip bodies
+	// base is the offset in the document of the decoder's first byte
+	// (see resync: a decoder restarted after an entry over MaxValue).
+	base int64
+	// pending is the record that ends the stream at the next Scan (an
+	// entry over MaxValue that the document ends inside).
+	pending *ingest.Record
+	rec     *ingest.Record
+	err     error
+	zstd    *zstd.Decoder // created on first use by a zstd body
+	gzip    *gzip.Reader  // reused by gzip bodies
 }
 
 // NewReader returns a Reader of the HAR document in r, whose records name
@@ -99,6 +118,9 @@ func NewReader(r io.Reader, name string, opt Options) *Reader {
 	if opt.AgentHeader == "" {
 		opt.AgentHeader = DefaultAgentHeader
 	}
+	if opt.MaxValue <= 0 {
+		opt.MaxValue = ingest.DefaultMaxLine
+	}
 	hr := &Reader{name: name, opt: opt, close: func() {}}
 	dr, _, closer, err := ingest.Decompress(r)
 	if err != nil {
@@ -107,7 +129,7 @@ func NewReader(r io.Reader, name string, opt Options) *Reader {
 		return hr
 	}
 	hr.close = closer
-	hr.src = &sourceReader{r: dr}
+	hr.src = &sourceReader{r: dr, max: int64(opt.MaxValue), held: hr.held}
 	hr.dec = json.NewDecoder(hr.src)
 	return hr
 }
@@ -116,6 +138,11 @@ func NewReader(r io.Reader, name string, opt Options) *Reader {
 // a read error.
 func (r *Reader) Scan() bool {
 	r.rec = nil
+	if r.pending != nil {
+		bad := r.pending
+		r.pending = nil
+		return r.finish(bad)
+	}
 	switch r.state {
 	case stateStart:
 		if bad := r.findEntries(); bad != nil {
@@ -175,6 +202,13 @@ func (r *Reader) next() bool {
 	var raw json.RawMessage
 	if err := r.dec.Decode(&raw); err != nil {
 		switch {
+		case errors.Is(err, errTooLarge):
+			r.n++
+			r.rec = r.docErr(entryPos(r.name, i), "entry is larger than the %d-byte limit (--max-line): read past, not kept", r.opt.MaxValue)
+			if !r.resync() {
+				r.pending = r.docErr(pathPos(r.name, "log.entries"), "HAR is truncated inside entries[%d]", i)
+			}
+			return true
 		case err == io.EOF: // only white space after the last ','
 			return r.finish(r.docErr(pathPos(r.name, "log.entries"), "HAR is truncated after %s", r.lastEntry()))
 		case err == io.ErrUnexpectedEOF:
@@ -226,6 +260,8 @@ func (r *Reader) findEntries() *ingest.Record {
 func (r *Reader) walkErr(pos ingest.Pos, err error) *ingest.Record {
 	var se *json.SyntaxError
 	switch {
+	case errors.Is(err, errTooLarge):
+		return r.docErr(pos, "HAR holds a value larger than the %d-byte limit (--max-line) before log.entries: not read", r.opt.MaxValue)
 	case err == io.EOF || err == io.ErrUnexpectedEOF:
 		return r.docErr(pos, "HAR is truncated before log.entries")
 	case errors.As(err, &se):
@@ -295,7 +331,9 @@ func (r *Reader) skipRest() *ingest.Record {
 	pos := pathPos(r.name, "log")
 	for depth := 2; depth > 0; { // inside log and the top-level object
 		tok, err := r.dec.Token()
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
+		if errors.Is(err, errTooLarge) {
+			return r.docErr(pos, "HAR holds a value larger than the %d-byte limit (--max-line) after log.entries: not read", r.opt.MaxValue)
+		} else if err == io.EOF || err == io.ErrUnexpectedEOF {
 			return r.docErr(pos, "HAR is truncated after log.entries")
 		} else if err != nil {
 			return r.docErr(pos, "after log.entries: %s", r.jsonErr(err))
@@ -351,11 +389,11 @@ func (r *Reader) jsonErr(err error) string {
 	if !errors.As(err, &se) {
 		return "HAR is not valid JSON: " + err.Error()
 	}
-	at := r.dec.InputOffset() + 1
+	at := r.base + r.dec.InputOffset() + 1
 	if rest, rerr := io.ReadAll(r.dec.Buffered()); rerr == nil {
 		var again *json.SyntaxError
 		if errors.As(json.Unmarshal(rest, new(json.RawMessage)), &again) && again.Error() == se.Error() {
-			at = r.dec.InputOffset() + again.Offset
+			at = r.base + r.dec.InputOffset() + again.Offset
 		}
 	}
 	return fmt.Sprintf("HAR is not valid JSON at byte %d: %s", at, se.Error())
@@ -392,18 +430,107 @@ func kindOfDelim(d json.Delim) string {
 
 // sourceReader remembers the first read error of the input other than
 // io.EOF, so that a decompression failure is told apart from a truncated
-// JSON document.
+// JSON document; and it refuses to read on (errTooLarge) when the decoder,
+// asking for more, already holds max bytes of the value it is reading.
 type sourceReader struct {
-	r   io.Reader
-	err error
+	r    io.Reader
+	err  error
+	n    int64        // bytes read
+	max  int64        // 0: no bound
+	held func() int64 // bytes read that the decoder has not consumed
 }
 
+// errTooLarge is the read error by which a value over MaxValue stops the
+// decoder; it is reported as a malformed item, never as an I/O error.
+var errTooLarge = errors.New("value over the size limit")
+
 func (s *sourceReader) Read(p []byte) (int, error) {
+	if s.max > 0 && s.held() >= s.max {
+		return 0, errTooLarge
+	}
 	n, err := s.r.Read(p)
+	s.n += int64(n)
 	if err != nil && err != io.EOF && s.err == nil {
 		s.err = err
 	}
 	return n, err
+}
+
+// held is how many of the bytes read the decoder holds unconsumed: the
+// value it is reading, from its start (a decoder advances only past
+// whole values and tokens), and what it read ahead.
+func (r *Reader) held() int64 { return r.src.n - r.base - r.dec.InputOffset() }
+
+// resync reads past the entry over MaxValue that the decoder stopped at
+// (its bytes, from the entry's start, are the decoder's buffer, then the
+// input), without keeping it, and a ',' after it; then restarts the
+// decoder there, as if inside log.entries. false when the input ends
+// first.
+func (r *Reader) resync() bool {
+	start := r.base + r.dec.InputOffset()
+	br := bufio.NewReader(io.MultiReader(r.dec.Buffered(), r.src))
+	max := r.src.max
+	r.src.max = 0 // read past the entry without a bound: nothing is kept
+	defer func() { r.src.max = max }()
+	k, ok := skipJSONValue(br)
+	if !ok {
+		return false
+	}
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			break
+		}
+		k++
+		if c == ',' {
+			break
+		}
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			br.UnreadByte()
+			k--
+			break
+		}
+	}
+	ahead, _ := br.Peek(br.Buffered())
+	rest := io.MultiReader(strings.NewReader(reentry), bytes.NewReader(bytes.Clone(ahead)), r.src)
+	// The restarted decoder reads reentry (the tokens down to inside
+	// log.entries, so that the document's end reads as it would have),
+	// then the document from offset start+k: its offsets are the
+	// document's minus base.
+	r.base = start + k - int64(len(reentry))
+	r.dec = json.NewDecoder(rest)
+	for range 5 {
+		if _, err := r.dec.Token(); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// reentry is what a restarted decoder reads before the rest of
+// log.entries: 5 tokens.
+const reentry = `{"log":{"entries":[`
+
+// skipJSONValue reads past one object or array, keeping nothing; it
+// returns the bytes read, and false when the input ends first.
+func skipJSONValue(br *bufio.Reader) (int64, bool) {
+	var k int64
+	var end jsonend.Scanner
+	for {
+		buf, err := br.Peek(max(br.Buffered(), 1))
+		if len(buf) == 0 {
+			return k, false
+		}
+		if n := end.Feed(buf); n >= 0 {
+			br.Discard(n)
+			return k + int64(n), true
+		}
+		br.Discard(len(buf))
+		k += int64(len(buf))
+		if err != nil && br.Buffered() == 0 {
+			return k, false
+		}
+	}
 }
 
 // invalidUTF8 returns the 0-based offset of the first invalid UTF-8

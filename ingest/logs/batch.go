@@ -50,9 +50,9 @@ import (
 // malformed lines and the results no request matched are reported in
 // output order (positions in the output file).
 func NewBatchReader(input io.Reader, inputName string, output io.Reader, outputName string, opt Options) (ingest.Reader, error) {
-	b := &batch{src: newSource(input, inputName), opt: opt, anchor: time.Unix(0, 0).UTC()}
+	b := &batch{src: newSource(input, inputName, opt.MaxValue), opt: opt, anchor: time.Unix(0, 0).UTC()}
 	if output != nil {
-		b.out = newSource(output, outputName)
+		b.out = newSource(output, outputName, opt.MaxValue)
 	}
 	b.seen = map[string]int64{}
 	return b, nil

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/jsonend"
 )
 
 // A document input that is a regular file need not be held whole: the
@@ -270,4 +271,158 @@ func (st *spanStream) next() (*ingest.Record, error) {
 		return nil, fmt.Errorf("%s: the file changed between its two readings (%s)", st.src.name, pos)
 	}
 	return spanRecords([]*tspan{s}, st.plan.ancestors(i), st.opt, st.build)[0].rec, nil
+}
+
+// Any document input the source can read at offsets (a regular file, or
+// input spooled to a temporary file: see sized) is read in two passes
+// too, whatever its format: planUnits scans it once through the window,
+// keeping only each unit's place, and next re-reads the units one at a
+// time. An input with any problem (not JSON, invalid UTF-8, a value the
+// strict scanner refuses) is left to the whole-document path, so that
+// records and messages are the same either way; a unit over the size
+// limit is read past without being kept and reported at its position.
+
+// unitRef locates one unit of a document input: its offset and length
+// in the file, the line of its document, its index in a top-level array
+// (-1: a document), and, for a unit over the limit, its length (n is then
+// 0: it is not read again).
+type unitRef struct {
+	off   int64
+	n     int
+	line  int64
+	index int
+	long  int64
+}
+
+// planUnits is the first pass over a document input read at offsets:
+// it splits the input into units as splitDocsFast does (a top-level array
+// gives its elements) and keeps their places in s.refs; false, with
+// nothing consumed, when the input is no such input or has a problem.
+func (s *source) planUnits() bool {
+	w, _ := s.open()
+	if w == nil || w.skip() == '{' && oneDocument(w) {
+		return false
+	}
+	w, _ = s.open()
+	var refs []unitRef
+	ndocs := 0
+	for c := w.skip(); c != 0; c = w.skip() {
+		if c != '{' && c != '[' {
+			return false
+		}
+		line := w.lines + 1
+		ndocs++
+		if c == '{' {
+			ref, ok := w.unit(0, s.max)
+			ref.line, ref.index = line, -1
+			refs = append(refs, ref)
+			if !ok {
+				return false
+			}
+			continue
+		}
+		ok := w.elems(0, func(n int) bool {
+			ref, ok := w.unit(1, s.max)
+			ref.line, ref.index = line, n
+			refs = append(refs, ref)
+			return ok
+		})
+		if !ok {
+			return false
+		}
+	}
+	if w.base+int64(w.i) != w.size {
+		return false // a read error, or the file changed
+	}
+	s.refs, s.multi, s.mode, s.done, s.planned = refs, ndocs > 1, modeDocs, true, true
+	return true
+}
+
+// oneDocument reports whether the object at w.i is the whole input (but
+// white space), reading past it without holding it: such an input (a
+// Phoenix page, a Langfuse trace, an OTLP document) is one unit, read
+// whole as before, at its size, whatever the limit (the readers that
+// take it apart hold what they need of it anyway).
+func oneDocument(w *window) bool {
+	if _, ok := w.skipValue(); !ok {
+		return true // broken: the whole-document path says where
+	}
+	return w.skip() == 0
+}
+
+// unit moves past the value at w.i (at depth), which must be valid JSON
+// and UTF-8, and returns its place. A value over max bytes is read past
+// without being held: its length is long. false when the value is not
+// valid, or the file ends inside it.
+func (w *window) unit(depth, max int) (unitRef, bool) {
+	off := w.base + int64(w.i)
+	for {
+		if end := strictValue(w.buf, w.i, depth); end >= 0 && (end < len(w.buf) || w.base+int64(end) >= w.size) {
+			raw := w.buf[w.i:end]
+			if !utf8.Valid(raw) {
+				return unitRef{}, false
+			}
+			w.lines += int64(bytes.Count(raw, []byte{'\n'}))
+			w.i = end
+			if len(raw) > max {
+				return unitRef{off: off, long: int64(len(raw))}, true
+			}
+			return unitRef{off: off, n: len(raw)}, true
+		}
+		if len(w.buf)-w.i > max {
+			n, ok := w.skipValue()
+			// A value that ends within max bytes is one the strict
+			// scanner refused.
+			return unitRef{off: off, long: n}, ok && n > int64(max)
+		}
+		if !w.more() {
+			return unitRef{}, false
+		}
+	}
+}
+
+// skipValue reads past the object, array or string at w.i without
+// holding it (see jsonend), counting its newlines; its length, and false
+// when the file ends first or the value is another kind.
+func (w *window) skipValue() (int64, bool) {
+	off := w.base + int64(w.i)
+	if c := w.buf[w.i]; c != '{' && c != '[' && c != '"' {
+		return 0, false
+	}
+	var end jsonend.Scanner
+	for {
+		n := end.Feed(w.buf[w.i:])
+		stop := len(w.buf)
+		if n >= 0 {
+			stop = w.i + n
+		}
+		w.lines += int64(bytes.Count(w.buf[w.i:stop], []byte{'\n'}))
+		w.i = stop
+		if n >= 0 {
+			return w.base + int64(w.i) - off, true
+		}
+		if !w.more() {
+			return 0, false
+		}
+	}
+}
+
+// readUnit returns the next planned unit, read again; a unit over the
+// limit is its error. false on a read error (s.err), which ends the input.
+func (s *source) readUnit() (unit, bool) {
+	ref := s.refs[0]
+	s.refs = s.refs[1:]
+	u := unit{line: ref.line, index: ref.index}
+	if ref.long > 0 {
+		pos := s.pos(u, "")
+		u.err = ingest.Errorf(pos, "item of %d bytes is larger than the %d-byte limit (--max-line): skipped", ref.long, s.max)
+		return u, true
+	}
+	raw, err := s.readElem(elemRef{off: ref.off, n: ref.n})
+	if err != nil {
+		s.refs, s.err = nil, fmt.Errorf("%s: %w", s.name, err)
+		return unit{}, false
+	}
+	u.raw = raw
+	return u, true
 }

@@ -45,7 +45,7 @@ var InputFormats = []ingest.Format{
 // logFormat is a format NewReader reads, sniffed by Detect.
 func logFormat(lf Format) ingest.Format {
 	return ingest.Format{Name: string(lf), Sniff: detected(lf), Open: func(f *ingest.File) (ingest.Reader, error) {
-		return NewReader(sized(f), f.Name, lf, Options{Agent: f.Options.Agent})
+		return NewReader(sized(f), f.Name, lf, Options{Agent: f.Options.Agent, MaxValue: f.Options.MaxLine})
 	}}
 }
 
@@ -58,24 +58,45 @@ type sizedReader struct {
 	ra   io.ReaderAt // the file itself, read at offsets; nil when not opened
 }
 
-// sized returns f's content with its size and the file opened again for
-// ReadAt (closed with f) when it is a regular file read as it is (not
-// decompressed, not standard input); else the content.
+// sized returns f's content with its size and random access to it, so
+// that a document input is read in two passes instead of held whole (see
+// docstream.go): the input itself when it gives random access
+// (ingest.File.At: a regular file, uncompressed); else, when its head is a
+// JSON document spread over lines (isDocument), the content spooled to an
+// unlinked temporary file, closed with f. Anything else (JSONL, read line
+// by line anyway), or when no temporary file can be made, is the content
+// as it is.
 func sized(f *ingest.File) io.Reader {
-	if f.Path == "-" || f.Compression != ingest.CompressionNone {
+	if f.At != nil {
+		return sizedReader{Reader: f.Content, size: f.Size, ra: f.At}
+	}
+	br, ok := f.Content.(interface{ Peek(int) ([]byte, error) })
+	if !ok {
 		return f.Content
 	}
-	st, err := os.Stat(f.Path)
-	if err != nil || !st.Mode().IsRegular() {
+	if head, _ := br.Peek(ingest.SniffLen); !isDocument(head) {
 		return f.Content
 	}
-	sr := sizedReader{Reader: f.Content, size: st.Size()}
-	if fh, err := os.Open(f.Path); err == nil {
-		f.OnClose(func() { fh.Close() })
-		sr.ra = fh
+	fh, err := os.CreateTemp("", "killswitch-*.json")
+	if err != nil {
+		return f.Content
 	}
-	return sr
+	os.Remove(fh.Name())
+	f.OnClose(func() { fh.Close() })
+	n, err := io.Copy(fh, f.Content)
+	spooled := io.NewSectionReader(fh, 0, n)
+	if err != nil {
+		// Read what came, then the error, as the whole-document path
+		// would have read the content.
+		return io.MultiReader(spooled, failingReader{err})
+	}
+	return sizedReader{Reader: spooled, size: n, ra: spooled}
 }
+
+// failingReader is a reader that fails with err.
+type failingReader struct{ err error }
+
+func (e failingReader) Read([]byte) (int, error) { return 0, e.err }
 
 // detected returns a sniffer claiming the heads Detect assigns to lf.
 func detected(lf Format) func(head []byte) bool {
@@ -108,7 +129,7 @@ func openJSONL(f *ingest.File) (ingest.Reader, error) {
 	opt := ingest.JSONLOptions{Agent: f.Options.Agent, MaxLine: f.Options.MaxLine}
 	if br, ok := f.Content.(interface{ Peek(int) ([]byte, error) }); ok {
 		if head, _ := br.Peek(ingest.SniffLen); isDocument(head) {
-			return newJSONL(f.Content, f.Name, Options{Agent: f.Options.Agent}), nil
+			return newJSONL(f.Content, f.Name, Options{Agent: f.Options.Agent, MaxValue: f.Options.MaxLine}), nil
 		}
 	}
 	return ingest.NewJSONL(f.Content, f.Name, opt), nil
@@ -155,7 +176,7 @@ func openParquet(f *ingest.File) (ingest.Reader, error) {
 }
 
 func openOIParquet(f *ingest.File, ra io.ReaderAt, size int64) (ingest.Reader, error) {
-	r, err := NewOIParquetReader(ra, size, f.Name, Options{Agent: f.Options.Agent})
+	r, err := NewOIParquetReader(ra, size, f.Name, Options{Agent: f.Options.Agent, MaxValue: f.Options.MaxLine})
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +196,7 @@ func openOpenInference(f *ingest.File) (ingest.Reader, error) {
 		}
 		return openOIParquet(f, ra, size)
 	}
-	return NewReader(sized(f), f.Name, FormatOTel, Options{Agent: f.Options.Agent})
+	return NewReader(sized(f), f.Name, FormatOTel, Options{Agent: f.Options.Agent, MaxValue: f.Options.MaxLine})
 }
 
 // fallbackJSONL accepts content no other format claims as JSONL (its bad
@@ -234,5 +255,5 @@ func openBatch(f *ingest.File) (ingest.Reader, error) {
 		f.OnClose(closeOut)
 		out = dec
 	}
-	return NewBatchReader(f.Content, f.Name, out, outName, Options{Agent: f.Options.Agent})
+	return NewBatchReader(f.Content, f.Name, out, outName, Options{Agent: f.Options.Agent, MaxValue: f.Options.MaxLine})
 }

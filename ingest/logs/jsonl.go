@@ -14,9 +14,9 @@ import (
 // logs, or a top-level array of records) are compacted one by one into a
 // line for ingest.NewJSONL, and the record takes the document's position.
 func newJSONL(r io.Reader, name string, opt Options) ingest.Reader {
-	s := newSource(r, name)
+	s := newSource(r, name, opt.MaxValue)
 	s.decide()
-	jopt := ingest.JSONLOptions{Agent: opt.Agent}
+	jopt := ingest.JSONLOptions{Agent: opt.Agent, MaxLine: opt.MaxValue}
 	if s.mode == modeLines && !s.done {
 		if head, _ := s.br.Peek(len(bom)); bytes.Equal(head, bom) {
 			s.br.Discard(len(bom))

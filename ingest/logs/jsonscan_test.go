@@ -251,7 +251,7 @@ func TestFastPathsReadAsEncodingJSON(t *testing.T) {
 // documents it took.
 func sameOTLPSpans(t *testing.T, data []byte) int {
 	t.Helper()
-	src := newSource(bytes.NewReader(data), "in.json")
+	src := newSource(bytes.NewReader(data), "in.json", 0)
 	c := &otel{src: src}
 	took := 0
 	for {
@@ -470,7 +470,7 @@ func TestMarshalAsEncodingJSON(t *testing.T) {
 // without a size.
 func TestSizedSourceReadsAlike(t *testing.T) {
 	units := func(r io.Reader) []unit {
-		s := newSource(r, "in.json")
+		s := newSource(r, "in.json", 0)
 		var us []unit
 		for {
 			u, ok := s.next()

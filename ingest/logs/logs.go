@@ -130,6 +130,11 @@ type Options struct {
 	// Agent, when set, is the agent id of every record (the mapping flag,
 	// first in SPEC §3's order).
 	Agent string
+	// MaxValue bounds one item in bytes — a JSONL line, an element of a
+	// top-level array, a document — as --max-line does (0:
+	// ingest.DefaultMaxLine). A longer one is a malformed item, read past
+	// without being kept.
+	MaxValue int
 }
 
 // NewReader reads a whole input of format f (already decompressed: see
@@ -142,15 +147,15 @@ func NewReader(r io.Reader, name string, f Format, opt Options) (ingest.Reader, 
 	case FormatCapture, FormatCompletionLog:
 		return newJSONL(r, name, opt), nil
 	case FormatLiteLLM:
-		s := newSource(r, name)
+		s := newSource(r, name, opt.MaxValue)
 		c := &litellm{src: s, opt: opt}
 		return &reader{src: s, conv: c.convert}, nil
 	case FormatLangfuse:
-		s := newSource(r, name)
+		s := newSource(r, name, opt.MaxValue)
 		c := &langfuse{src: s, opt: opt}
 		return &reader{src: s, conv: c.convert}, nil
 	case FormatOTel, FormatOpenInference:
-		s := newSource(r, name)
+		s := newSource(r, name, opt.MaxValue)
 		c := &otel{src: s, opt: opt}
 		return &reader{src: s, conv: c.convert, plan: func() recordStream {
 			if st := planOTel(c); st != nil {
@@ -159,19 +164,25 @@ func NewReader(r io.Reader, name string, f Format, opt Options) (ingest.Reader, 
 			return nil
 		}}, nil
 	case FormatVercelAI:
-		return &vercelReader{src: newSource(r, name), opt: opt}, nil
+		return &vercelReader{src: newSource(r, name, opt.MaxValue), opt: opt}, nil
 	case FormatOTelConsole, FormatPhoenix:
-		s := newSource(r, name)
-		return readWhole(s, (&flatReader{src: s, opt: opt}).readAll), nil
+		s := newSource(r, name, opt.MaxValue)
+		fr := &flatReader{src: s, opt: opt}
+		return &reader{src: s, plan: func() recordStream {
+			if st := planFlat(fr); st != nil {
+				return st
+			}
+			return &queueStream{recs: fr.readAll(), err: s.err}
+		}}, nil
 	case FormatLangSmith:
-		s := newSource(r, name)
+		s := newSource(r, name, opt.MaxValue)
 		return readWhole(s, (&langsmith{src: s, opt: opt}).readAll), nil
 	case FormatDatadog:
-		s := newSource(r, name)
+		s := newSource(r, name, opt.MaxValue)
 		c := &datadog{src: s, opt: opt}
 		return &reader{src: s, conv: c.convert}, nil
 	case FormatBedrock:
-		s := newSource(r, name)
+		s := newSource(r, name, opt.MaxValue)
 		c := &bedrock{src: s, opt: opt}
 		return &reader{src: s, conv: c.convert}, nil
 	case FormatOpenAIBatch, FormatAnthropicBatch:

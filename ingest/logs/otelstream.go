@@ -40,15 +40,78 @@ type otelStream struct {
 	res   []obj    // per resource
 	spans []otelLight
 	oi    spanPlan
-	// GenAI: per span its parent id and agent key values (while the
-	// first pass runs), then per call span what its ancestors give.
+	// GenAI: what each call span's ancestors give its agent keys.
+	up    inherited
+	order []int32
+	n     int
+}
+
+// inherited is, for the GenAI spans of a document read in two passes,
+// what span.agent's lookup finds on each span's ancestors: while the first
+// pass runs, per span its id, parent id and agent key values (add); then,
+// per call span, the value each key has on its nearest ancestor (resolve).
+type inherited struct {
 	byID    map[string]int32
 	parents []string
 	vals    []int32 // len(agentKeys) per span
 	inh     []int32 // len(agentKeys) per span
 	strs    interner
-	order   []int32
-	n       int
+}
+
+func newInherited() inherited {
+	in := inherited{byID: map[string]int32{}}
+	in.strs.add("")
+	return in
+}
+
+// add adds span i (the spans are added in order, from 0).
+func (in *inherited) add(i int32, s *span) {
+	if id := str(s.o["spanId"]); id != "" {
+		if _, dup := in.byID[id]; !dup {
+			in.byID[id] = i
+		}
+	}
+	in.parents = append(in.parents, s.parent)
+	for _, k := range agentKeys {
+		in.vals = append(in.vals, in.strs.add(str(s.attrs[k])))
+	}
+}
+
+// resolve sets, for each span call(i) says is a GenAI call, the value
+// each agent key has on its nearest ancestor (as byIDLookup walks them:
+// at most maxAncestors levels up), then drops the ids.
+func (in *inherited) resolve(n int, call func(i int) bool) {
+	k := len(agentKeys)
+	in.inh = make([]int32, n*k)
+	for i := range n {
+		if !call(i) {
+			continue
+		}
+		inh := in.inh[i*k : (i+1)*k]
+		p, ok := in.byID[in.parents[i]]
+		for depth := 1; ok && depth <= maxAncestors; depth++ {
+			for j, v := range in.vals[int(p)*k : (int(p)+1)*k] {
+				if inh[j] == 0 {
+					inh[j] = v
+				}
+			}
+			p, ok = in.byID[in.parents[p]]
+		}
+	}
+	in.byID, in.parents, in.vals = nil, nil, nil
+}
+
+// lookup is span.agent's lookup for call span i: a key on the span
+// itself, else what its ancestors give.
+func (in *inherited) lookup(i int) func(t *span, key string) string {
+	k := len(agentKeys)
+	inh := in.inh[i*k : (i+1)*k]
+	return func(t *span, key string) string {
+		if v := str(t.attrs[key]); v != "" {
+			return v
+		}
+		return in.strs.strs[inh[slices.Index(agentKeys[:], key)]]
+	}
 }
 
 // planOTel reads the first pass of the OTLP document in the file; nil
@@ -58,8 +121,7 @@ func planOTel(c *otel) *otelStream {
 	if w == nil || w.skip() != '{' {
 		return nil
 	}
-	st := &otelStream{c: c, line: line, byID: map[string]int32{}}
-	st.strs.add("")
+	st := &otelStream{c: c, line: line, up: newInherited()}
 	oiTree := newLightTree(keyAttrs(oiAgentKeys))
 	var starts []time.Time
 	seen := map[string]bool{}
@@ -133,16 +195,7 @@ func planOTel(c *otel) *otelStream {
 									return false
 								}
 								l := otelLight{ref: elemRef{off: at, n: len(raw)}, ri: int32(ri), si: int32(si), pi: int32(pi), oi: -1}
-								i := int32(len(st.spans))
-								if id := str(s.o["spanId"]); id != "" {
-									if _, dup := st.byID[id]; !dup {
-										st.byID[id] = i
-									}
-								}
-								st.parents = append(st.parents, s.parent)
-								for _, k := range agentKeys {
-									st.vals = append(st.vals, st.strs.add(str(s.attrs[k])))
-								}
+								st.up.add(int32(len(st.spans)), s)
 								if s.attrs[oiKindAttr] != nil {
 									t := oiLightSpan(s)
 									l.oi = int32(len(oiTree.spans))
@@ -150,7 +203,7 @@ func planOTel(c *otel) *otelStream {
 									starts = append(starts, t.start)
 								} else {
 									start, _ := unixNano(s.o["startTimeUnixNano"])
-									l.skip = st.strs.add(s.notCall())
+									l.skip = st.up.strs.add(s.notCall())
 									starts = append(starts, start)
 								}
 								st.spans = append(st.spans, l)
@@ -168,7 +221,7 @@ func planOTel(c *otel) *otelStream {
 		return nil // an empty document is a record of its own: read it whole
 	}
 	st.oi = oiTree.plan(false)
-	st.resolve()
+	st.up.resolve(len(st.spans), func(i int) bool { return st.spans[i].oi < 0 && st.spans[i].skip == 0 })
 	st.order = make([]int32, len(st.spans))
 	for i := range st.order {
 		st.order[i] = int32(i)
@@ -188,30 +241,6 @@ func decodeOTLPSpan(raw []byte) (*span, bool) {
 	ow := otlpWalk{b: raw, ok: true}
 	s, _ := ow.span(0)
 	return s, ow.ok && s != nil
-}
-
-// resolve sets, for each GenAI call span, the value each agent key has on
-// its nearest ancestor (as byIDLookup walks them: at most maxAncestors
-// levels up), then drops the ids.
-func (st *otelStream) resolve() {
-	k := len(agentKeys)
-	st.inh = make([]int32, len(st.spans)*k)
-	for i, l := range st.spans {
-		if l.oi >= 0 || l.skip != 0 {
-			continue
-		}
-		inh := st.inh[i*k : (i+1)*k]
-		p, ok := st.byID[st.parents[i]]
-		for depth := 1; ok && depth <= maxAncestors; depth++ {
-			for j, v := range st.vals[int(p)*k : (int(p)+1)*k] {
-				if inh[j] == 0 {
-					inh[j] = v
-				}
-			}
-			p, ok = st.byID[st.parents[p]]
-		}
-	}
-	st.byID, st.parents, st.vals = nil, nil, nil
 }
 
 // next returns the next record of the second pass; nil at the end, with
@@ -234,7 +263,7 @@ func (st *otelStream) next() (*ingest.Record, error) {
 			return skip(pos, oiWrapper(nil)), nil
 		}
 	} else if l.skip != 0 {
-		return skip(pos, st.strs.strs[l.skip]), nil
+		return skip(pos, st.up.strs.strs[l.skip]), nil
 	}
 	raw, err := st.c.src.readElem(l.ref)
 	if err != nil {
@@ -251,14 +280,7 @@ func (st *otelStream) next() (*ingest.Record, error) {
 		t := oiSpan(pos, s, i)
 		return spanRecords([]*tspan{t}, st.oi.ancestors(int(l.oi)), st.c.opt, oiBuild)[0].rec, nil
 	}
-	k := len(agentKeys)
-	inh := st.inh[i*k : (i+1)*k]
-	return st.c.span(s, pos, func(t *span, key string) string {
-		if v := str(t.attrs[key]); v != "" {
-			return v
-		}
-		return st.strs.strs[inh[slices.Index(agentKeys[:], key)]]
-	}).rec, nil
+	return st.c.span(s, pos, st.up.lookup(i)).rec, nil
 }
 
 // oiLightSpan is what the light view needs of oiSpan(pos, s, …): ids,

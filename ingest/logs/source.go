@@ -53,12 +53,23 @@ type source struct {
 	err    error // the I/O error that ended the input
 	size   int64 // the input's size when known (a regular file), else 0
 	// ra reads the file at offsets when the input is a regular file read
-	// as it is (see scanArray); else nil.
+	// as it is, or spooled (see scanArray, planUnits); else nil.
 	ra io.ReaderAt
+	// max is the longest item kept, in bytes (Options.MaxValue): a JSONL
+	// line, an element of a top-level array, a document.
+	max int
+	// refs are the units left of a document input read at offsets (see
+	// planUnits); planned says that planUnits took the input.
+	refs    []unitRef
+	planned bool
 }
 
-func newSource(r io.Reader, name string) *source {
-	s := &source{br: bufio.NewReaderSize(r, peekSize), name: name}
+// newSource returns the source of r; max is Options.MaxValue.
+func newSource(r io.Reader, name string, max int) *source {
+	if max <= 0 {
+		max = ingest.DefaultMaxLine
+	}
+	s := &source{br: bufio.NewReaderSize(r, peekSize), name: name, max: max}
 	if sr, ok := r.(sizedReader); ok {
 		s.size, s.ra = sr.size, sr.ra
 	}
@@ -77,9 +88,13 @@ func (s *source) readAll() ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// decide chooses JSONL or documents. In documents mode it reads the whole
-// input and queues its units.
+// decide chooses JSONL or documents. In documents mode it plans the
+// units of an input it can read at offsets (planUnits), or else reads the
+// whole input and queues its units.
 func (s *source) decide() {
+	if s.planUnits() {
+		return
+	}
 	if !s.wholeDocs() {
 		return
 	}
@@ -165,6 +180,9 @@ func (s *source) next() (unit, bool) {
 			s.pend = s.pend[1:]
 			return u, true
 		}
+		if len(s.refs) > 0 {
+			return s.readUnit()
+		}
 		if s.done {
 			return unit{}, false
 		}
@@ -172,8 +190,8 @@ func (s *source) next() (unit, bool) {
 		case modeUndecided:
 			s.decide()
 		case modeLines:
-			line, err := s.br.ReadBytes('\n')
-			if len(line) == 0 && err != nil {
+			line, long, err := s.readLine()
+			if len(line) == 0 && long == 0 && err != nil {
 				if err != io.EOF {
 					s.err = err
 				}
@@ -185,6 +203,15 @@ func (s *source) next() (unit, bool) {
 				continue
 			}
 			s.line++
+			if long > 0 {
+				if !s.first {
+					s.first = true
+					s.single = s.restIsBlank()
+				}
+				pos := ingest.Pos{File: s.name, Kind: ingest.PosLine, N: s.line}
+				s.pend = []unit{{line: s.line, index: -1, err: ingest.Errorf(pos, "line of %d bytes is longer than the %d-byte limit (--max-line): skipped", long, s.max)}}
+				continue
+			}
 			if s.line == 1 {
 				line = bytes.TrimPrefix(line, bom)
 			}
@@ -200,6 +227,35 @@ func (s *source) next() (unit, bool) {
 		default:
 			s.done = true
 		}
+	}
+}
+
+// readLine reads the next line, with its '\n', as bufio.Reader.ReadBytes
+// does; a line longer than s.max is read past without being kept: long is
+// its length (without the '\n'). A line that holds a top-level array is
+// not bounded: its elements are the items (see expand).
+func (s *source) readLine() (line []byte, long int64, err error) {
+	var n int64
+	array := false
+	for {
+		frag, err := s.br.ReadSlice('\n')
+		if n == 0 {
+			t := bytes.TrimLeft(bytes.TrimPrefix(frag, bom), " \t\r")
+			array = len(t) > 0 && t[0] == '['
+		}
+		n += int64(len(frag))
+		if n <= int64(s.max)+1 || array {
+			line = append(line, frag...)
+		} else {
+			line = nil
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if l := n - int64(len(frag)-len(bytes.TrimSuffix(frag, []byte{'\n'}))); l > int64(s.max) && !array {
+			return nil, l, err
+		}
+		return line, 0, err
 	}
 }
 

@@ -28,26 +28,22 @@ func open(f *ingest.File) (ingest.Reader, error) {
 	return OpenCapture(f, ra, size)
 }
 
-// Access gives random access to a Parquet file opened by ingest.Open,
-// which Parquet needs: a plain file is read in place; standard input or a
-// compressed file is first spooled to a temporary file. What it opens is
-// closed (and removed) on f.Close.
+// Access gives random access to a Parquet file opened by ingest.Open or
+// ingest.OpenReader, which Parquet needs: content the input gives at
+// offsets (ingest.File.At: a regular file, uncompressed) is read in place;
+// any other (standard input, a pipe, a compressed file) is first spooled
+// to a temporary file, closed and removed on f.Close.
 func Access(f *ingest.File) (io.ReaderAt, int64, error) {
-	var fh *os.File
-	var err error
-	if f.Path != "-" && f.Compression == ingest.CompressionNone {
-		if fh, err = os.Open(f.Path); err != nil {
-			return nil, 0, err
-		}
-		f.OnClose(func() { fh.Close() })
-	} else {
-		if fh, err = os.CreateTemp("", "killswitch-*.parquet"); err != nil {
-			return nil, 0, err
-		}
-		f.OnClose(func() { fh.Close(); os.Remove(fh.Name()) })
-		if _, err := io.Copy(fh, f.Content); err != nil {
-			return nil, 0, fmt.Errorf("%s: %w", f.Name, err)
-		}
+	if f.At != nil {
+		return f.At, f.Size, nil
+	}
+	fh, err := os.CreateTemp("", "killswitch-*.parquet")
+	if err != nil {
+		return nil, 0, err
+	}
+	f.OnClose(func() { fh.Close(); os.Remove(fh.Name()) })
+	if _, err := io.Copy(fh, f.Content); err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", f.Name, err)
 	}
 	st, err := fh.Stat()
 	if err != nil {

@@ -1,0 +1,107 @@
+package benchmarks
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/killswitch/killswitch/internal/tracegen"
+)
+
+// BenchmarkDocumentMemory reads JSON document inputs of two sizes (calls
+// of benchChatRecords, ~2.5 KB) through ingest.Open and reports, beside
+// MB/s and records/s, what reading costs in memory: the bytes allocated
+// per record (alloc-B/record) and the largest heap seen while reading,
+// above the heap before Open, sampled every 64 records (peak-heap-MB;
+// garbage included, so up to about twice what is live). Flat in the
+// file's size means the peak does not grow with the file. The inputs:
+// Bedrock invocation logs as one pretty-printed JSON array (a CloudWatch
+// export's shape: an item per element, converted one at a time);
+// OpenTelemetry console output (documents one after another, a span
+// each: read in two passes, span by span); and Phoenix span JSON as a
+// {"data": [...]} page (read in two passes, span by span).
+func BenchmarkDocumentMemory(b *testing.B) {
+	dir := b.TempDir()
+	for _, n := range []int{5000, 20000} {
+		bedrock, phoenix, console := documentFiles(b, dir, n)
+		b.Run(fmt.Sprintf("bedrock-array/calls=%d", n), func(b *testing.B) {
+			benchDocumentMemory(b, bedrock, "bedrock", n)
+		})
+		b.Run(fmt.Sprintf("console/calls=%d", n), func(b *testing.B) {
+			benchDocumentMemory(b, console, "otel-console", n)
+		})
+		b.Run(fmt.Sprintf("phoenix-page/calls=%d", n), func(b *testing.B) {
+			benchDocumentMemory(b, phoenix, "phoenix", n)
+		})
+	}
+}
+
+// documentFiles writes n calls as a Bedrock array and a Phoenix page in
+// dir, and the calls as OpenTelemetry console output (a chat span under an
+// invoke_agent span, each a pretty-printed document), and returns their
+// paths; nothing it made stays referenced.
+func documentFiles(b testing.TB, dir string, n int) (bedrock, phoenix, console string) {
+	recs := benchChatRecords(n)
+	calls := make([]tracegen.Span, n)
+	var spans []tracegen.Span
+	for i, rec := range recs {
+		c := tracegen.Span{TraceID: fmt.Sprintf("%032x", i+1), SpanID: fmt.Sprintf("%016x", 2*i+1), Name: "ChatCompletion", Kind: "LLM",
+			Start: rec.TS, End: rec.TS, Session: rec.Agent}
+		if err := tracegen.FromChat(&c, rec.Request, rec.Response); err != nil {
+			b.Fatal(err)
+		}
+		calls[i] = c
+		root := tracegen.Span{TraceID: c.TraceID, SpanID: fmt.Sprintf("%016x", 2*i+2), Name: "agent.run", Kind: "AGENT", Start: rec.TS, End: rec.TS, Session: rec.Agent}
+		c.ParentID = root.SpanID
+		spans = append(spans, root, c)
+	}
+	lines := bytes.Split(bytes.TrimSpace(tracegen.BedrockConverse(calls)), []byte("\n"))
+	array := append(append([]byte("[\n"), bytes.Join(lines, []byte(",\n"))...), "\n]\n"...)
+	bedrock = filepath.Join(dir, fmt.Sprintf("invocations-%d.json", n))
+	phoenix = filepath.Join(dir, fmt.Sprintf("spans-%d.json", n))
+	if err := os.WriteFile(bedrock, array, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(phoenix, tracegen.PhoenixSpans(spans), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	console = filepath.Join(dir, fmt.Sprintf("console-%d.json", n))
+	if err := os.WriteFile(console, tracegen.ConsoleGenAI(calls, false), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return bedrock, phoenix, console
+}
+
+func benchDocumentMemory(b *testing.B, path, format string, calls int) {
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var peak, alloc uint64
+	var ms runtime.MemStats
+	for b.Loop() {
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		base, total := ms.HeapAlloc, ms.TotalAlloc
+		n := readCalls(b, path, format, func(n int) {
+			if n%64 == 0 {
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapAlloc-min(base, ms.HeapAlloc))
+			}
+		})
+		runtime.ReadMemStats(&ms)
+		alloc += ms.TotalAlloc - total
+		if n != calls {
+			b.Fatalf("read %d calls, want %d", n, calls)
+		}
+	}
+	b.SetBytes(st.Size())
+	b.ReportMetric(float64(calls)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+	b.ReportMetric(float64(alloc)/float64(b.N)/float64(calls), "alloc-B/record")
+	b.ReportMetric(float64(st.Size())/(1<<20), "file-MB")
+}
