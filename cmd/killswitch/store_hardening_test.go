@@ -2,9 +2,14 @@ package main
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/killswitch/killswitch/internal/testsrv"
@@ -42,4 +47,81 @@ func TestBreakerApplyACLWritesNothing(t *testing.T) {
 	if len(keys) != 0 {
 		t.Errorf("%d keys written, want none: %v", len(keys), keys)
 	}
+}
+
+const storeCall = `{"ts":"2026-03-01T10:00:00Z","agent":"support","tenant":"acme","api_key_id":"k1","request":{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]},"status":200}`
+
+// #28 item 2: a NUL byte in a tenant (a call's, or a freeze's reason)
+// cannot be PostgreSQL text: the script and --apply are refused before
+// anything is written, naming file:line and the record's field.
+func TestGatewayRefusesTextPostgresCannotHold(t *testing.T) {
+	dsn := testsrv.Postgres(t)
+	ctx := context.Background()
+	for _, c := range []struct{ name, line, want string }{
+		{"call-tenant", strings.Replace(storeCall, `"acme"`, `"ten\u0000ant"`, 1), `:2: "tenant" holds a NUL byte (at byte 3)`},
+		{"freeze-reason", `{"ts":"2026-03-01T10:00:01Z","event":"freeze","entity":"tenant","tenant":"acme","by":"ops","reason":"r\u0000"}`, `:2: "reason" holds a NUL byte (at byte 1)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			capture := writeCapture(t, t.TempDir(), "c.jsonl", []string{storeCall, c.line})
+			script := filepath.Join(t.TempDir(), "state.sql")
+			_, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", "--writes", script, capture)
+			if code != exitUsage || !strings.Contains(stderr, capture+c.want) || !strings.Contains(stderr, "nothing written") {
+				t.Errorf("--writes: exit %d, stderr %q; want exit 2 and %q", code, stderr, capture+c.want)
+			}
+			if _, err := os.Stat(script); !os.IsNotExist(err) {
+				t.Errorf("--writes left %s (%v)", script, err)
+			}
+			_, stderr, code = runCLI(t, "", "replay", "--policy", "gateway", "--apply", dsn, capture)
+			if code != exitUsage || !strings.Contains(stderr, capture+c.want) {
+				t.Errorf("--apply: exit %d, stderr %q; want exit 2 and %q", code, stderr, capture+c.want)
+			}
+			conn, err := pgx.Connect(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			var table *string
+			if err := conn.QueryRow(ctx, "SELECT to_regclass('proxy_calls')::text").Scan(&table); err != nil || table != nil {
+				t.Errorf("--apply created proxy_calls (%v)", err)
+			}
+		})
+	}
+}
+
+// #28 item 2, Redis: keys are binary-safe, so a NUL in a tenant is kept
+// as given, by the script (redis-cli reads \x00) and by --apply alike.
+func TestBreakerRedisKeepsNUL(t *testing.T) {
+	sock := testsrv.Redis(t)
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Network: "unix", Addr: sock})
+	defer c.Close()
+	capture := writeCapture(t, t.TempDir(), "c.jsonl", []string{storeCall, strings.Replace(storeCall, `"acme"`, `"ten\u0000ant"`, 1)})
+	script := filepath.Join(t.TempDir(), "state.redis")
+	if _, stderr, code := runCLI(t, "", "replay", "--policy", "breaker", "--writes", script, capture); code != 0 {
+		t.Fatalf("--writes: exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(script)
+	want := []string{"tenant:acme:stats:support:default:success", "tenant:ten\x00ant:stats:support:default:success"}
+	keys := func(how string) {
+		t.Helper()
+		got, err := c.Keys(ctx, "*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: keys %q, want %q", how, got, want)
+		}
+	}
+	cli := exec.Command("redis-cli", "-s", sock)
+	cli.Stdin = strings.NewReader(string(b))
+	if out, err := cli.CombinedOutput(); err != nil {
+		t.Fatalf("redis-cli < script: %v\n%s", err, out)
+	}
+	keys("redis-cli < script")
+	c.FlushAll(ctx)
+	if _, stderr, code := runCLI(t, "", "replay", "--policy", "breaker", "--apply", "unix://"+sock, capture); code != 0 {
+		t.Fatalf("--apply: exit %d: %s", code, stderr)
+	}
+	keys("--apply")
 }

@@ -88,7 +88,16 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 	if err != nil {
 		return nil, err
 	}
+	if o.Writes == "" && o.Apply == "" {
+		return &policy.Outcome{Summary: sum, Found: sum.Totals.Blocks > 0 || sum.Totals.Blocked > 0}, nil
+	}
+	if err := checkText(pol.Decisions(), pol.Result()); err != nil {
+		return nil, fmt.Errorf("--policy gateway: PostgreSQL state: %v", err)
+	}
 	stmts := report.GatewayStatements(pol.Decisions(), pol.Result())
+	if err := postgres.CheckStatements(stmts); err != nil {
+		return nil, fmt.Errorf("--policy gateway: PostgreSQL state: %v", err)
+	}
 	if o.Writes != "" {
 		if err := e.WriteFile(o.Writes, func(w io.Writer) error { return report.WriteGatewaySQL(w, stmts) }); err != nil {
 			return nil, fmt.Errorf("--writes: %v", err)

@@ -17,8 +17,12 @@ import (
 
 // Apply applies the gateway's writes to the PostgreSQL database at
 // dsn (postgres://…) in one transaction: the schema, then every statement
-// with bound parameters. Applying twice changes nothing.
+// with bound parameters. Applying twice changes nothing. A text value
+// PostgreSQL cannot hold (TextProblem) is refused before connecting.
 func Apply(ctx context.Context, dsn string, stmts []report.Statement) error {
+	if err := CheckStatements(stmts); err != nil {
+		return fmt.Errorf("--apply: %w", err)
+	}
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return fmt.Errorf("--apply: %w", err)
