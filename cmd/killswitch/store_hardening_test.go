@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,4 +125,56 @@ func TestBreakerRedisKeepsNUL(t *testing.T) {
 		t.Fatalf("--apply: exit %d: %s", code, stderr)
 	}
 	keys("--apply")
+}
+
+// #28 item 3: no --apply target echoes a secret, whatever its form and
+// whichever policy it is given to.
+func TestApplyTargetsNeverEchoSecrets(t *testing.T) {
+	gw, br, loop := "fixtures/gateway/m22.jsonl", "fixtures/breaker/outage.jsonl", "fixtures/examples/traffic.jsonl"
+	missing := filepath.Join(t.TempDir(), "missing")
+	for _, c := range []struct{ policy, target, capture, shown string }{
+		{"gateway", "host=" + missing + " user=u password=hunter2 dbname=ks", gw, "password=xxxxx"},
+		{"gateway", "host=" + missing + " password = 'hunter2 \\' x' dbname=ks", gw, ""},
+		{"gateway", "postgres://u:hunter2@/ks?host=" + missing, gw, "u:xxxxx@"},
+		{"gateway", "postgres://u@/ks?host=" + missing + "&password=hunter2", gw, "password=xxxxx"},
+		{"gateway", "redis://u:hunter2@localhost/0", gw, "u:xxxxx@"},
+		{"breaker", "unix://" + missing + "?password=hunter2", br, "password=xxxxx"},
+		{"breaker", "unix://u:hunter2@" + missing, br, "u:xxxxx@"},
+		{"breaker", "redis://:hunter2@" + missing, br, ""},
+		{"loop", "host=/tmp user=u password=hunter2", loop, "password=xxxxx"},
+		{"loop", "postgres://u:hunter2@h/db?sslpassword=hunter2", loop, "u:xxxxx@"},
+		{"loop", "sqlite:" + missing + "/a.db?password=hunter2", loop, "password=xxxxx"},
+	} {
+		stdout, stderr, code := runCLI(t, "", "replay", "--policy", c.policy, "--apply", c.target, c.capture)
+		if code != exitUsage {
+			t.Errorf("%s --apply %s: exit %d, want %d: %s", c.policy, c.target, code, exitUsage, stderr)
+		}
+		if strings.Contains(stdout+stderr, "hunter2") {
+			t.Errorf("%s --apply %s: the secret is shown:\n%s", c.policy, c.target, stderr)
+		}
+		if !strings.Contains(stderr, c.shown) {
+			t.Errorf("%s --apply %s: stderr lacks %q:\n%s", c.policy, c.target, c.shown, stderr)
+		}
+	}
+}
+
+// libpq's key=value form is a target --apply takes, as pgx does.
+func TestGatewayApplyKeyValueDSN(t *testing.T) {
+	u, err := url.Parse(testsrv.Postgres(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := "host=" + u.Query().Get("host") + " user=postgres dbname=postgres sslmode=disable"
+	if _, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", "--apply", target, "fixtures/gateway/m22.jsonl"); code != 0 {
+		t.Fatalf("--apply %s: exit %d: %s", target, code, stderr)
+	}
+	conn, err := pgx.Connect(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var n int
+	if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM proxy_calls").Scan(&n); err != nil || n != 8 {
+		t.Errorf("proxy_calls: %d rows (%v), want the fixture's 8 calls", n, err)
+	}
 }

@@ -45,8 +45,8 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 	if o.Writes != "" && !strings.HasSuffix(o.Writes, ".sql") {
 		return nil, fmt.Errorf("--policy gateway: --writes %s: want FILE.sql (the PostgreSQL state)", o.Writes)
 	}
-	if o.Apply != "" && !strings.HasPrefix(o.Apply, "postgres://") && !strings.HasPrefix(o.Apply, "postgresql://") {
-		return nil, fmt.Errorf("--policy gateway: --apply %s: want postgres://…", o.Apply)
+	if o.Apply != "" && !postgres.IsDSN(o.Apply) {
+		return nil, fmt.Errorf("--policy gateway: --apply %s: want postgres://… or libpq's key=value form (host=… dbname=…)", postgres.RedactDSN(o.Apply))
 	}
 	pol, err := gateway.NewPolicy(cfg)
 	if err != nil {

@@ -7,11 +7,12 @@ package redis
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/killswitch/killswitch/store/internal/dsn"
 )
 
 // Apply writes the breaker's end-of-capture state to the Redis server
@@ -26,13 +27,13 @@ func Apply(ctx context.Context, target string, scopes [][]Key) error {
 	goredis.SetLogger(quietLogger{}) // its pool logs dial retries on standard error; the error says it once
 	opt, err := goredis.ParseURL(target)
 	if err != nil {
-		return fmt.Errorf("--apply %s: %v", RedactURL(target), err)
+		return fmt.Errorf("--apply %s: %v", RedactURL(target), redactErr(err, target))
 	}
 	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = 5*time.Second, 10*time.Second, 10*time.Second
 	c := goredis.NewClient(opt)
 	defer c.Close()
 	if err := c.Ping(ctx).Err(); err != nil {
-		return fmt.Errorf("--apply %s: the server does not answer: %v (nothing written)", RedactURL(target), err)
+		return fmt.Errorf("--apply %s: the server does not answer: %v (nothing written)", RedactURL(target), redactErr(err, target))
 	}
 	if len(scopes) == 0 {
 		return nil
@@ -54,26 +55,22 @@ func Apply(ctx context.Context, target string, scopes [][]Key) error {
 	for _, c := range cmds {
 		if cerr := c.Err(); cerr != nil && !strings.HasPrefix(cerr.Error(), "EXECABORT") {
 			return fmt.Errorf("--apply %s: SET %s: %v; the transaction of %d keys (%d scopes) was discarded: nothing written",
-				RedactURL(target), c.Args()[1], cerr, len(cmds), len(scopes))
+				RedactURL(target), c.Args()[1], redactErr(cerr, target), len(cmds), len(scopes))
 		}
 	}
 	if strings.HasPrefix(err.Error(), "EXECABORT") {
-		return fmt.Errorf("--apply %s: %v: nothing written", RedactURL(target), err)
+		return fmt.Errorf("--apply %s: %v: nothing written", RedactURL(target), redactErr(err, target))
 	}
-	return fmt.Errorf("--apply %s: %v (the keys of one MULTI/EXEC: all or none written)", RedactURL(target), err)
+	return fmt.Errorf("--apply %s: %v (the keys of one MULTI/EXEC: all or none written)", RedactURL(target), redactErr(err, target))
 }
 
-// RedactURL drops a password from a URL for messages.
-func RedactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		if i := strings.Index(s, "@"); i >= 0 {
-			return "…" + s[i:]
-		}
-		return s
-	}
-	return u.Redacted()
-}
+// RedactURL is target (redis://, rediss:// or unix://) as messages show
+// it: the user-info password and every secret query parameter
+// (?password=…) masked, parsed or not.
+func RedactURL(target string) string { return dsn.URL(target) }
+
+// redactErr masks in err's text the secrets of target.
+func redactErr(err error, target string) error { return dsn.Err(err, target, RedactURL) }
 
 type quietLogger struct{}
 
