@@ -45,8 +45,8 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 	if o.Writes != "" && !strings.HasSuffix(o.Writes, ".sql") {
 		return nil, fmt.Errorf("--policy gateway: --writes %s: want FILE.sql (the PostgreSQL state)", o.Writes)
 	}
-	if o.Apply != "" && !strings.HasPrefix(o.Apply, "postgres://") && !strings.HasPrefix(o.Apply, "postgresql://") {
-		return nil, fmt.Errorf("--policy gateway: --apply %s: want postgres://…", o.Apply)
+	if o.Apply != "" && !postgres.IsDSN(o.Apply) {
+		return nil, fmt.Errorf("--policy gateway: --apply %s: want postgres://… or libpq's key=value form (host=… dbname=…)", postgres.RedactDSN(o.Apply))
 	}
 	pol, err := gateway.NewPolicy(cfg)
 	if err != nil {
@@ -88,7 +88,16 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 	if err != nil {
 		return nil, err
 	}
+	if o.Writes == "" && o.Apply == "" {
+		return &policy.Outcome{Summary: sum, Found: sum.Totals.Blocks > 0 || sum.Totals.Blocked > 0}, nil
+	}
+	if err := checkText(pol.Decisions(), pol.Result()); err != nil {
+		return nil, fmt.Errorf("--policy gateway: PostgreSQL state: %v", err)
+	}
 	stmts := report.GatewayStatements(pol.Decisions(), pol.Result())
+	if err := postgres.CheckStatements(stmts); err != nil {
+		return nil, fmt.Errorf("--policy gateway: PostgreSQL state: %v", err)
+	}
 	if o.Writes != "" {
 		if err := e.WriteFile(o.Writes, func(w io.Writer) error { return report.WriteGatewaySQL(w, stmts) }); err != nil {
 			return nil, fmt.Errorf("--writes: %v", err)

@@ -51,12 +51,12 @@ func openWrites(f *policy.ReplayOptions, cfg analyze.Config) (*stateWrites, erro
 		path, ok := strings.CutPrefix(f.Apply, "sqlite:")
 		if !ok || path == "" {
 			s.finish(errors.New("not applied"))
-			return nil, fmt.Errorf("--apply %q: want sqlite:PATH", f.Apply)
+			return nil, fmt.Errorf("--apply %q: want sqlite:PATH", sqlite.RedactPath(f.Apply))
 		}
 		db, err := sqlite.Open(path)
 		if err != nil {
 			s.finish(err)
-			return nil, fmt.Errorf("--apply %s: %w", f.Apply, err)
+			return nil, fmt.Errorf("--apply %s: %w", sqlite.RedactPath(f.Apply), err)
 		}
 		s.db = db
 		s.sinks = append(s.sinks, db.Write)

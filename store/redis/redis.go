@@ -7,54 +7,70 @@ package redis
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/killswitch/killswitch/store/internal/dsn"
 )
 
 // Apply writes the breaker's end-of-capture state to the Redis server
 // at target (redis://HOST:PORT/DB, or unix:///PATH?db=N): it checks the
-// server answers before any write, then applies each scope's keys in one
-// MULTI/EXEC, so that no scope is ever half-written.
+// server answers before any write, then applies every scope's keys in one
+// MULTI/EXEC, so that either all of them are written or none is. Redis
+// checks each queued command (the user's ACL, the command's arguments)
+// before EXEC runs any: a key the user may not write (NOPERM) discards the
+// whole transaction, and the error names that key, its scope, the
+// server's own words and that nothing was written.
 func Apply(ctx context.Context, target string, scopes [][]Key) error {
 	goredis.SetLogger(quietLogger{}) // its pool logs dial retries on standard error; the error says it once
 	opt, err := goredis.ParseURL(target)
 	if err != nil {
-		return fmt.Errorf("--apply %s: %v", RedactURL(target), err)
+		return fmt.Errorf("--apply %s: %v", RedactURL(target), redactErr(err, target))
 	}
 	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = 5*time.Second, 10*time.Second, 10*time.Second
 	c := goredis.NewClient(opt)
 	defer c.Close()
 	if err := c.Ping(ctx).Err(); err != nil {
-		return fmt.Errorf("--apply %s: the server does not answer: %v (nothing written)", RedactURL(target), err)
+		return fmt.Errorf("--apply %s: the server does not answer: %v (nothing written)", RedactURL(target), redactErr(err, target))
 	}
-	for _, keys := range scopes {
-		_, err := c.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+	if len(scopes) == 0 {
+		return nil
+	}
+	var cmds []*goredis.StatusCmd
+	_, err = c.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+		for _, keys := range scopes {
 			for _, k := range keys {
-				p.Set(ctx, k.Key, k.Value, time.Duration(k.TTL)*time.Second)
+				cmds = append(cmds, p.Set(ctx, k.Key, k.Value, time.Duration(k.TTL)*time.Second))
 			}
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("--apply %s: %v", RedactURL(target), err)
+		}
+		return nil
+	})
+	if err == nil {
+		return nil
+	}
+	// The transaction's error is EXECABORT; the refused command holds the
+	// reason.
+	for _, c := range cmds {
+		if cerr := c.Err(); cerr != nil && !strings.HasPrefix(cerr.Error(), "EXECABORT") {
+			return fmt.Errorf("--apply %s: SET %s: %v; the transaction of %d keys (%d scopes) was discarded: nothing written",
+				RedactURL(target), c.Args()[1], redactErr(cerr, target), len(cmds), len(scopes))
 		}
 	}
-	return nil
+	if strings.HasPrefix(err.Error(), "EXECABORT") {
+		return fmt.Errorf("--apply %s: %v: nothing written", RedactURL(target), redactErr(err, target))
+	}
+	return fmt.Errorf("--apply %s: %v (the keys of one MULTI/EXEC: all or none written)", RedactURL(target), redactErr(err, target))
 }
 
-// RedactURL drops a password from a URL for messages.
-func RedactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		if i := strings.Index(s, "@"); i >= 0 {
-			return "…" + s[i:]
-		}
-		return s
-	}
-	return u.Redacted()
-}
+// RedactURL is target (redis://, rediss:// or unix://) as messages show
+// it: the user-info password and every secret query parameter
+// (?password=…) masked, parsed or not.
+func RedactURL(target string) string { return dsn.URL(target) }
+
+// redactErr masks in err's text the secrets of target.
+func redactErr(err error, target string) error { return dsn.Err(err, target, RedactURL) }
 
 type quietLogger struct{}
 

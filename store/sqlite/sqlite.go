@@ -14,6 +14,7 @@ import (
 	"github.com/killswitch/killswitch/analyze/state"
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/report"
+	"github.com/killswitch/killswitch/store/internal/dsn"
 )
 
 // Apply applies state writes to a SQLite database in one
@@ -98,3 +99,10 @@ func (a *Apply) Finish(err error) error {
 	}
 	return a.db.Close()
 }
+
+// RedactPath is an --apply target as the loop policy's messages show it.
+// A SQLite path holds no secret, but the driver reads query parameters
+// after it (file:x.db?_pragma=…), and the target may be another store's
+// connection string given to the wrong policy: a URL's user-info password,
+// secret query parameters (?password=…) and libpq's password=… are masked.
+func RedactPath(target string) string { return dsn.KeyValue(dsn.URL(target)) }

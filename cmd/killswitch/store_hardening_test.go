@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/killswitch/killswitch/internal/testsrv"
+)
+
+// #28: a Redis user whose ACL allows only tenant acme's keys. The outage
+// capture has scopes of acme and of globex: --apply must write none of
+// them, and say which key Redis refused and why (NOPERM), not only
+// EXECABORT.
+func TestBreakerApplyACLWritesNothing(t *testing.T) {
+	sock := testsrv.Redis(t)
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Network: "unix", Addr: sock})
+	defer c.Close()
+	if err := c.Do(ctx, "ACL", "SETUSER", "limited", "on", ">pw", "~tenant:acme:*", "+@all").Err(); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, "", "replay", "--policy", "breaker", "-f", "jsonl",
+		"--apply", "unix://limited:pw@"+sock, "fixtures/breaker/outage.jsonl")
+	if code != exitUsage {
+		t.Errorf("exit %d, want %d", code, exitUsage)
+	}
+	for _, want := range []string{"NOPERM", "SET tenant:globex:", "nothing written"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, ":pw@") {
+		t.Errorf("the password is in the message:\n%s", stderr)
+	}
+	keys, err := c.Keys(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 0 {
+		t.Errorf("%d keys written, want none: %v", len(keys), keys)
+	}
+}
+
+const storeCall = `{"ts":"2026-03-01T10:00:00Z","agent":"support","tenant":"acme","api_key_id":"k1","request":{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]},"status":200}`
+
+// #28 item 2: a NUL byte in a tenant (a call's, or a freeze's reason)
+// cannot be PostgreSQL text: the script and --apply are refused before
+// anything is written, naming file:line and the record's field.
+func TestGatewayRefusesTextPostgresCannotHold(t *testing.T) {
+	dsn := testsrv.Postgres(t)
+	ctx := context.Background()
+	for _, c := range []struct{ name, line, want string }{
+		{"call-tenant", strings.Replace(storeCall, `"acme"`, `"ten\u0000ant"`, 1), `:2: "tenant" holds a NUL byte (at byte 3)`},
+		{"freeze-reason", `{"ts":"2026-03-01T10:00:01Z","event":"freeze","entity":"tenant","tenant":"acme","by":"ops","reason":"r\u0000"}`, `:2: "reason" holds a NUL byte (at byte 1)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			capture := writeCapture(t, t.TempDir(), "c.jsonl", []string{storeCall, c.line})
+			script := filepath.Join(t.TempDir(), "state.sql")
+			_, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", "--writes", script, capture)
+			if code != exitUsage || !strings.Contains(stderr, capture+c.want) || !strings.Contains(stderr, "nothing written") {
+				t.Errorf("--writes: exit %d, stderr %q; want exit 2 and %q", code, stderr, capture+c.want)
+			}
+			if _, err := os.Stat(script); !os.IsNotExist(err) {
+				t.Errorf("--writes left %s (%v)", script, err)
+			}
+			_, stderr, code = runCLI(t, "", "replay", "--policy", "gateway", "--apply", dsn, capture)
+			if code != exitUsage || !strings.Contains(stderr, capture+c.want) {
+				t.Errorf("--apply: exit %d, stderr %q; want exit 2 and %q", code, stderr, capture+c.want)
+			}
+			conn, err := pgx.Connect(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			var table *string
+			if err := conn.QueryRow(ctx, "SELECT to_regclass('proxy_calls')::text").Scan(&table); err != nil || table != nil {
+				t.Errorf("--apply created proxy_calls (%v)", err)
+			}
+		})
+	}
+}
+
+// #28 item 2, Redis: keys are binary-safe, so a NUL in a tenant is kept
+// as given, by the script (redis-cli reads \x00) and by --apply alike.
+func TestBreakerRedisKeepsNUL(t *testing.T) {
+	sock := testsrv.Redis(t)
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Network: "unix", Addr: sock})
+	defer c.Close()
+	capture := writeCapture(t, t.TempDir(), "c.jsonl", []string{storeCall, strings.Replace(storeCall, `"acme"`, `"ten\u0000ant"`, 1)})
+	script := filepath.Join(t.TempDir(), "state.redis")
+	if _, stderr, code := runCLI(t, "", "replay", "--policy", "breaker", "--writes", script, capture); code != 0 {
+		t.Fatalf("--writes: exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(script)
+	want := []string{"tenant:acme:stats:support:default:success", "tenant:ten\x00ant:stats:support:default:success"}
+	keys := func(how string) {
+		t.Helper()
+		got, err := c.Keys(ctx, "*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: keys %q, want %q", how, got, want)
+		}
+	}
+	cli := exec.Command("redis-cli", "-s", sock)
+	cli.Stdin = strings.NewReader(string(b))
+	if out, err := cli.CombinedOutput(); err != nil {
+		t.Fatalf("redis-cli < script: %v\n%s", err, out)
+	}
+	keys("redis-cli < script")
+	c.FlushAll(ctx)
+	if _, stderr, code := runCLI(t, "", "replay", "--policy", "breaker", "--apply", "unix://"+sock, capture); code != 0 {
+		t.Fatalf("--apply: exit %d: %s", code, stderr)
+	}
+	keys("--apply")
+}
+
+// #28 item 3: no --apply target echoes a secret, whatever its form and
+// whichever policy it is given to.
+func TestApplyTargetsNeverEchoSecrets(t *testing.T) {
+	gw, br, loop := "fixtures/gateway/m22.jsonl", "fixtures/breaker/outage.jsonl", "fixtures/examples/traffic.jsonl"
+	missing := filepath.Join(t.TempDir(), "missing")
+	for _, c := range []struct{ policy, target, capture, shown string }{
+		{"gateway", "host=" + missing + " user=u password=hunter2 dbname=ks", gw, "password=xxxxx"},
+		{"gateway", "host=" + missing + " password = 'hunter2 \\' x' dbname=ks", gw, ""},
+		{"gateway", "postgres://u:hunter2@/ks?host=" + missing, gw, "u:xxxxx@"},
+		{"gateway", "postgres://u@/ks?host=" + missing + "&password=hunter2", gw, "password=xxxxx"},
+		{"gateway", "redis://u:hunter2@localhost/0", gw, "u:xxxxx@"},
+		{"breaker", "unix://" + missing + "?password=hunter2", br, "password=xxxxx"},
+		{"breaker", "unix://u:hunter2@" + missing, br, "u:xxxxx@"},
+		{"breaker", "redis://:hunter2@" + missing, br, ""},
+		{"loop", "host=/tmp user=u password=hunter2", loop, "password=xxxxx"},
+		{"loop", "postgres://u:hunter2@h/db?sslpassword=hunter2", loop, "u:xxxxx@"},
+		{"loop", "sqlite:" + missing + "/a.db?password=hunter2", loop, "password=xxxxx"},
+	} {
+		stdout, stderr, code := runCLI(t, "", "replay", "--policy", c.policy, "--apply", c.target, c.capture)
+		if code != exitUsage {
+			t.Errorf("%s --apply %s: exit %d, want %d: %s", c.policy, c.target, code, exitUsage, stderr)
+		}
+		if strings.Contains(stdout+stderr, "hunter2") {
+			t.Errorf("%s --apply %s: the secret is shown:\n%s", c.policy, c.target, stderr)
+		}
+		if !strings.Contains(stderr, c.shown) {
+			t.Errorf("%s --apply %s: stderr lacks %q:\n%s", c.policy, c.target, c.shown, stderr)
+		}
+	}
+}
+
+// libpq's key=value form is a target --apply takes, as pgx does.
+func TestGatewayApplyKeyValueDSN(t *testing.T) {
+	u, err := url.Parse(testsrv.Postgres(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := "host=" + u.Query().Get("host") + " user=postgres dbname=postgres sslmode=disable"
+	if _, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", "--apply", target, "fixtures/gateway/m22.jsonl"); code != 0 {
+		t.Fatalf("--apply %s: exit %d: %s", target, code, stderr)
+	}
+	conn, err := pgx.Connect(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var n int
+	if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM proxy_calls").Scan(&n); err != nil || n != 8 {
+		t.Errorf("proxy_calls: %d rows (%v), want the fixture's 8 calls", n, err)
+	}
+}
