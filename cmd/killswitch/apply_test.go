@@ -15,7 +15,6 @@ import (
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/analyze/state"
 	"github.com/killswitch/killswitch/ingest"
-	"github.com/killswitch/killswitch/report"
 	"github.com/killswitch/killswitch/store/sqlite"
 )
 
@@ -444,7 +443,7 @@ func FuzzSQLAgentID(f *testing.F) {
 		ws := agentIDWrites(agent)
 		// The script path: render, execute on a fresh database, read back.
 		var b bytes.Buffer
-		sw := report.NewWritesSQL(&b)
+		sw := sqlite.NewScript(&b)
 		for i := range ws {
 			if err := sw.Write(&ws[i]); err != nil {
 				t.Fatal(err)

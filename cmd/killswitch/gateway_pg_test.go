@@ -13,7 +13,7 @@ import (
 	"github.com/killswitch/killswitch/analyze/gateway"
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/testsrv"
-	"github.com/killswitch/killswitch/report"
+	gwpolicy "github.com/killswitch/killswitch/policy/gateway"
 	"github.com/killswitch/killswitch/store/postgres"
 )
 
@@ -79,9 +79,9 @@ func TestGatewayPostgres(t *testing.T) {
 	dsn := testsrv.Postgres(t)
 	ctx := context.Background()
 	decs, res := gatewayReplay(t)
-	stmts := report.GatewayStatements(decs, res)
+	stmts := gwpolicy.Statements(decs, res)
 	var script bytes.Buffer
-	if err := report.WriteGatewaySQL(&script, stmts); err != nil {
+	if err := postgres.WriteScript(&script, stmts); err != nil {
 		t.Fatal(err)
 	}
 	admin, err := pgx.Connect(ctx, dsn)

@@ -94,12 +94,12 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 	if err := checkText(pol.Decisions(), pol.Result()); err != nil {
 		return nil, fmt.Errorf("--policy gateway: PostgreSQL state: %v", err)
 	}
-	stmts := report.GatewayStatements(pol.Decisions(), pol.Result())
+	stmts := Statements(pol.Decisions(), pol.Result())
 	if err := postgres.CheckStatements(stmts); err != nil {
 		return nil, fmt.Errorf("--policy gateway: PostgreSQL state: %v", err)
 	}
 	if o.Writes != "" {
-		if err := e.WriteFile(o.Writes, func(w io.Writer) error { return report.WriteGatewaySQL(w, stmts) }); err != nil {
+		if err := e.WriteFile(o.Writes, func(w io.Writer) error { return postgres.WriteScript(w, stmts) }); err != nil {
 			return nil, fmt.Errorf("--writes: %v", err)
 		}
 	}

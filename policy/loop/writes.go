@@ -40,7 +40,7 @@ func openWrites(f *policy.ReplayOptions, cfg analyze.Config) (*stateWrites, erro
 		}
 		s.file = outfile.StartStream(f.Writes)
 		if format == report.FormatSQL {
-			w := report.NewWritesSQL(s.file.W)
+			w := sqlite.NewScript(s.file.W)
 			s.sinks, s.flush = append(s.sinks, w.Write), w.Close
 		} else {
 			w := report.NewWritesJSONL(s.file.W)

@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/killswitch/killswitch/report"
 	"github.com/killswitch/killswitch/store/internal/dsn"
 )
 
@@ -21,7 +20,7 @@ import (
 // target (postgres://…, or libpq's key=value form) in one transaction: the schema, then every statement
 // with bound parameters. Applying twice changes nothing. A text value
 // PostgreSQL cannot hold (TextProblem) is refused before connecting.
-func Apply(ctx context.Context, target string, stmts []report.Statement) error {
+func Apply(ctx context.Context, target string, stmts []Statement) error {
 	if err := CheckStatements(stmts); err != nil {
 		return fmt.Errorf("--apply: %w", err)
 	}
@@ -35,13 +34,13 @@ func Apply(ctx context.Context, target string, stmts []report.Statement) error {
 		return fmt.Errorf("--apply: %w", redactErr(err, target))
 	}
 	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, report.GatewaySchema, pgx.QueryExecModeSimpleProtocol); err != nil {
+	if _, err := tx.Exec(ctx, Schema, pgx.QueryExecModeSimpleProtocol); err != nil {
 		return fmt.Errorf("--apply: schema: %w", redactErr(err, target))
 	}
 	for i, s := range stmts {
 		args := make([]any, len(s.Args))
 		for j, a := range s.Args {
-			if n, ok := a.(report.Num4); ok {
+			if n, ok := a.(Num4); ok {
 				var num pgtype.Numeric
 				if err := num.Scan(string(n)); err != nil {
 					return fmt.Errorf("--apply: statement %d: %w", i+1, err)

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/killswitch/killswitch/report"
 )
 
 // TextProblem says why PostgreSQL's text type (in a UTF8 database) cannot
@@ -35,7 +33,7 @@ func TextProblem(s string) string {
 // cannot hold (see TextProblem), naming the statement (1-based) and the
 // column. The policy checks its records first, where it can name a
 // file:line; this is the store's own guard, for the script and Apply.
-func CheckStatements(stmts []report.Statement) error {
+func CheckStatements(stmts []Statement) error {
 	for i, s := range stmts {
 		for j, a := range s.Args {
 			str, ok := a.(string)

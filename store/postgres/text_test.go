@@ -3,8 +3,6 @@ package postgres
 import (
 	"strings"
 	"testing"
-
-	"github.com/killswitch/killswitch/report"
 )
 
 func TestTextProblem(t *testing.T) {
@@ -25,18 +23,18 @@ func TestTextProblem(t *testing.T) {
 }
 
 func TestCheckStatements(t *testing.T) {
-	ok := report.Statement{SQL: "INSERT INTO t (a, b) VALUES ($1, $2)", Args: []any{"x", int64(1)}}
-	bad := report.Statement{SQL: "INSERT INTO proxy_calls (id, tenant_id) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING", Args: []any{"id", "a\x00"}}
-	odd := report.Statement{SQL: "UPDATE t SET a = $1", Args: []any{"\xff"}}
-	if err := CheckStatements([]report.Statement{ok}); err != nil {
+	ok := Statement{SQL: "INSERT INTO t (a, b) VALUES ($1, $2)", Args: []any{"x", int64(1)}}
+	bad := Statement{SQL: "INSERT INTO proxy_calls (id, tenant_id) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING", Args: []any{"id", "a\x00"}}
+	odd := Statement{SQL: "UPDATE t SET a = $1", Args: []any{"\xff"}}
+	if err := CheckStatements([]Statement{ok}); err != nil {
 		t.Errorf("ok: %v", err)
 	}
 	for _, c := range []struct {
-		stmts []report.Statement
+		stmts []Statement
 		want  string
 	}{
-		{[]report.Statement{ok, bad}, "statement 2: proxy_calls.tenant_id holds a NUL byte (at byte 1)"},
-		{[]report.Statement{odd}, "statement 1: $1 is not UTF-8"},
+		{[]Statement{ok, bad}, "statement 2: proxy_calls.tenant_id holds a NUL byte (at byte 1)"},
+		{[]Statement{odd}, "statement 1: $1 is not UTF-8"},
 	} {
 		err := CheckStatements(c.stmts)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) || !strings.HasSuffix(err.Error(), "nothing written") {

@@ -2,7 +2,7 @@
 // writes (the tables of a live AgentGazer: agents, agent_events, alerts):
 // Apply writes them to a database in one transaction with bound
 // parameters. The script form (--writes FILE.sql) is rendered by
-// report.NewWritesSQL from the same statements.
+// NewScript from the same statements (script.go).
 package sqlite
 
 import (
@@ -13,13 +13,12 @@ import (
 
 	"github.com/killswitch/killswitch/analyze/state"
 	"github.com/killswitch/killswitch/ingest"
-	"github.com/killswitch/killswitch/report"
 	"github.com/killswitch/killswitch/store/internal/dsn"
 )
 
 // Apply applies state writes to a SQLite database in one
 // transaction, each write a prepared statement with bound parameters (the
-// same statements report.SQLStatement gives), after creating the tables if
+// same statements Statement gives), after creating the tables if
 // absent.
 type Apply struct {
 	db    *sql.DB
@@ -46,7 +45,7 @@ func Open(path string) (*Apply, error) {
 		return nil, err
 	}
 	a := &Apply{db: db, tx: tx, stmts: map[string]*sql.Stmt{}}
-	for _, ddl := range report.SQLSchema() {
+	for _, ddl := range Schema() {
 		if _, err := tx.Exec(ddl); err != nil {
 			a.Finish(err)
 			return nil, err
@@ -58,7 +57,7 @@ func Open(path string) (*Apply, error) {
 // Write applies one write (a write that changes nothing in SQLite is
 // skipped).
 func (a *Apply) Write(w *state.Write) error {
-	q, args, ok, err := report.SQLStatement(w)
+	q, args, ok, err := Statement(w)
 	if err != nil || !ok {
 		return err
 	}
