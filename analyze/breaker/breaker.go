@@ -1,5 +1,6 @@
 // Package breaker replays the error-rate circuit breaker (Waxell-style):
-// one breaker per (tenant, agent, workflow) opens when too many of its
+// one breaker per (tenant, agent, workflow) — per Redis key, as the live
+// handler keeps it, so names that join to one key share one — opens when too many of its
 // recent executions failed, refuses every request while open, and closes by
 // itself after auto_recover_after_minutes. Its counters live, as in the
 // live system, in keys with a time to live (Redis); how a counter expires is

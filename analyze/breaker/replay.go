@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -131,6 +132,21 @@ type Result struct {
 	// NoStatus counts, per input file (sorted by name), the requests
 	// without a status that were counted as neither success nor error.
 	NoStatus []FileCount
+	// Shared lists the scopes that share another scope's Redis keys, in
+	// the order first seen: one breaker in the replay, as in the live
+	// system (see SharedKeys).
+	Shared []SharedKeys
+}
+
+// SharedKeys is a scope whose Redis keys are another's: the live handler
+// formats [tenant:T:]stats:AGENT:WORKFLOW, so agent "a:b" in workflow "c"
+// and agent "a" in workflow "b:c" share one set of counters and one
+// active flag.
+type SharedKeys struct {
+	Key    string     // the keys' common stem: [tenant:T:]stats:AGENT:WORKFLOW
+	Scope  Scope      // the scope that came second
+	Source ingest.Pos // its first record
+	With   Scope      // the breaker's first scope, the one it is reported under
 }
 
 type scopeState struct {
@@ -140,12 +156,14 @@ type scopeState struct {
 	until       time.Time
 	succ, errc  counter
 	errStatuses map[int]int
+	others      []Scope // other scopes with the same keys (see Breaker.state)
 }
 
 // Breaker replays records in order.
 type Breaker struct {
 	cfg        Config
-	scopes     map[Scope]*scopeState
+	scopes     map[string]*scopeState // by the stem of the scope's Redis keys
+	shared     []SharedKeys
 	seq        int64
 	start, end time.Time
 	noStatus   map[string]int // per file
@@ -179,7 +197,7 @@ func New(cfg Config) (*Breaker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Breaker{cfg: cfg, scopes: map[Scope]*scopeState{}, noStatus: map[string]int{}}, nil
+	return &Breaker{cfg: cfg, scopes: map[string]*scopeState{}, noStatus: map[string]int{}}, nil
 }
 
 // ScopeOf returns the breaker a record belongs to.
@@ -191,11 +209,19 @@ func ScopeOf(rec *ingest.Record) Scope {
 	return Scope{Tenant: rec.Tenant, Agent: rec.Agent, Workflow: w}
 }
 
-func (b *Breaker) state(s Scope) *scopeState {
-	st := b.scopes[s]
+// state returns the breaker of scope s: the live handler's keys are
+// [tenant:T:]stats:AGENT:WORKFLOW, so two scopes whose names give the
+// same key (agent "a:b" workflow "c", agent "a" workflow "b:c") are one
+// breaker; the second is recorded once in Shared.
+func (b *Breaker) state(s Scope, pos ingest.Pos) *scopeState {
+	key := fmt.Sprintf(keyBase(s), "stats")
+	st := b.scopes[key]
 	if st == nil {
 		st = &scopeState{res: &ScopeResult{Scope: s}}
-		b.scopes[s] = st
+		b.scopes[key] = st
+	} else if st.res.Scope != s && !slices.Contains(st.others, s) {
+		st.others = append(st.others, s)
+		b.shared = append(b.shared, SharedKeys{Key: key, Scope: s, Source: pos, With: st.res.Scope})
 	}
 	return st
 }
@@ -213,7 +239,7 @@ func (b *Breaker) Step(rec *ingest.Record, errBody bool) (d Decision, ok bool) {
 		b.start = rec.TS
 	}
 	sc := ScopeOf(rec)
-	st := b.state(sc)
+	st := b.state(sc, rec.Pos)
 	r := b.cfg.rules(sc.Agent)
 	b.seq++
 	st.res.Requests++
@@ -310,7 +336,7 @@ func (b *Breaker) Control(rec *ingest.Record) {
 		b.end = rec.TS
 	}
 	sc := ScopeOf(rec)
-	st := b.state(sc)
+	st := b.state(sc, rec.Pos)
 	key := fmt.Sprintf(keyBase(sc), "killswitch") + ":active"
 	m := Manual{TS: rec.TS, Source: rec.Pos, Reason: c.Reason}
 	if c.Event == ingest.ControlBreakerOpen {
@@ -326,8 +352,9 @@ func (b *Breaker) Control(rec *ingest.Record) {
 
 // Finish returns the timelines, per-tenant totals and correlated groups.
 func (b *Breaker) Finish() *Result {
-	res := &Result{Config: b.cfg, Start: b.start, End: b.end}
-	for sc, st := range b.scopes {
+	res := &Result{Config: b.cfg, Start: b.start, End: b.end, Shared: b.shared}
+	for _, st := range b.scopes {
+		sc := st.res.Scope
 		st.res.Open = st.open && b.end.Before(st.until)
 		if st.res.Open {
 			st.res.OpenUntil = st.until

@@ -178,3 +178,34 @@ func TestGatewayApplyKeyValueDSN(t *testing.T) {
 		t.Errorf("proxy_calls: %d rows (%v), want the fixture's 8 calls", n, err)
 	}
 }
+
+// #28 item 4: two scopes under one Redis key are one breaker in the
+// replay as in the --writes state, and the user is told once.
+func TestBreakerScopesSharingKeys(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	for i := 0; i < 6; i++ {
+		for _, s := range []string{`"agent":"a:b","workflow":"c"`, `"agent":"a","workflow":"b:c"`} {
+			lines = append(lines, `{"ts":"2026-03-01T10:00:`+string(rune('0'+i))+`0Z","tenant":"t",`+s+`,"request":{"model":"m","messages":[{"role":"user","content":"x"}]},"status":500}`)
+		}
+	}
+	capture := writeCapture(t, dir, "shared.jsonl", lines)
+	script := filepath.Join(dir, "state.redis")
+	stdout, stderr, code := runCLI(t, "", "replay", "--policy", "breaker", "-f", "csv", "--writes", script, capture)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	note := capture + ":2: scope t/a/b:c has the Redis keys of scope t/a:b/c (tenant:t:stats:a:b:c:*)"
+	if strings.Count(stderr, "has the Redis keys of") != 1 || !strings.Contains(stderr, note) {
+		t.Errorf("stderr %q, want once %q", stderr, note)
+	}
+	// By hand: 12 errors alternating; the 11th request sees 10 errors of
+	// 10 samples and trips; the 12th is refused. One breaker, one row.
+	if rows := strings.Count(stdout, "\n"); rows != 2 || !strings.Contains(stdout, "a:b") {
+		t.Errorf("csv: %d lines, want a header and one trip:\n%s", rows, stdout)
+	}
+	b, _ := os.ReadFile(script)
+	if got := strings.Count(string(b), "MULTI"); got != 1 || strings.Count(string(b), "stats:a:b:c:error\" \"10\"") != 1 {
+		t.Errorf("state: %d scopes, want one with 10 errors:\n%s", got, b)
+	}
+}

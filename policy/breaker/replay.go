@@ -148,6 +148,10 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 		}
 		out.Notes = append(out.Notes, fmt.Sprintf("%s: %d %s without a status: counted as neither success nor error by the breaker", f.File, f.N, what))
 	}
+	for _, sh := range pol.Result().Shared {
+		out.Notes = append(out.Notes, fmt.Sprintf("%s: scope %s has the Redis keys of scope %s (%s:*): the live handler counts them as one breaker, and so does the replay, under %s",
+			sh.Source, sh.Scope, sh.With, sh.Key, sh.With))
+	}
 	return out, nil
 }
 
