@@ -56,6 +56,14 @@ func (x *Extractor) Body() *body.Parser { return &x.body }
 // hashing it.
 func (x *Extractor) Usage(rec *ingest.Record, f *Features) { x.response(rec, f, false) }
 
+// UsageOf is Usage for a response body the caller has already parsed: v
+// is fastjson's tree of the whole body.
+func (x *Extractor) UsageOf(v *fastjson.Value, f *Features) {
+	if resp, err := x.body.ResponseOf(v); err == nil && resp.HasUsage {
+		f.TokensIn, f.TokensOut, f.HasUsage = resp.TokensIn, resp.TokensOut, true
+	}
+}
+
 // response reads the response body for its usage and, when hash is set,
 // hashes its canonical text.
 func (x *Extractor) response(rec *ingest.Record, f *Features, hash bool) {

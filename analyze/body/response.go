@@ -41,6 +41,21 @@ func (p *Parser) parseResponseTree(b []byte) (Response, error) {
 	if err != nil {
 		return Response{}, notJSON("response body", b)
 	}
+	return p.responseTree(v)
+}
+
+// ResponseOf is ParseResponse of a body its caller has already parsed: v
+// is fastjson's tree of the whole body, a JSON document (not an event
+// stream). It gives what ParseResponse gives for that body, without
+// reading it again.
+func (p *Parser) ResponseOf(v *fastjson.Value) (Response, error) {
+	p.resetOutput()
+	p.st.reset()
+	return p.responseTree(v)
+}
+
+// responseTree is parseResponseTree on the parsed tree v.
+func (p *Parser) responseTree(v *fastjson.Value) (Response, error) {
 	switch v.Type() {
 	case fastjson.TypeArray:
 		return p.chunkArray(v)

@@ -73,8 +73,11 @@ type Converter struct {
 	// there are.
 	NoTailText bool
 	req, resp  fastjson.Parser
-	buf        []byte
-	tail       [][2]int // scanRequest's spans
+	// tree is the last response body's tree when it parsed as a JSON
+	// object as it stands (nil otherwise): Features reads its usage.
+	tree *fastjson.Value
+	buf  []byte
+	tail [][2]int // scanRequest's spans
 }
 
 // Convert reads a request body, its response body (empty: none captured)
@@ -82,6 +85,7 @@ type Converter struct {
 // read; a response that cannot be read counts as a failed call and is
 // reported in warn.
 func (c *Converter) Convert(req, resp []byte, status int) (t Turn, warn string, err error) {
+	c.tree = nil
 	if err := c.Request(req, &t); err != nil {
 		return t, "", err
 	}
@@ -265,6 +269,8 @@ func (c *Converter) Response(resp []byte, t *Turn) error {
 		if v, err = c.resp.ParseBytes(v.GetStringBytes()); err != nil {
 			return fmt.Errorf("response body is not JSON: %v", err)
 		}
+	} else if v.Type() == fastjson.TypeObject {
+		c.tree = v
 	}
 	if v.Type() != fastjson.TypeObject {
 		return fmt.Errorf("response body is a JSON %s, not an object", v.Type())

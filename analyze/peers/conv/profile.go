@@ -49,7 +49,11 @@ func (c *Converter) Features(x *analyze.Extractor, rec *ingest.Record) (t Turn, 
 		return t, f, false
 	}
 	f.Warn = warn
-	x.Usage(rec, &f)
+	if c.tree != nil {
+		x.UsageOf(c.tree, &f) // the response as Convert parsed it
+	} else {
+		x.Usage(rec, &f)
+	}
 	return t, f, true
 }
 

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/jsonsimd"
 )
 
@@ -45,6 +47,38 @@ func TestScanPaths(t *testing.T) {
 		}
 		if len(turns[0].Results)+turns[0].Prompts == 0 {
 			t.Errorf("body %d: empty tail", i)
+		}
+	}
+}
+
+// TestUsageOfTheParsedResponse: the usage a peer reads from the response
+// Convert parsed is what Extractor.Usage reads from the body, for every
+// response shape (OpenAI, Anthropic with cache tokens, Responses, Gemini,
+// an error body, a stream, a body wrapped in a JSON string, a failed call).
+func TestUsageOfTheParsedResponse(t *testing.T) {
+	req := []byte(`{"messages":[{"role":"user","content":"hi"}]}`)
+	for _, c := range []struct {
+		resp   string
+		status int
+	}{
+		{`{"choices":[{"message":{"role":"assistant","content":"a"}}],"usage":{"prompt_tokens":12,"completion_tokens":5}}`, 200},
+		{`{"type":"message","role":"assistant","content":[{"type":"text","text":"a"}],"usage":{"input_tokens":3,"cache_creation_input_tokens":100,"cache_read_input_tokens":7,"output_tokens":9}}`, 200},
+		{`{"object":"response","output":[{"type":"message","content":[{"type":"output_text","text":"a"}]}],"usage":{"input_tokens":4,"output_tokens":2}}`, 200},
+		{`{"candidates":[{"content":{"parts":[{"text":"a"}]}}],"usageMetadata":{"promptTokenCount":8,"candidatesTokenCount":3,"thoughtsTokenCount":2}}`, 200},
+		{`{"error":{"message":"overloaded"},"usage":{"prompt_tokens":1}}`, 200},
+		{"data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}],\"usage\":{\"prompt_tokens\":2,\"completion_tokens\":1}}\n\n", 200},
+		{`"{\"choices\":[{\"message\":{\"content\":\"a\"}}],\"usage\":{\"prompt_tokens\":6,\"completion_tokens\":1}}"`, 200},
+		{`{"choices":[],"usage":{"prompt_tokens":6,"completion_tokens":0}}`, 200},
+		{`{"error":{"message":"prompt is too long"}}`, 400},
+	} {
+		rec := ingest.Record{Request: req, Response: []byte(c.resp), Status: c.status}
+		x := analyze.NewExtractor(nil)
+		var cv Converter
+		_, got, ok := cv.Features(x, &rec)
+		var want analyze.Features
+		x.Usage(&rec, &want)
+		if !ok || got.HasUsage != want.HasUsage || got.TokensIn != want.TokensIn || got.TokensOut != want.TokensOut {
+			t.Errorf("%.60s: usage %v %d/%d, Extractor.Usage %v %d/%d", c.resp, got.HasUsage, got.TokensIn, got.TokensOut, want.HasUsage, want.TokensIn, want.TokensOut)
 		}
 	}
 }
