@@ -62,6 +62,7 @@ type source struct {
 	// planUnits); planned says that planUnits took the input.
 	refs    []unitRef
 	planned bool
+	frags   [][]byte // readLine's full buffers of a long line
 }
 
 // newSource returns the source of r; max is Options.MaxValue.
@@ -231,12 +232,14 @@ func (s *source) next() (unit, bool) {
 }
 
 // readLine reads the next line, with its '\n', as bufio.Reader.ReadBytes
-// does; a line longer than s.max is read past without being kept: long is
-// its length (without the '\n'). A line that holds a top-level array is
+// does (a line longer than the buffer is kept in full fragments, joined
+// once); a line longer than s.max is read past without being kept: long
+// is its length (without the '\n'). A line that holds a top-level array is
 // not bounded: its elements are the items (see expand).
 func (s *source) readLine() (line []byte, long int64, err error) {
 	var n int64
 	array := false
+	s.frags = s.frags[:0]
 	for {
 		frag, err := s.br.ReadSlice('\n')
 		if n == 0 {
@@ -244,18 +247,26 @@ func (s *source) readLine() (line []byte, long int64, err error) {
 			array = len(t) > 0 && t[0] == '['
 		}
 		n += int64(len(frag))
-		if n <= int64(s.max)+1 || array {
-			line = append(line, frag...)
-		} else {
-			line = nil
-		}
+		keep := n <= int64(s.max)+1 || array
 		if err == bufio.ErrBufferFull {
+			if keep {
+				s.frags = append(s.frags, bytes.Clone(frag))
+			} else {
+				clear(s.frags)
+				s.frags = s.frags[:0]
+			}
 			continue
 		}
-		if l := n - int64(len(frag)-len(bytes.TrimSuffix(frag, []byte{'\n'}))); l > int64(s.max) && !array {
+		if l := n - int64(len(frag)-len(bytes.TrimSuffix(frag, []byte{'\n'}))); !keep || l > int64(s.max) && !array {
+			clear(s.frags)
 			return nil, l, err
 		}
-		return line, 0, err
+		line = make([]byte, 0, n)
+		for _, f := range s.frags {
+			line = append(line, f...)
+		}
+		clear(s.frags)
+		return append(line, frag...), 0, err
 	}
 }
 
