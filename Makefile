@@ -4,7 +4,7 @@ BIN     := bin/killswitch
 FUZZTIME ?= 10s
 STAGE   := scripts/stage
 
-.PHONY: all build run test services tidy-check vet fmt-check policy-names bench fuzz fixtures clean beam test-beam
+.PHONY: all build run test services screenshots tidy-check vet fmt-check policy-names bench fuzz fixtures clean beam test-beam
 
 all: build
 
@@ -63,6 +63,13 @@ endif
 ifneq ($(FULL),1)
 	@echo "make test: left to CI (make test FULL=1 runs them here): vet for 386, SimHash on 32 bits, the race tests, the Beam module"
 endif
+
+# Screenshots of every kind of HTML page, from the fixtures, in headless
+# Chromium (docs/screenshots/): reviewers see what a change did to the
+# pages. Needs Chromium (.ci/install-browser installs it).
+screenshots:
+	@mkdir -p docs/screenshots
+	KILLSWITCH_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run TestPagesInABrowser ./cmd/killswitch/
 
 # The servers the tests load our writes into (PostgreSQL, Redis): installed
 # when missing and we are root; otherwise it says what to install.

@@ -191,6 +191,28 @@ func htmlMix(rgb [3]int, t float64) string {
 	return fmt.Sprintf("#%02x%02x%02x", c(rgb[0]), c(rgb[1]), c(rgb[2]))
 }
 
+// htmlTextOn returns the text color readable on a background of rgb mixed
+// with white by t (htmlMix): the page's dark text, or white where that
+// has the better contrast (WCAG's relative luminance), so that a number
+// on a dark heat-map cell stays legible.
+func htmlTextOn(rgb [3]int, t float64) string {
+	lum := 0.0
+	for i, w := range [3]float64{0.2126, 0.7152, 0.0722} {
+		c := math.Round(255+(float64(rgb[i])-255)*t) / 255
+		if c <= 0.04045 {
+			c /= 12.92
+		} else {
+			c = math.Pow((c+0.055)/1.055, 2.4)
+		}
+		lum += w * c
+	}
+	const dark = 0.0159 // #1d232a
+	if (1.05)/(lum+0.05) > (lum+0.05)/(dark+0.05) {
+		return "#ffffff"
+	}
+	return "#1d232a"
+}
+
 var htmlPalette = []string{"#3b6fb6", "#e07b39", "#2e9e44", "#9467bd", "#8c564b", "#17becf", "#bcbd22", "#7f7f7f"}
 
 // maxChartPoints bounds the points drawn per score chart; longer series

@@ -49,10 +49,11 @@ func heatMap(d *HTMLDoc, r *sweep.Result, metric, title string, val func(*sweep.
 				share = float64(v) / float64(top)
 			}
 			xx := L + float64(ti)*cw
+			mix := 0.12 + 0.88*share*boolF(v > 0)
 			d.F(`<rect class="cell" data-window="%d" data-threshold="%s" data-value="%d" x="%s" y="%s" width="%s" height="%s" fill="%s" stroke="#ffffff"><title>window %d, threshold %s: %d</title></rect>`+"\n",
-				w, sweepNum(th), v, SVGNum(xx), SVGNum(yy), SVGNum(cw), SVGNum(ch), htmlMix(rgb, 0.12+0.88*share*boolF(v > 0)), w, sweepNum(th), v)
+				w, sweepNum(th), v, SVGNum(xx), SVGNum(yy), SVGNum(cw), SVGNum(ch), htmlMix(rgb, mix), w, sweepNum(th), v)
 			if cw >= 16 {
-				d.F(`<text class="v" x="%s" y="%s" text-anchor="middle">%d</text>`+"\n", SVGNum(xx+cw/2), SVGNum(yy+ch/2+4), v)
+				d.F(`<text class="v" x="%s" y="%s" text-anchor="middle" style="fill:%s">%d</text>`+"\n", SVGNum(xx+cw/2), SVGNum(yy+ch/2+4), htmlTextOn(rgb, mix), v)
 			}
 		}
 	}
@@ -99,20 +100,32 @@ func prChart(d *HTMLDoc, r *sweep.Result) {
 			rs = append(rs, strconv.FormatFloat(p.Recall, 'f', 4, 64))
 			xy = append(xy, SVGNum(x(p.Recall))+","+SVGNum(y(p.Precision)))
 		}
-		// Earlier curves are drawn wider, so that curves that coincide
-		// stay visible under later ones.
+		// Earlier curves are drawn wider, and later ones dashed, so that
+		// curves that coincide stay visible under later ones: through the
+		// gaps, and beside them.
 		width := 1.8 + 2*float64(len(r.Curves)-1-ci)
-		d.F(`<polyline class="pr" data-window="%d" data-area="%s" data-threshold="%s" data-precision="%s" data-recall="%s" points="%s" fill="none" stroke="%s" stroke-width="%s" stroke-linejoin="round" opacity="0.85"/>`+"\n",
-			c.Window, strconv.FormatFloat(c.Area, 'f', 4, 64), strings.Join(ths, " "), strings.Join(ps, " "), strings.Join(rs, " "), strings.Join(xy, " "), color, SVGNum(width))
+		dash := prDash(ci)
+		d.F(`<polyline class="pr" data-window="%d" data-area="%s" data-threshold="%s" data-precision="%s" data-recall="%s" points="%s" fill="none" stroke="%s" stroke-width="%s" stroke-linejoin="round"%s opacity="0.85"/>`+"\n",
+			c.Window, strconv.FormatFloat(c.Area, 'f', 4, 64), strings.Join(ths, " "), strings.Join(ps, " "), strings.Join(rs, " "), strings.Join(xy, " "), color, SVGNum(width), dash)
 		for _, p := range c.Points {
 			d.F(`<circle cx="%s" cy="%s" r="3" fill="%s"><title>window %d, threshold %s: precision %.2f, recall %.2f</title></circle>`+"\n",
 				SVGNum(x(p.Recall)), SVGNum(y(p.Precision)), color, c.Window, sweepNum(p.Threshold), p.Precision, p.Recall)
 		}
 		ly := T + ph - 12 - float64(len(r.Curves)-1-ci)*15
-		d.F(`<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="%s" stroke-width="3"/><text x="%s" y="%s">window %d (area %.3f)</text>`+"\n",
-			SVGNum(L+10), SVGNum(L+28), SVGNum(ly), SVGNum(ly), color, SVGNum(L+33), SVGNum(ly+4), c.Window, c.Area)
+		d.F(`<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="%s" stroke-width="3"%s/><text x="%s" y="%s">window %d (area %.3f)</text>`+"\n",
+			SVGNum(L+10), SVGNum(L+28), SVGNum(ly), SVGNum(ly), color, dash, SVGNum(L+33), SVGNum(ly+4), c.Window, c.Area)
 	}
 	d.F("</svg></figure>\n")
+}
+
+// prDash is the dash pattern of the ci-th precision/recall curve: the
+// first solid, the next ones dashed ever shorter.
+func prDash(ci int) string {
+	if ci == 0 {
+		return ""
+	}
+	on := max(10-3*(ci-1), 3)
+	return fmt.Sprintf(` stroke-dasharray="%d 5"`, on)
 }
 
 // seriesCaption describes a chart's agent and what the chart's setting did.

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/killswitch/killswitch/internal/browser"
+)
+
+// TestPagesInABrowser opens every kind of HTML page killswitch writes,
+// made from the fixtures, in a headless Chromium as a reader would: each
+// page loads, says nothing in the browser's console (no error, no blocked
+// fetch: the pages are self-contained) and renders to a screenshot. With
+// KILLSWITCH_SCREENSHOTS=DIR the screenshots are kept there (make
+// screenshots keeps them in docs/screenshots, for reviewers to see what a
+// change did to the pages). Without Chromium the test skips, except under
+// CI=true, where it fails (.ci/run installs it).
+func TestPagesInABrowser(t *testing.T) {
+	chromium, err := browser.Find()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	keep := os.Getenv("KILLSWITCH_SCREENSHOTS")
+	dir := t.TempDir()
+	for _, p := range []struct {
+		name string
+		args []string
+	}{
+		{"replay-loop", []string{"replay", "fixtures/scenarios/identical-loop.jsonl", "fixtures/scenarios/healthy.jsonl", "fixtures/scenarios/numbers-only-loop.jsonl"}},
+		{"replay-breaker", []string{"replay", "--policy", "breaker", "fixtures/breaker/outage.jsonl"}},
+		{"replay-gateway", []string{"replay", "--policy", "gateway", "--variant", "spec", "fixtures/gateway/m22.jsonl"}},
+		{"sweep-loop", []string{"sweep", "fixtures/sweep/labelled.jsonl"}},
+		{"sweep-profiles", []string{"sweep", "--profiles", "spec,progress", "fixtures/sweep/labelled.jsonl"}},
+		{"sweep-breaker", []string{"sweep", "--policy", "breaker", "fixtures/breaker/outage.jsonl"}},
+	} {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel() // the browser mostly waits: the pages overlap
+			args := append([]string{p.args[0], "-f", "html"}, p.args[1:]...)
+			page, stderr, code := runCLI(t, "", args...)
+			if code != exitOK || !strings.HasPrefix(page, "<!DOCTYPE html>") {
+				t.Fatalf("%q: exit %d: %s", args, code, stderr)
+			}
+			file := filepath.Join(dir, p.name+".html")
+			if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			shot, err := browser.Shot(context.Background(), chromium, file, 1280, 1600)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(shot.PNG, []byte("\x89PNG\r\n\x1a\n")) || len(shot.PNG) < 10_000 {
+				t.Errorf("%s: the screenshot is not a PNG of a page (%d bytes)", p.name, len(shot.PNG))
+			}
+			for _, m := range shot.Console {
+				t.Errorf("%s: the console says %s", p.name, m)
+			}
+			if keep != "" {
+				if err := os.WriteFile(filepath.Join(keep, p.name+".png"), shot.PNG, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}

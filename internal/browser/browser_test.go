@@ -1,0 +1,37 @@
+package browser
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The console is read: a page that logs an error says so (else a clean
+// console would prove nothing). A fetch from elsewhere fails without a
+// console line in headless Chromium: the reports' self-containment is
+// checked on their markup (internal/htmltest).
+func TestShotReadsTheConsole(t *testing.T) {
+	chromium, err := Find()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	page := filepath.Join(t.TempDir(), "p.html")
+	os.WriteFile(page, []byte(`<!DOCTYPE html><html><head><title>t</title></head><body><p>hello</p>`+
+		`<script>console.error("boom from the page")</script></body></html>`), 0o644)
+	p, err := Shot(context.Background(), chromium, page, 400, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(p.Console, "\n")
+	if !strings.Contains(all, "boom from the page") {
+		t.Errorf("the console error was not seen: %q", p.Console)
+	}
+	if len(p.PNG) < 100 {
+		t.Errorf("no screenshot (%d bytes)", len(p.PNG))
+	}
+}
