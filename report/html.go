@@ -39,6 +39,8 @@ h2{font-size:17px;margin:30px 0 10px;border-bottom:1px solid #e3e6ea;padding-bot
 p.meta{color:#59636e;margin:2px 0}
 div.rec{background:#eef7ee;border:1px solid #b7dcb7;border-radius:6px;padding:10px 14px;margin:16px 0}
 div.rec p{margin:3px 0}
+div.rec.none{background:#fff6e5;border-color:#e8c27a}
+td.l{max-width:32em;overflow:hidden;text-overflow:ellipsis}
 table{border-collapse:collapse;font-size:12.5px;font-variant-numeric:tabular-nums}
 th,td{padding:3px 8px;border-bottom:1px solid #eceef1;text-align:right;white-space:nowrap}
 th{background:#f6f8fa}
@@ -144,6 +146,12 @@ func htmlRow(d *HTMLDoc, r []string, recommended bool, left ...int) {
 		d.F("<tr>")
 	}
 	for i, c := range r {
+		if len(c) > 40 && slices.Contains(left, i) {
+			// A long name is cut with an ellipsis (td.l); the whole name
+			// is its title.
+			d.F(`<td class="l" title="%s">%s</td>`, HTMLEsc(c), HTMLEsc(c))
+			continue
+		}
 		d.F("<td%s>%s</td>", htmlAlign(i, left), HTMLEsc(c))
 	}
 	d.F("</tr>\n")

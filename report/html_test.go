@@ -203,3 +203,17 @@ func TestTimelineHTML(t *testing.T) {
 		t.Errorf("healthy chart %v", h)
 	}
 }
+
+// A long name in a left-aligned column is cut by the page's style with an
+// ellipsis and kept whole in the cell's title; a short one is as it was.
+func TestHTMLRowLongNames(t *testing.T) {
+	long := strings.Repeat("agent-", 10) + "end"
+	var d HTMLDoc
+	htmlRow(&d, []string{long, "12"}, false, 0)
+	htmlRow(&d, []string{"short", "3"}, false, 0)
+	want := `<tr><td class="l" title="` + long + `">` + long + `</td><td>12</td></tr>` + "\n" +
+		`<tr><td class="l">short</td><td>3</td></tr>` + "\n"
+	if d.String() != want {
+		t.Errorf("got %s\nwant %s", d.String(), want)
+	}
+}

@@ -187,7 +187,12 @@ func SweepHTML(w io.Writer, r *sweep.Result) error {
 // sweepHTMLBody writes one sweep's sections below its title.
 func sweepHTMLBody(d *HTMLDoc, r *sweep.Result) {
 	d.F("<p class=\"meta\">%s</p>\n<p class=\"meta\">%s</p>\n", HTMLEsc(sweepTitle(r)), HTMLEsc(truthLine(r)))
-	d.F("<div class=\"rec\">\n<p>%s</p>\n", HTMLEsc(recommendLine(r)))
+	// Nothing recommended is a finding to act on, not a success.
+	box := "rec"
+	if r.Recommended < 0 {
+		box = "rec none"
+	}
+	d.F("<div class=\"%s\">\n<p>%s</p>\n", box, HTMLEsc(recommendLine(r)))
 	if l := areaLine(r); l != "" {
 		d.F("<p>%s</p>\n", HTMLEsc(l))
 	}
@@ -200,7 +205,11 @@ func sweepHTMLBody(d *HTMLDoc, r *sweep.Result) {
 	d.F("<h2>Catches and false positives over the grid</h2>\n<div class=\"row\">\n")
 	heatMap(d, r, "caught", "Loops caught, late ones included"+note, sweepCatches, [3]int{46, 158, 68})
 	heatMap(d, r, "false_positives", "False positives"+note, sweepFPs, [3]int{214, 39, 40})
-	d.F("</div>\n<p class=\"small\">The framed cell is the recommended setting: the most loops caught with at most %d false positives; ties go to the higher threshold.</p>\n", r.MaxFalsePositives)
+	if r.Recommended >= 0 {
+		d.F("</div>\n<p class=\"small\">The framed cell is the recommended setting: the most loops caught with at most %d false positives; ties go to the higher threshold.</p>\n", r.MaxFalsePositives)
+	} else {
+		d.F("</div>\n<p class=\"small\">No cell is framed: every setting has more than %d false positives, so none is recommended.</p>\n", r.MaxFalsePositives)
+	}
 
 	if len(r.Curves) > 0 {
 		d.F("<h2>Precision and recall</h2>\n<div class=\"row\">\n")
