@@ -9,7 +9,6 @@ import (
 	"errors"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -150,7 +149,7 @@ func (p *parser) value(depth int) (Value, error) {
 func (p *parser) object(depth int) (Value, error) {
 	p.i++ // {
 	var ms []Member
-	pos := map[string]int{}
+	var pos map[string]int // the members' positions by key, once there are many
 	p.ws()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
@@ -175,13 +174,14 @@ func (p *parser) object(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		ks := string(utf16Bytes(k))
-		if j, dup := pos[ks]; dup {
+		if j := find(ms, pos, k); j >= 0 {
 			ms[j].Value = v
 		} else {
 			idx, isIdx := arrayIndex(k)
-			pos[ks] = len(ms)
 			ms = append(ms, Member{key: k, index: idx, isIdx: isIdx, Value: v})
+			if pos != nil || len(ms) > linearKeys {
+				pos = index(ms, pos)
+			}
 		}
 		if more, err := p.next('}'); err != nil {
 			return Value{}, err
@@ -189,20 +189,72 @@ func (p *parser) object(depth int) (Value, error) {
 			break
 		}
 	}
-	sort.SliceStable(ms, func(a, b int) bool { return p.before(&ms[a], &ms[b]) })
+	if !slices.IsSortedFunc(ms, p.compare) {
+		slices.SortStableFunc(ms, p.compare)
+	}
+	n := 2
+	for i := range ms {
+		ms[i].Key = quote(ms[i].key)
+		n += len(ms[i].Key) + 2 + len(ms[i].Value.Out)
+	}
 	var sb strings.Builder
+	sb.Grow(n)
 	sb.WriteByte('{')
 	for i := range ms {
 		if i > 0 {
 			sb.WriteByte(',')
 		}
-		ms[i].Key = quote(ms[i].key)
 		sb.WriteString(ms[i].Key)
 		sb.WriteByte(':')
 		sb.WriteString(ms[i].Value.Out)
 	}
 	sb.WriteByte('}')
 	return Value{Out: sb.String(), Kind: '{', Members: ms}, nil
+}
+
+// linearKeys is how many members an object's repeated keys are looked for
+// one by one; past it, by a map.
+const linearKeys = 16
+
+// find returns the position of the member with key k, or -1.
+func find(ms []Member, pos map[string]int, k []uint16) int {
+	if pos != nil {
+		if j, ok := pos[string(utf16Bytes(k))]; ok {
+			return j
+		}
+		return -1
+	}
+	for j := range ms {
+		if slices.Equal(ms[j].key, k) {
+			return j
+		}
+	}
+	return -1
+}
+
+// index adds the last member of ms to pos (all of them when pos is nil).
+func index(ms []Member, pos map[string]int) map[string]int {
+	if pos == nil {
+		pos = make(map[string]int, 2*len(ms))
+		for j := range ms {
+			pos[string(utf16Bytes(ms[j].key))] = j
+		}
+		return pos
+	}
+	pos[string(utf16Bytes(ms[len(ms)-1].key))] = len(ms) - 1
+	return pos
+}
+
+// compare orders members: a before b is negative, after positive, and 0
+// where the order keeps them as they came.
+func (p *parser) compare(a, b Member) int {
+	switch {
+	case p.before(&a, &b):
+		return -1
+	case p.before(&b, &a):
+		return 1
+	}
+	return 0
 }
 
 // before reports whether member a is written before b.

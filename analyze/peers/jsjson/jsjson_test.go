@@ -1,6 +1,10 @@
 package jsjson
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // TestOrders: the three key orders, derived by hand from ECMA-262 and
 // safe-stable-stringify 2.5.0's sort. Property order puts array-index keys
@@ -35,6 +39,27 @@ func TestOrders(t *testing.T) {
 				t.Errorf("%s order %d: got %s (%v), want %s", c.in, o.order, v.Out, ok, o.want)
 			}
 		}
+	}
+	// Past linearKeys members, repeated keys are found by a map: the
+	// first position and the last value still hold.
+	var in, want strings.Builder
+	in.WriteString(`{`)
+	want.WriteString(`{`)
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&in, `"k%02d":%d,`, i, i)
+		v := i
+		if i == 3 || i == 18 {
+			v = 100 + i
+		}
+		if i > 0 {
+			want.WriteString(",")
+		}
+		fmt.Fprintf(&want, `"k%02d":%d`, i, v)
+	}
+	in.WriteString(`"k03":103,"k18":118}`)
+	want.WriteString(`}`)
+	if v, ok := Stringify(in.String(), PropertyOrder); !ok || v.Out != want.String() {
+		t.Errorf("repeated keys in a large object: got %s, want %s", v.Out, want.String())
 	}
 	v, _ := Stringify(`{"p":{"b":1,"a":2},"s":"x"}`, Sorted)
 	if len(v.Members) != 2 || v.Members[0].Key != `"p"` || v.Members[0].Value.Out != `{"a":2,"b":1}` || v.Members[1].Value.Kind != '"' {

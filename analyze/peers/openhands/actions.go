@@ -1,7 +1,6 @@
 package openhands
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -156,7 +155,7 @@ func responseToActions(t *conv.Turn) ([]action, *Event) {
 	var acts []action
 	for i, c := range t.Calls {
 		var args map[string]any
-		d := json.NewDecoder(bytes.NewReader([]byte(c.Args)))
+		d := json.NewDecoder(strings.NewReader(c.Args))
 		if err := d.Decode(&args); err != nil || d.More() || args == nil {
 			if err == nil && args == nil {
 				err = fmt.Errorf("not an object")
@@ -318,8 +317,9 @@ func toAction(name string, args map[string]any, t *conv.Turn) (action, *Event) {
 		a.kind, a.fields, a.thoughtAt = CmdRunAction, []string{cmd, F(false), "", F(false), F(-1)}, 2
 		a.obs, a.obsFields = CmdOutputObservation, []string{cmd}
 	case !t.HasTools || t.Offers(name):
-		a.kind, a.fields, a.thoughtAt = MCPAction, []string{name, canon(args), ""}, 2
-		a.obs, a.obsFields = MCPObservation, []string{name, canon(args)}
+		ca := canon(args)
+		a.kind, a.fields, a.thoughtAt = MCPAction, []string{name, ca, ""}, 2
+		a.obs, a.obsFields = MCPObservation, []string{name, ca}
 	default:
 		e := validationError("Tool %s is not registered. (arguments: %s). Please check the tool name and retry with an existing tool.", name, canon(args))
 		return a, &e
