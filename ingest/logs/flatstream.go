@@ -65,10 +65,7 @@ func planFlat(r *flatReader) *flatStream {
 	s := r.src
 	st := &flatStream{c: &otel{src: s, opt: r.opt}, up: newInherited()}
 	if s.mode == modeUndecided && s.size >= flatStreamMin {
-		if refs, ok := s.scanPage(); ok {
-			st.refs, st.page = refs, true
-			s.mode, s.done = modeDocs, true
-		}
+		st.refs, st.page = s.scanPage()
 	}
 	if !st.page {
 		if s.mode == modeUndecided {
@@ -101,8 +98,8 @@ func planFlat(r *flatReader) *flatStream {
 			nprob++
 			continue
 		}
-		if page, ok := v.(obj); ok && page["context"] == nil && isList(page["data"]) {
-			return nil
+		if page, ok := v.(obj); ok && !st.page && page["context"] == nil && isList(page["data"]) {
+			return nil // readAll takes a page's spans apart; a page's spans it does not
 		}
 		sp := flatSpan(ingest.Pos{}, v)
 		if id := str(sp.o["spanId"]); sp.err == nil && id != "" {
@@ -147,6 +144,10 @@ func planFlat(r *flatReader) *flatStream {
 	st.order = make([]int32, len(st.items))
 	for j := range st.order {
 		st.order[j] = int32(j)
+	}
+	if st.page {
+		// The source is read: positions are those of one document.
+		s.mode, s.done = modeDocs, true
 	}
 	slices.SortStableFunc(st.order, func(a, b int32) int {
 		x, y := &st.items[a], &st.items[b]
