@@ -83,6 +83,7 @@ func unitCases(t testing.TB) []fastSeed {
 		fastSeed{FormatPhoenix, []byte("{\"data\": [\n{\"name\": \"a\"}], \"data\": [\n{\"name\": \"b\"}]}")},
 		fastSeed{FormatPhoenix, []byte("{\"context\": {\"trace_id\": \"t\", \"span_id\": \"a\"},\n\"data\": [], \"span_kind\": \"LLM\", \"start_time\": \"2026-01-02T03:04:05Z\"}")},
 		fastSeed{FormatPhoenix, []byte("{\"data\": [\n]}")},
+		fastSeed{FormatPhoenix, []byte("{\"data\": [\n{\"data\": [1]}, {\"name\": \"x\", \"data\": []}]}")}, // spans that look like pages
 		fastSeed{FormatLiteLLM, []byte("[\n" + `{"call_type":"acompletion","startTime":1,"messages":[{"role":"user","content":"hi"}]}` + ",\n2, \"x\", [3]\n]\n")},
 	)
 	n := len(seeds)

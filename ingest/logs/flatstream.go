@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/killswitch/killswitch/ingest"
@@ -65,10 +66,7 @@ func planFlat(r *flatReader) *flatStream {
 	s := r.src
 	st := &flatStream{c: &otel{src: s, opt: r.opt}, up: newInherited()}
 	if s.mode == modeUndecided && s.size >= flatStreamMin {
-		if refs, ok := s.scanPage(); ok {
-			st.refs, st.page = refs, true
-			s.mode, s.done = modeDocs, true
-		}
+		st.refs, st.page = s.scanPage()
 	}
 	if !st.page {
 		if s.mode == modeUndecided {
@@ -101,8 +99,8 @@ func planFlat(r *flatReader) *flatStream {
 			nprob++
 			continue
 		}
-		if page, ok := v.(obj); ok && page["context"] == nil && isList(page["data"]) {
-			return nil
+		if page, ok := v.(obj); ok && !st.page && page["context"] == nil && isList(page["data"]) {
+			return nil // readAll takes a page's spans apart; a page's spans it does not
 		}
 		sp := flatSpan(ingest.Pos{}, v)
 		if id := str(sp.o["spanId"]); sp.err == nil && id != "" {
@@ -148,6 +146,10 @@ func planFlat(r *flatReader) *flatStream {
 	for j := range st.order {
 		st.order[j] = int32(j)
 	}
+	if st.page {
+		// The source is read: positions are those of one document.
+		s.mode, s.done = modeDocs, true
+	}
 	slices.SortStableFunc(st.order, func(a, b int32) int {
 		x, y := &st.items[a], &st.items[b]
 		if c := x.at.Compare(y.at); c != 0 {
@@ -168,18 +170,109 @@ func planFlat(r *flatReader) *flatStream {
 	return st
 }
 
-// decode reads unit ref again and decodes it: nil, nil when it is not
-// JSON; the error is a read error.
+// decode reads unit ref again and decodes what the first pass needs of
+// it (lightSpanTree): nil, nil when it is not JSON; the error is a read
+// error.
 func (st *flatStream) decode(ref unitRef) (any, error) {
 	raw, err := st.c.src.readElem(elemRef{off: ref.off, n: ref.n})
 	if err != nil {
 		return nil, err
+	}
+	if v, ok := lightSpanTree(raw); ok {
+		return v, nil
 	}
 	v, derr := decodeTree(raw)
 	if derr != nil {
 		return nil, nil
 	}
 	return v, nil
+}
+
+// lightSpanTree decodes raw, an object, as decodeTree does, but for what
+// the first pass does not read: the value of an attribute firstPassAttr
+// does not name is true, and an event keeps its name only (its other
+// members are true). false when raw is not an object the strict scanner
+// takes (decodeTree then decides).
+func lightSpanTree(raw []byte) (any, bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' || strictValue(raw, i, 0) < 0 {
+		return nil, false
+	}
+	return members(raw, i, func(key string, val []byte) (any, bool) {
+		switch {
+		case key == "attributes" && val[0] == '{':
+			return members(val, 0, func(k string, v []byte) (any, bool) {
+				if !firstPassAttr(k) {
+					return true, true
+				}
+				t, err := decodeTree(v)
+				return t, err == nil
+			})
+		case key == "events" && val[0] == '[':
+			var evs []any
+			for _, e := range arrayElements(val) {
+				if e[0] != '{' {
+					evs = append(evs, true)
+					continue
+				}
+				ev, ok := members(e, 0, func(k string, v []byte) (any, bool) {
+					if k != "name" {
+						return true, true
+					}
+					t, err := decodeTree(v)
+					return t, err == nil
+				})
+				if !ok {
+					return nil, false
+				}
+				evs = append(evs, ev)
+			}
+			if evs == nil {
+				evs = []any{}
+			}
+			return evs, true
+		}
+		t, err := decodeTree(val)
+		return t, err == nil
+	})
+}
+
+// members decodes the object at b[i] (valid: the strict scanner took it)
+// with value for each member's value; the last of a repeated key wins, as
+// in decodeTree.
+func members(b []byte, i int, value func(key string, raw []byte) (any, bool)) (obj, bool) {
+	o := obj{}
+	for i = skipSpace(b, i+1); b[i] != '}'; {
+		end := strictString(b, i)
+		key := validString(b[i:end])
+		i = skipSpace(b, skipSpace(b, end)+1) // past ':'
+		vend := strictValue(b, i, 1)
+		v, ok := value(key, b[i:vend])
+		if !ok {
+			return nil, false
+		}
+		o[key] = v
+		if i = skipSpace(b, vend); b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	return o, true
+}
+
+// firstPassAttr reports whether planFlat's first pass reads attribute k:
+// the span kind, what says whether a GenAI span is a call, the agent
+// keys, and what oiLightSpan flattens the OpenInference agent keys from
+// (a key itself, one of its dotted prefixes, or "").
+func firstPassAttr(k string) bool {
+	if k == "" || k == oiKindAttr || k == "gen_ai.operation.name" || k == "llm.request.type" || slices.Contains(agentKeys[:], k) {
+		return true
+	}
+	for _, ak := range oiAgentKeys {
+		if k == ak.attr || strings.HasPrefix(ak.attr, k+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // pos is the position of unit ref.
