@@ -50,6 +50,11 @@ type Profile struct {
 	// (a peer's detector keeps what its source keeps): a sweep evaluates
 	// the default window only.
 	NoWindow bool
+	// NoText says the profile fingerprints neither the prompt nor the
+	// response (a peer's detector keys on tool calls and content of its
+	// own): requests without HasPrompt or HasResponse are then no sign of
+	// bodies the replay did not understand, and are not reported as such.
+	NoText bool
 	// SweepThresholds is the threshold grid a sweep of the profile
 	// evaluates unless told otherwise (sweep.ParseThresholds syntax): each
 	// profile scores on its own scale.

@@ -113,7 +113,10 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 			defer spill.close()
 			h = spill.hooks(h)
 		}
-		h = noText.hooks(st.hooks(h))
+		h = st.hooks(h)
+		if !cfg.Profile.NoText {
+			h = noText.hooks(h)
+		}
 		var err error
 		if sum, err = e.Replay(cfg, h); err != nil {
 			return err

@@ -27,6 +27,7 @@ var Profile = &analyze.Profile{
 		"(name and sorted-key input); the threshold is the hard threshold (5: the 5th stops; a notice at 3)",
 	Inclusive:       true,
 	NoWindow:        true,
+	NoText:          true,
 	Extract:         extract,
 	Fingerprint:     fingerprint,
 	NewDetector:     func(int) analyze.Detector { return new(detector) },

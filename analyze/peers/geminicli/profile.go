@@ -25,6 +25,7 @@ var Profile = &analyze.Profile{
 		"threshold 1 kills at the first detection, 2 at the second (its nudge-then-abort); its model-based check after 30 turns is left out",
 	Inclusive:       true,
 	NoWindow:        true,
+	NoText:          true,
 	Extract:         extract,
 	Fingerprint:     fingerprint,
 	NewDetector:     func(int) analyze.Detector { return new(detector) },

@@ -24,6 +24,7 @@ var Profile = &analyze.Profile{
 		"over 30 calls per run; threshold 1 kills at the first critical, 2 at the second in a run (its own)",
 	Inclusive:       true,
 	NoWindow:        true,
+	NoText:          true,
 	Extract:         extract,
 	Fingerprint:     fingerprint,
 	NewDetector:     func(int) analyze.Detector { return new(detector) },

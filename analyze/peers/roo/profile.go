@@ -23,6 +23,7 @@ var Profile = &analyze.Profile{
 		"(3: the 4th identical tool call in a row, or the call after 3 replies without a tool use counted as mistakes)",
 	Inclusive:       true,
 	NoWindow:        true,
+	NoText:          true,
 	Extract:         extract,
 	Fingerprint:     fingerprint,
 	NewDetector:     func(int) analyze.Detector { return new(detector) },
