@@ -209,3 +209,30 @@ func TestBreakerScopesSharingKeys(t *testing.T) {
 		t.Errorf("state: %d scopes, want one with 10 errors:\n%s", got, b)
 	}
 }
+
+// #28 item 5: the gateway keys on tenant and API key, so its calls need
+// no agent; a typo'd control event is an unknown event that lists
+// freeze and unfreeze.
+func TestGatewayCallsNeedNoAgent(t *testing.T) {
+	dir := t.TempDir()
+	call := strings.Replace(storeCall, `"agent":"support",`, "", 1)
+	capture := writeCapture(t, dir, "c.jsonl", []string{
+		call,
+		`{"ts":"2026-03-01T10:00:01Z","event":"freeze","entity":"tenant","tenant":"acme","by":"ops","reason":"r"}`,
+		strings.Replace(call, "10:00:00", "10:00:02", 1),
+		`{"ts":"2026-03-01T10:00:03Z","event":"freez","entity":"tenant","tenant":"acme"}`,
+	})
+	stdout, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", "-f", "jsonl", capture)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// By hand: the first call is forwarded (200), the freeze refuses the
+	// second (423); line 4 is reported, not replayed.
+	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); len(lines) != 2 || !strings.Contains(lines[0], `"http_status":200`) || !strings.Contains(lines[1], `"http_status":423`) {
+		t.Errorf("decisions:\n%s\nwant a 200 and a 423", stdout)
+	}
+	want := capture + `:4: "event": unknown event: a string of 5 characters is not one of activate, deactivate, config, kill_switch, breaker_open, breaker_close, freeze, unfreeze`
+	if !strings.Contains(stderr, want) || strings.Contains(stderr, `"agent"`) {
+		t.Errorf("stderr %q, want %q and nothing about an agent", stderr, want)
+	}
+}
