@@ -33,7 +33,7 @@ func TestBreakerApplyACLWritesNothing(t *testing.T) {
 	if code != exitUsage {
 		t.Errorf("exit %d, want %d", code, exitUsage)
 	}
-	for _, want := range []string{"NOPERM", "SET tenant:globex:", "nothing written"} {
+	for _, want := range []string{"NOPERM", `SET "tenant:globex:`, "nothing written"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
