@@ -142,7 +142,16 @@ type Engine struct {
 	pos      posTable
 	reported []Warning // the current step's warnings that are reported
 	cur      Decision  // the decision being made: policies get a pointer to it without an allocation per request
+	// outOfOrder: the engine warned that the record being replayed is out
+	// of time order for its agent.
+	outOfOrder bool
 }
+
+// OutOfOrderPrefix begins every out-of-order warning: the engine's, per
+// agent, and a policy's (an Effects warning with it is counted as
+// WarnOutOfOrder, and dropped when the engine warned about the same
+// record).
+const OutOfOrderPrefix = "out of time order:"
 
 // KeptWarnings: see WarningKind.
 const KeptWarnings = 10
@@ -279,9 +288,11 @@ func (e *Engine) step(rec *ingest.Record, f *Features) (*Decision, []Transition)
 	}
 	// Order matters per agent: a capture grouped by agent, each agent in
 	// order, is not out of order.
+	e.outOfOrder = false
 	if last := b.sum.lastTS(); rec.TS.Before(last) {
+		e.outOfOrder = true
 		e.warn(rec.Pos, WarnOutOfOrder, fmt.Sprintf(
-			"out of time order: %s is before %s at %s (agent %q); replayed in input order",
+			OutOfOrderPrefix+" %s is before %s at %s (agent %q); replayed in input order",
 			ingest.FormatTime(rec.TS), ingest.FormatTime(last), b.lastPos.pos(), rec.Agent))
 	} else {
 		b.lastPos = e.pos.ref(rec.Pos)
@@ -344,8 +355,14 @@ func (e *Engine) checkCost(pos ingest.Pos, d *Decision) {
 func (e *Engine) effects(pos ingest.Pos, b *agentBook) {
 	for _, w := range e.fx.Warnings {
 		kind := WarnPolicy
-		if strings.HasPrefix(w, "config ignored") {
+		switch {
+		case strings.HasPrefix(w, "config ignored"):
 			kind = WarnConfig
+		case strings.HasPrefix(w, OutOfOrderPrefix):
+			kind = WarnOutOfOrder
+			if e.outOfOrder {
+				continue // the engine said it already, per agent
+			}
 		}
 		e.warn(pos, kind, w)
 	}

@@ -307,9 +307,6 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 	if isFreezeEvent(m.event) {
 		return r.freezeRecord(m, rec)
 	}
-	if rec.Agent, err = r.agentValue(m.agent); err != nil {
-		return r.bad(`"agent": %v`, err)
-	}
 	if m.event != nil {
 		ev, err := stringValue(m.event)
 		if err != nil {
@@ -320,7 +317,12 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 			// A kill the live system made: a deactivation by the kill switch.
 			c.Event, c.By = ControlDeactivate, "kill_switch"
 		} else if c.Event, err = ParseControlEvent(ev); err != nil {
-			return r.bad(`"event": %v`, err)
+			// The event first: a typo'd "freez" is an unknown event, not
+			// a record without an agent.
+			return r.bad(`"event": unknown event: %s is not one of %s`, describe(m.event), knownEvents)
+		}
+		if rec.Agent, err = r.agentValue(m.agent); err != nil {
+			return r.bad(`"agent": %v`, err)
 		}
 		if m.by != nil {
 			if c.By, err = stringValue(m.by); err != nil {
@@ -341,6 +343,11 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 		}
 		rec.Control = c
 		return rec
+	}
+	if r.opt.Agent != "" || m.agent != nil && !isNull(m.agent) {
+		if rec.Agent, err = r.agentValue(m.agent); err != nil {
+			return r.bad(`"agent": %v`, err)
+		}
 	}
 	if m.request == nil || isNull(m.request) {
 		return r.bad(`missing "request" (neither a capture record nor a control record with "event")`)
@@ -376,6 +383,14 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 		if *s.dst, err = stringValue(s.raw); err != nil {
 			return r.bad(`"%s": %v`, s.name, err)
 		}
+	}
+	if rec.Agent == "" {
+		// A gateway's calls are keyed by tenant and API key: the tenant
+		// stands in for a missing agent, as in a freeze record.
+		if rec.Tenant == "" {
+			return r.bad(`"agent": missing (give --agent to name the agent of every record; a record with a "tenant" and no "agent" is the tenant's)`)
+		}
+		rec.Agent = rec.Tenant
 	}
 	if m.latencyMS != nil && !isNull(m.latencyMS) {
 		f, err := numberValue(m.latencyMS)
@@ -418,6 +433,9 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 	}
 	return rec
 }
+
+// knownEvents are the values of a control record's "event".
+const knownEvents = "activate, deactivate, config, kill_switch, breaker_open, breaker_close, freeze, unfreeze"
 
 func (r *JSONLReader) agentValue(raw []byte) (string, error) {
 	if r.opt.Agent != "" {

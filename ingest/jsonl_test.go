@@ -128,14 +128,17 @@ func TestJSONLMalformed(t *testing.T) {
 		{`{"ts":"2026-13-45T00:00:00Z","agent":"a","request":{}}`, `c.jsonl:1: "ts": unparsable timestamp: a string of 20 characters where a time was expected (want RFC 3339)`},
 		{`{"ts":null,"agent":"a","request":{}}`, `c.jsonl:1: "ts": is null`},
 		{`{"ts":-5,"agent":"a","request":{}}`, `c.jsonl:1: "ts": timestamp -5 is not a Unix time`},
-		{`{"ts":1,"request":{}}`, `c.jsonl:1: "agent": missing (give --agent to name the agent of every record)`},
+		{`{"ts":1,"request":{}}`, `c.jsonl:1: "agent": missing (give --agent to name the agent of every record; a record with a "tenant" and no "agent" is the tenant's)`},
+		{`{"ts":1,"tenant":"","request":{}}`, `c.jsonl:1: "agent": missing (give --agent to name the agent of every record; a record with a "tenant" and no "agent" is the tenant's)`},
 		{`{"ts":1,"agent":"","request":{}}`, `c.jsonl:1: "agent": empty agent id`},
 		{`{"ts":1,"agent":"a"}`, `c.jsonl:1: missing "request" (neither a capture record nor a control record with "event")`},
 		{`{"ts":1,"agent":"a","request":42}`, `c.jsonl:1: "request": want a JSON object or a string holding the body, got the number 42`},
 		{`{"ts":1,"agent":"a","request":{},"label":"maybe"}`, `c.jsonl:1: "label": a string of 5 characters is neither "loop" nor "legit"`},
 		{`{"ts":1,"agent":"a","request":{},"status":"abc"}`, `c.jsonl:1: "status": not an HTTP status: a string of 3 characters`},
 		{`{"ts":1,"agent":"a","request":{},"tokens_in":-3}`, `c.jsonl:1: "tokens_in": not a token count: the number -3`},
-		{`{"ts":1,"agent":"a","event":"explode"}`, `c.jsonl:1: "event": a string of 7 characters is not one of activate, deactivate, config, kill_switch, breaker_open, breaker_close`},
+		{`{"ts":1,"agent":"a","event":"explode"}`, `c.jsonl:1: "event": unknown event: a string of 7 characters is not one of activate, deactivate, config, kill_switch, breaker_open, breaker_close, freeze, unfreeze`},
+		// #28: a typo'd freeze (no agent, as freeze records need none) is an unknown event, not a missing agent.
+		{`{"ts":1,"event":"freez","entity":"tenant","tenant":"acme"}`, `c.jsonl:1: "event": unknown event: a string of 5 characters is not one of activate, deactivate, config, kill_switch, breaker_open, breaker_close, freeze, unfreeze`},
 		{`{"ts":1,"agent":"a","event":"config","kill_switch":{"treshold":3}}`, `c.jsonl:1: "kill_switch": unknown key "treshold" (want enabled, window_size, threshold)`},
 		{`{"ts":1,"agent":"a","event":"config"}`, `c.jsonl:1: "event": "config" without a "kill_switch" object`},
 		{"{\"ts\":1,\"agent\":\"a\xff\",\"request\":{}}", `c.jsonl:1: invalid UTF-8 at byte 19`},
@@ -342,5 +345,18 @@ func TestJSONLByteOrderMark(t *testing.T) {
 	}
 	if recs[1].Err == nil || !strings.HasPrefix(recs[1].Err.Error(), "c.jsonl:2: not a JSON object") {
 		t.Errorf("second line: %v, want not a JSON object", recs[1].Err)
+	}
+}
+
+// #28: a gateway's call needs no agent: the tenant stands in for it, as
+// in a freeze record; an agent given, or --agent, still wins.
+func TestJSONLTenantStandsInForAgent(t *testing.T) {
+	recs := readAll(t, jsonl(`{"ts":1,"tenant":"acme","api_key_id":"k1","request":{}}`+"\n"+
+		`{"ts":2,"tenant":"acme","agent":"bot","request":{}}`+"\n"))
+	if len(recs) != 2 || recs[0].Err != nil || recs[1].Err != nil {
+		t.Fatalf("records %+v", recs)
+	}
+	if recs[0].Agent != "acme" || recs[0].Tenant != "acme" || recs[0].APIKeyID != "k1" || recs[1].Agent != "bot" {
+		t.Errorf("agents %q, %q; want acme (the tenant) and bot", recs[0].Agent, recs[1].Agent)
 	}
 }

@@ -2,7 +2,6 @@ package breaker
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -156,13 +155,13 @@ type scopeState struct {
 	until       time.Time
 	succ, errc  counter
 	errStatuses map[int]int
-	others      []Scope // other scopes with the same keys (see Breaker.state)
 }
 
 // Breaker replays records in order.
 type Breaker struct {
 	cfg        Config
 	scopes     map[string]*scopeState // by the stem of the scope's Redis keys
+	byScope    map[Scope]*scopeState  // the same, by scope: no key is formatted per request
 	shared     []SharedKeys
 	seq        int64
 	start, end time.Time
@@ -197,7 +196,7 @@ func New(cfg Config) (*Breaker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Breaker{cfg: cfg, scopes: map[string]*scopeState{}, noStatus: map[string]int{}}, nil
+	return &Breaker{cfg: cfg, scopes: map[string]*scopeState{}, byScope: map[Scope]*scopeState{}, noStatus: map[string]int{}}, nil
 }
 
 // ScopeOf returns the breaker a record belongs to.
@@ -214,15 +213,18 @@ func ScopeOf(rec *ingest.Record) Scope {
 // same key (agent "a:b" workflow "c", agent "a" workflow "b:c") are one
 // breaker; the second is recorded once in Shared.
 func (b *Breaker) state(s Scope, pos ingest.Pos) *scopeState {
+	if st := b.byScope[s]; st != nil {
+		return st
+	}
 	key := fmt.Sprintf(keyBase(s), "stats")
 	st := b.scopes[key]
 	if st == nil {
 		st = &scopeState{res: &ScopeResult{Scope: s}}
 		b.scopes[key] = st
-	} else if st.res.Scope != s && !slices.Contains(st.others, s) {
-		st.others = append(st.others, s)
+	} else { // a scope not seen before, with the keys of one that was
 		b.shared = append(b.shared, SharedKeys{Key: key, Scope: s, Source: pos, With: st.res.Scope})
 	}
+	b.byScope[s] = st
 	return st
 }
 

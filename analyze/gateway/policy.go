@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"fmt"
+	"time"
 
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/ingest"
@@ -21,6 +22,33 @@ type Policy struct {
 	// NoDecisions: keep none (the reports that need only the result:
 	// memory then does not grow with the capture's calls).
 	NoDecisions bool
+	latest      map[string]mark // per tenant: its latest record so far
+}
+
+// mark is a record's time and position.
+type mark struct {
+	ts  time.Time
+	pos ingest.Pos
+}
+
+// order warns, like the engine does per agent, about a record earlier
+// than one already replayed for its tenant: the gateway's state (freezes,
+// the rpm window, budgets, spikes) is per tenant and its keys, whatever
+// the agent, so a freeze at 10:00 placed before a 09:00 call of that
+// tenant is out of order even when their agents differ. The engine's own
+// per-agent warning is not repeated for the same record.
+func (p *Policy) order(rec *ingest.Record, fx *analyze.Effects) {
+	t := tenantOf(rec)
+	last, ok := p.latest[t]
+	if ok && rec.TS.Before(last.ts) {
+		fx.Warnings = append(fx.Warnings, fmt.Sprintf("%s %s is before %s at %s (tenant %q); replayed in input order",
+			analyze.OutOfOrderPrefix, ingest.FormatTime(rec.TS), ingest.FormatTime(last.ts), last.pos, t))
+		return
+	}
+	if p.latest == nil {
+		p.latest = map[string]mark{}
+	}
+	p.latest[t] = mark{rec.TS, rec.Pos}
 }
 
 // NewPolicy returns the gateway policy configured by cfg.
@@ -39,6 +67,9 @@ func (p *Policy) Name() string { return "gateway" }
 // Freezing what is frozen, or unfreezing what is not, is a warning (also
 // in the result).
 func (p *Policy) Control(rec *ingest.Record, fx *analyze.Effects) {
+	if c := rec.Control; c != nil && (c.Event == ingest.ControlFreeze || c.Event == ingest.ControlUnfreeze) {
+		p.order(rec, fx)
+	}
 	n := len(p.g.res.Warnings)
 	p.g.Step(rec)
 	for _, w := range p.g.res.Warnings[n:] {
@@ -52,6 +83,7 @@ func (p *Policy) Decide(rec *ingest.Record, f *analyze.Features, d *analyze.Deci
 	if !ok {
 		return
 	}
+	p.order(rec, fx)
 	if !p.NoDecisions {
 		// The body is the replay's until the next batch: the decision
 		// keeps a copy for the state writes (request_json).

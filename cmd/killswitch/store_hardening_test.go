@@ -33,7 +33,7 @@ func TestBreakerApplyACLWritesNothing(t *testing.T) {
 	if code != exitUsage {
 		t.Errorf("exit %d, want %d", code, exitUsage)
 	}
-	for _, want := range []string{"NOPERM", "SET tenant:globex:", "nothing written"} {
+	for _, want := range []string{"NOPERM", `SET "tenant:globex:`, "nothing written"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
@@ -207,5 +207,66 @@ func TestBreakerScopesSharingKeys(t *testing.T) {
 	b, _ := os.ReadFile(script)
 	if got := strings.Count(string(b), "MULTI"); got != 1 || strings.Count(string(b), "stats:a:b:c:error\" \"10\"") != 1 {
 		t.Errorf("state: %d scopes, want one with 10 errors:\n%s", got, b)
+	}
+}
+
+// #28 item 5: the gateway keys on tenant and API key, so its calls need
+// no agent; a typo'd control event is an unknown event that lists
+// freeze and unfreeze.
+func TestGatewayCallsNeedNoAgent(t *testing.T) {
+	dir := t.TempDir()
+	call := strings.Replace(storeCall, `"agent":"support",`, "", 1)
+	capture := writeCapture(t, dir, "c.jsonl", []string{
+		call,
+		`{"ts":"2026-03-01T10:00:01Z","event":"freeze","entity":"tenant","tenant":"acme","by":"ops","reason":"r"}`,
+		strings.Replace(call, "10:00:00", "10:00:02", 1),
+		`{"ts":"2026-03-01T10:00:03Z","event":"freez","entity":"tenant","tenant":"acme"}`,
+	})
+	stdout, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", "-f", "jsonl", capture)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// By hand: the first call is forwarded (200), the freeze refuses the
+	// second (423); line 4 is reported, not replayed.
+	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); len(lines) != 2 || !strings.Contains(lines[0], `"http_status":200`) || !strings.Contains(lines[1], `"http_status":423`) {
+		t.Errorf("decisions:\n%s\nwant a 200 and a 423", stdout)
+	}
+	want := capture + `:4: "event": unknown event: a string of 5 characters is not one of activate, deactivate, config, kill_switch, breaker_open, breaker_close, freeze, unfreeze`
+	if !strings.Contains(stderr, want) || strings.Contains(stderr, `"agent"`) {
+		t.Errorf("stderr %q, want %q and nothing about an agent", stderr, want)
+	}
+}
+
+// #28 item 6: the gateway's state is per tenant (and its keys), so a
+// record earlier than one already replayed for its tenant is out of
+// order even when the agents differ; a record the engine already warned
+// about (same agent) is warned about once.
+func TestGatewayControlOutOfOrder(t *testing.T) {
+	dir := t.TempDir()
+	call := func(ts, agent string) string {
+		return strings.Replace(strings.Replace(storeCall, "10:00:00", ts, 1), `"support"`, `"`+agent+`"`, 1)
+	}
+	capture := writeCapture(t, dir, "c.jsonl", []string{
+		`{"ts":"2026-03-01T10:00:00Z","event":"freeze","entity":"tenant","tenant":"acme","by":"ops","reason":"r"}`,
+		call("09:00:00", "support"), // before the freeze at line 1: out of order for tenant acme
+		call("10:00:05", "support"),
+		call("10:00:01", "support"), // out of order for agent support too: one warning
+		`{"ts":"2026-03-01T10:00:02Z","event":"unfreeze","entity":"tenant","tenant":"acme"}`, // before line 3's call
+	})
+	_, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", "-f", "jsonl", capture)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		capture + `:2: warning: out of time order: 2026-03-01T09:00:00.000Z is before 2026-03-01T10:00:00.000Z at ` + capture + `:1 (tenant "acme"); replayed in input order`,
+		capture + `:4: warning: out of time order: 2026-03-01T10:00:01.000Z is before 2026-03-01T10:00:05.000Z at ` + capture + `:3 (agent "support"); replayed in input order`,
+		capture + `:5: warning: out of time order: 2026-03-01T10:00:02.000Z is before 2026-03-01T10:00:05.000Z at ` + capture + `:3 (tenant "acme"); replayed in input order`,
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks\n%s\n%s", want, stderr)
+		}
+	}
+	if n := strings.Count(stderr, "out of time order"); n != 3 {
+		t.Errorf("%d out-of-order warnings, want 3:\n%s", n, stderr)
 	}
 }

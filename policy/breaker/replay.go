@@ -150,7 +150,7 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 	}
 	for _, sh := range pol.Result().Shared {
 		out.Notes = append(out.Notes, fmt.Sprintf("%s: scope %s has the Redis keys of scope %s (%s:*): the live handler counts them as one breaker, and so does the replay, under %s",
-			sh.Source, sh.Scope, sh.With, sh.Key, sh.With))
+			sh.Source, report.Printable(sh.Scope.String()), report.Printable(sh.With.String()), report.Printable(sh.Key), report.Printable(sh.With.String())))
 	}
 	return out, nil
 }

@@ -1,6 +1,6 @@
 // Package redis is the Redis store of the error-rate breaker's state (its
-// counters and open flags per scope): Apply sets them on a server, one
-// MULTI/EXEC per scope. The script form (--writes FILE.redis) is rendered
+// counters and open flags per scope): Apply sets them on a server, all in
+// one MULTI/EXEC. The script form (--writes FILE.redis) is rendered
 // by WriteScript from the same keys.
 package redis
 
@@ -21,8 +21,9 @@ import (
 // MULTI/EXEC, so that either all of them are written or none is. Redis
 // checks each queued command (the user's ACL, the command's arguments)
 // before EXEC runs any: a key the user may not write (NOPERM) discards the
-// whole transaction, and the error names that key, its scope, the
-// server's own words and that nothing was written.
+// whole transaction, and the error names that key (quoted as Go does: a
+// key may hold any byte), the server's own words and that nothing was
+// written.
 func Apply(ctx context.Context, target string, scopes [][]Key) error {
 	goredis.SetLogger(quietLogger{}) // its pool logs dial retries on standard error; the error says it once
 	opt, err := goredis.ParseURL(target)
@@ -54,8 +55,8 @@ func Apply(ctx context.Context, target string, scopes [][]Key) error {
 	// reason.
 	for _, c := range cmds {
 		if cerr := c.Err(); cerr != nil && !strings.HasPrefix(cerr.Error(), "EXECABORT") {
-			return fmt.Errorf("--apply %s: SET %s: %v; the transaction of %d keys (%d scopes) was discarded: nothing written",
-				RedactURL(target), c.Args()[1], redactErr(cerr, target), len(cmds), len(scopes))
+			return fmt.Errorf("--apply %s: SET %q: %v; the transaction of %d keys (%d scopes) was discarded: nothing written",
+				RedactURL(target), c.Args()[1].(string), redactErr(cerr, target), len(cmds), len(scopes))
 		}
 	}
 	if strings.HasPrefix(err.Error(), "EXECABORT") {
