@@ -21,7 +21,7 @@ type inputOptions struct {
 	perFile     bool     // qualify agent ids with the file's base name
 	batchOutput string   // a Batch API output file to join with the input on custom_id
 	mapping     []string // Parquet: field=column renames (--map)
-	maxLine     string   // --max-line: the longest JSONL line kept
+	maxLine     string   // --max-line: the largest item kept (JSONL line, HAR entry, log item)
 }
 
 // openInput opens path ("-" is standard input) through ingest.Open, which
@@ -47,7 +47,7 @@ func (o *inputOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.agentHeader, "agent-header", "X-Agent-Id", "HAR: request header holding the agent id")
 	fs.BoolVar(&o.perFile, "agent-per-file", false, "qualify agent ids with their file's name (agent@file), when ids repeat across unrelated captures")
 	fs.StringArrayVar(&o.mapping, "map", nil, "Parquet: read logical field from a differently named column (field=column; repeatable)")
-	fs.StringVar(&o.maxLine, "max-line", "64MiB", "JSONL: the longest line kept (a longer one is reported and skipped, so memory stays bounded)")
+	fs.StringVar(&o.maxLine, "max-line", "64MiB", "the largest item kept: a JSONL line, a HAR entry, one item of a JSON log document (a larger one is reported and skipped, so memory stays bounded)")
 	fs.StringVar(&o.batchOutput, "batch-output", "", "OpenAI/Anthropic Batch API: the output (results) file to join with the input on custom_id")
 	policy.MarkInput(fs, "batch-output")
 }
