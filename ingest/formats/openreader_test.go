@@ -85,6 +85,16 @@ func openCases(t *testing.T) []openCase {
 		openCase{name: "inline/genai.json", data: []byte(genAI)},
 		openCase{name: "inline/d.json", data: []byte(document)},
 		openCase{name: "inline/c.jsonl", format: "capture", data: []byte(capture)},
+		// Without ../shared/captures, every format still has an input that
+		// yields records: a HAR entry, a LiteLLM log, an Anthropic batch.
+		openCase{name: "inline/one.har", data: []byte(`{"log":{"entries":[{"startedDateTime":"2026-01-02T03:04:05Z","time":1,` +
+			`"request":{"method":"POST","url":"https://api.openai.com/v1/chat/completions","headers":[],"postData":{"mimeType":"application/json",` +
+			`"text":"{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"}},` +
+			`"response":{"status":200,"headers":[],"content":{"mimeType":"application/json","text":"{}"}}}]}}`)},
+		openCase{name: "inline/litellm.jsonl", data: []byte(`{"call_type":"acompletion","startTime":1737710446.847371,"endTime":1737710446.851954,"model":"gpt-4o",` +
+			`"messages":[{"role":"user","content":"Hello"}],"response":{"choices":[{"message":{"role":"assistant","content":"hi"}}]},"id":"c1","status":"success"}` + "\n")},
+		openCase{name: "inline/anthropic-batch.jsonl", data: []byte(`{"custom_id":"r1","params":{"model":"claude-3-5-sonnet-20241022","max_tokens":10,` +
+			`"messages":[{"role":"user","content":"Hi"}]}}` + "\n")},
 		openCase{name: "inline/c.jsonl", format: "completion-log", data: []byte(`{"messages": [{"role": "user", "content": "hi"}], "response": {}, "timestamp": 1}` + "\n")},
 	)
 	return cases
