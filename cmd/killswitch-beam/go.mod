@@ -2,10 +2,9 @@ module github.com/killswitch/killswitch/cmd/killswitch-beam
 
 go 1.26.8
 
-require (
-	github.com/killswitch/killswitch v0.0.0
-	github.com/valyala/fastjson v1.6.10
-)
+require github.com/killswitch/killswitch v0.0.0
+
+require github.com/valyala/fastjson v1.6.10 // indirect
 
 require (
 	cel.dev/expr v0.25.2 // indirect
