@@ -213,3 +213,29 @@ func TestGatewayCSV(t *testing.T) {
 		t.Errorf("row 2: %s", got)
 	}
 }
+
+// A cost estimate is whole cents per million tokens, so it is exact at 6
+// decimals: 0.24599999999999997 (binary noise of 246000/1e6) is 0.246 in
+// the decision records and the CSV; 0.245955 (245955/1e6) keeps its 6.
+func TestCostEstimateRounded(t *testing.T) {
+	_, ds := gatewaySample()
+	ds[3].CostCents = 0.24599999999999997
+	ds[4].CostCents, ds[4].HasCost = 0.24595499999999998, true
+	var j, c bytes.Buffer
+	if err := DecisionsJSONL(&j, ds); err != nil {
+		t.Fatal(err)
+	}
+	if err := CSV(&c, ds); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"cost_estimate_cents":0.246,`, `"cost_estimate_cents":0.245955,`} {
+		if !strings.Contains(j.String(), want) {
+			t.Errorf("jsonl lacks %s:\n%s", want, j.String())
+		}
+	}
+	for _, want := range []string{",0.246,", ",0.245955,"} {
+		if !strings.Contains(c.String(), want) {
+			t.Errorf("csv lacks %s:\n%s", want, c.String())
+		}
+	}
+}

@@ -110,7 +110,7 @@ func VerifyJSONL(w io.Writer, v *gateway.Verification) error {
 		b = report.AppendNullString(b, d.Invalid)
 		b = append(b, `,"cost_estimate_cents":`...)
 		if d.HasCost {
-			b = strconv.AppendFloat(b, d.CostCents, 'f', -1, 64)
+			b = appendCents(b, d.CostCents)
 		} else {
 			b = append(b, "null"...)
 		}
