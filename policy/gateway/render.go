@@ -93,7 +93,7 @@ func Text(w io.Writer, res *gateway.Result, o report.TextOptions) error {
 			fmt.Fprintf(w, "\n%s\n%s\n", s, strings.Repeat("-", len([]rune(s))))
 		}
 	}
-	title := fmt.Sprintf("Gateway replay — variant %s: %d calls", res.Variant, res.Requests)
+	title := fmt.Sprintf("Gateway replay — variant %s: %s", res.Variant, report.Plural(res.Requests, "call"))
 	if md {
 		fmt.Fprintf(w, "# %s\n", title)
 	} else {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/killswitch/killswitch/analyze/gateway"
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/ingest/gatewaylog"
+	"github.com/killswitch/killswitch/report"
 )
 
 // gatewaySample is a hand-made gateway result over 10:00–11:00:
@@ -236,6 +238,30 @@ func TestCostEstimateRounded(t *testing.T) {
 	for _, want := range []string{",0.246,", ",0.245955,"} {
 		if !strings.Contains(c.String(), want) {
 			t.Errorf("csv lacks %s:\n%s", want, c.String())
+		}
+	}
+}
+
+// Counts read as English at one: "1 call", "1 differs", "1 bad row".
+func TestCountsSingular(t *testing.T) {
+	res, _ := gatewaySample()
+	res.Requests = 1
+	var b bytes.Buffer
+	if err := Text(&b, res, report.TextOptions{Width: 100}); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(b.String(), "\n"); first != "Gateway replay — variant spec: 1 call" {
+		t.Errorf("replay title %q", first)
+	}
+	for _, c := range []struct {
+		v    gateway.Verification
+		want string
+	}{
+		{gateway.Verification{Calls: 1, Differ: 1, Bad: make([]*gatewaylog.Call, 1)}, "1 call, 0 verified, 1 differs, 1 bad row"},
+		{gateway.Verification{Calls: 2, Verified: 2}, "2 calls, 2 verified, 0 differ, 0 bad rows"},
+	} {
+		if got := verifyCounts(&c.v); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
 		}
 	}
 }
