@@ -46,7 +46,7 @@ func (r *JSONLReader) freezeRecord(m *members, rec *Record) *Record {
 		if s.raw == nil || isNull(s.raw) {
 			continue
 		}
-		if *s.dst, err = stringValue(s.raw); err != nil {
+		if *s.dst, err = memberValue(s.name, s.raw); err != nil {
 			return r.bad(`"%s": %v`, s.name, err)
 		}
 	}
@@ -82,7 +82,7 @@ func (r *JSONLReader) breakerControl(m *members, rec *Record, c *Control) error 
 		if s.raw == nil || isNull(s.raw) {
 			continue
 		}
-		v, err := stringValue(s.raw)
+		v, err := memberValue(s.name, s.raw)
 		if err != nil {
 			return fmt.Errorf(`"%s": %v`, s.name, err)
 		}

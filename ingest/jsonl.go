@@ -380,7 +380,7 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 		if s.raw == nil {
 			continue
 		}
-		if *s.dst, err = stringValue(s.raw); err != nil {
+		if *s.dst, err = memberValue(s.name, s.raw); err != nil {
 			return r.bad(`"%s": %v`, s.name, err)
 		}
 	}
@@ -444,7 +444,7 @@ func (r *JSONLReader) agentValue(raw []byte) (string, error) {
 	if raw == nil || isNull(raw) {
 		return "", errors.New(`missing (give --agent to name the agent of every record)`)
 	}
-	s, err := stringValue(raw)
+	s, err := keyValue(raw)
 	if err != nil {
 		return "", err
 	}

@@ -118,6 +118,18 @@ func TestJSONLLiveKillEvents(t *testing.T) {
 	}
 }
 
+// A surrogate pair, an escaped backslash before "u" and a lone surrogate
+// outside a key are read as they always were.
+func TestJSONLKeysKeepSurrogatePairs(t *testing.T) {
+	recs := readAll(t, jsonl(`{"ts":1,"agent":"a\ud83d\ude00","tenant":"t\\ud800","session":"\ud800","request":{}}`+"\n"))
+	if len(recs) != 1 || recs[0].Err != nil {
+		t.Fatalf("got %+v", recs)
+	}
+	if r := recs[0]; r.Agent != "a😀" || r.Tenant != `t\ud800` || r.Session != "\ufffd" {
+		t.Errorf("agent %q, tenant %q, session %q", r.Agent, r.Tenant, r.Session)
+	}
+}
+
 func TestJSONLMalformed(t *testing.T) {
 	tests := []struct{ line, want string }{
 		{`not json`, `c.jsonl:1: not a JSON object: line is not a JSON object (8 bytes, not starting with '{')`},
@@ -146,6 +158,12 @@ func TestJSONLMalformed(t *testing.T) {
 		{`{"ts":1,"agent":"a","request":{"a":"unterminated}}`, `c.jsonl:1: not a JSON object: member "request": unterminated string starting at byte 36`},
 		{`{"ts":1,"agent":"a","request":{},"cost_usd":01}`, `c.jsonl:1: not a JSON object: member "cost_usd": invalid literal of 2 bytes at byte 45`},
 		{`{"ts":1,"agent":"a","request":{},"cost_usd":-1.e3}`, `c.jsonl:1: not a JSON object: member "cost_usd": invalid literal of 5 bytes at byte 45`},
+		// #28: "\ud800" and "\udbff" would both decode to U+FFFD: one key for two names.
+		{`{"ts":1,"agent":"a","tenant":"t\ud800","request":{}}`, `c.jsonl:1: "tenant": holds a lone UTF-16 surrogate (\ud800), which cannot name a key: it would read as U+FFFD, the same as any other`},
+		{`{"ts":1,"agent":"a","api_key_id":"k\udbffx","request":{}}`, `c.jsonl:1: "api_key_id": holds a lone UTF-16 surrogate (\udbff), which cannot name a key: it would read as U+FFFD, the same as any other`},
+		{`{"ts":1,"agent":"\udc00","request":{}}`, `c.jsonl:1: "agent": holds a lone UTF-16 surrogate (\udc00), which cannot name a key: it would read as U+FFFD, the same as any other`},
+		{`{"ts":1,"agent":"a","workflow":"\ud83d\u0041","request":{}}`, `c.jsonl:1: "workflow": holds a lone UTF-16 surrogate (\ud83d), which cannot name a key: it would read as U+FFFD, the same as any other`},
+		{`{"ts":1,"event":"freeze","entity":"tenant","tenant":"\ud800"}`, `c.jsonl:1: "tenant": holds a lone UTF-16 surrogate (\ud800), which cannot name a key: it would read as U+FFFD, the same as any other`},
 	}
 	for _, tt := range tests {
 		recs := readAll(t, jsonl(tt.line+"\n"))

@@ -187,6 +187,62 @@ func stringValue(raw []byte) (string, error) {
 	return unquote(raw)
 }
 
+// keyValue decodes a string member that names what a kill switch keys on
+// (agent, tenant, API key, workflow), accepting null as "". A lone UTF-16
+// surrogate escape ("\ud800") is refused: it decodes to U+FFFD, so
+// "\ud800" and "\udbff" would name one key where the live system (a
+// JavaScript or Python service) sees two.
+func keyValue(raw []byte) (string, error) {
+	if u, ok := loneSurrogate(raw); ok {
+		return "", fmt.Errorf("holds a lone UTF-16 surrogate (\\u%04x), which cannot name a key: it would read as U+FFFD, the same as any other", u)
+	}
+	return stringValue(raw)
+}
+
+// memberValue decodes a string member named name: through keyValue when
+// it names a key (tenant, api_key_id, workflow), else as any string.
+func memberValue(name string, raw []byte) (string, error) {
+	switch name {
+	case "tenant", "api_key_id", "workflow":
+		return keyValue(raw)
+	}
+	return stringValue(raw)
+}
+
+// loneSurrogate returns the first \uXXXX escape of a JSON string that is a
+// surrogate not part of a high-low pair.
+func loneSurrogate(raw []byte) (rune, bool) {
+	hex4 := func(b []byte) (rune, bool) {
+		if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(string(b[2:6]), 16, 16)
+		return rune(v), err == nil
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		u, ok := hex4(raw[i:])
+		if !ok {
+			i++ // a two-byte escape: skip what it escapes
+			continue
+		}
+		switch {
+		case u >= 0xd800 && u <= 0xdbff:
+			if lo, ok := hex4(raw[i+6:]); ok && lo >= 0xdc00 && lo <= 0xdfff {
+				i += 11
+				continue
+			}
+			return u, true
+		case u >= 0xdc00 && u <= 0xdfff:
+			return u, true
+		}
+		i += 5
+	}
+	return 0, false
+}
+
 // numberValue decodes a number member, accepting a numeric string.
 func numberValue(raw []byte) (float64, error) {
 	if len(raw) > 0 && raw[0] == '"' {

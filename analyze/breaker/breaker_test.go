@@ -160,7 +160,7 @@ func TestCorrelatedTrips(t *testing.T) {
 	if len(res.Groups) != 1 || len(res.Groups[0].Trips) != 3 || res.Groups[0].Key != "tenant" {
 		t.Fatalf("groups %+v", res.Groups)
 	}
-	if want := "3 scopes of tenant globex tripped within 0s, all on 503: likely an upstream outage, not the agents"; res.Groups[0].Text != want {
+	if want := "3 scopes of tenant globex tripped within a second, all on 503: likely an upstream outage, not the agents"; res.Groups[0].Text != want {
 		t.Errorf("text %q, want %q", res.Groups[0].Text, want)
 	}
 }

@@ -530,8 +530,12 @@ func groupText(g *Group) string {
 		}
 		on += " from the same " + strings.Join(kv, ", ")
 	}
+	within := "a second" // not "0s"
+	if g.Span >= time.Second {
+		within = g.Span.Round(time.Second).String()
+	}
 	return fmt.Sprintf("%d scopes of %s %s tripped within %s%s: likely an upstream outage, not the agents",
-		scopes, g.Key, g.Value, g.Span.Round(time.Second), on)
+		scopes, g.Key, g.Value, within, on)
 }
 
 // RateOf returns the error rate at which the agent's breakers trip.

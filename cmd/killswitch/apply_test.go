@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -199,7 +200,16 @@ func TestWritesSQLFreshDatabase(t *testing.T) {
 
 	// --apply writes the same rows through bound parameters.
 	applied := openDB(t, filepath.Join(dir, "applied.db"))
-	mustRun(t, "replay", "--apply", "sqlite:"+filepath.Join(dir, "applied.db"), capture)
+	_, stderr, code := runKS(t, "replay", "--apply", "sqlite:"+filepath.Join(dir, "applied.db"), capture)
+	if code != 0 {
+		t.Fatalf("--apply: exit %d: %s", code, stderr)
+	}
+	// On success it says what it applied where: as many statements as the
+	// script holds between BEGIN and COMMIT.
+	n := len(regexp.MustCompile(`(?m)^(INSERT|UPDATE|DELETE) `).FindAll(sqlText, -1))
+	if want := fmt.Sprintf("--apply: applied %d statements to sqlite:%s (one transaction)\n", n, filepath.Join(dir, "applied.db")); !strings.Contains(stderr, want) {
+		t.Errorf("--apply: stderr lacks %q: %q", want, stderr)
+	}
 	if a, b := dump(t, db), dump(t, applied); strings.Join(a, "\n") != strings.Join(b, "\n") {
 		t.Errorf("script and --apply differ:\n%s\n---\n%s", strings.Join(a, "\n"), strings.Join(b, "\n"))
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -132,8 +133,13 @@ func TestBreakerRedis(t *testing.T) {
 	check("redis-cli < script")
 	c.FlushAll(ctx)
 	for i := 0; i < 2; i++ {
-		if _, stderr, code := runCLI(t, "", "replay", "--policy", "breaker", "-f", "jsonl", "--apply", "unix://"+sock, capture); code != 0 {
+		_, stderr, code := runCLI(t, "", "replay", "--policy", "breaker", "-f", "jsonl", "--apply", "unix://"+sock, capture)
+		if code != 0 {
 			t.Fatalf("--apply: exit %d: %s", code, stderr)
+		}
+		// On success it says what it wrote where.
+		if !regexp.MustCompile(`(?m)^--apply: wrote [0-9]+ keys of [0-9]+ scopes to unix://` + regexp.QuoteMeta(sock) + ` \(one transaction per scope\)$`).MatchString(stderr) {
+			t.Errorf("--apply: stderr does not say what was written where: %q", stderr)
 		}
 	}
 	check("--apply (twice)")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/killswitch/killswitch/internal/golden"
 	"github.com/killswitch/killswitch/internal/testsrv"
+	"github.com/killswitch/killswitch/store/postgres"
 )
 
 // The gateway policy from the command line, on a capture whose outcomes
@@ -69,8 +70,13 @@ func TestGatewayReplay(t *testing.T) {
 func TestGatewayApplyPostgres(t *testing.T) {
 	dsn := testsrv.Postgres(t)
 	for i := 0; i < 2; i++ {
-		if _, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", "-f", "jsonl", "--apply", dsn, "fixtures/gateway/m22.jsonl"); code != 0 {
+		_, stderr, code := runCLI(t, "", "replay", "--policy", "gateway", "-f", "jsonl", "--apply", dsn, "fixtures/gateway/m22.jsonl")
+		if code != 0 {
 			t.Fatalf("--apply (run %d): exit %d: %s", i+1, code, stderr)
+		}
+		// On success it says what it applied where.
+		if want := " statements to " + postgres.RedactDSN(dsn) + " (one transaction)\n"; !strings.Contains(stderr, "--apply: applied ") || !strings.Contains(stderr, want) {
+			t.Errorf("--apply: stderr does not say what was applied where (%q): %q", want, stderr)
 		}
 	}
 	ctx := context.Background()

@@ -128,7 +128,7 @@ func TestVerifyFixture(t *testing.T) {
 			t.Fatalf("%v: exit %d, want %d: %s", c.args, code, c.code, stderr)
 		}
 		if !strings.Contains(stderr, "proxy_calls.csv:row 6: status_code: a text of 3 bytes is not a whole number") ||
-			!strings.Contains(stderr, "7 calls, 4 verified, 3 differ, 1 bad rows") {
+			!strings.Contains(stderr, "7 calls, 4 verified, 3 differ, 1 bad row") {
 			t.Errorf("%v: stderr lacks the bad row or the counts:\n%s", c.args, stderr)
 		}
 		golden.Check(t, filepath.Join(goldenDir, c.golden), []byte(stdout))

@@ -109,8 +109,10 @@ func Text(w io.Writer, res *breaker.Result, o report.TextOptions) error {
 			o.Line(w, "- "+l)
 		}
 	}
-	h("Tenants")
-	report.TextTable(w, md, breakerTenantHeader, breakerTenantRows(res))
+	if namesTenants(res) {
+		h("Tenants")
+		report.TextTable(w, md, breakerTenantHeader, breakerTenantRows(res))
+	}
 	return nil
 }
 
@@ -179,6 +181,12 @@ func breakerManualLines(res *breaker.Result) []string {
 }
 
 var breakerTenantHeader = []string{"tenant", "scopes", "tripped", "trips", "requests", "refused"}
+
+// namesTenants reports whether a record named a tenant: without one, the
+// Tenants section would be a heading over "(none)", the totals again.
+func namesTenants(res *breaker.Result) bool {
+	return len(res.Tenants) > 1 || len(res.Tenants) == 1 && res.Tenants[0].Tenant != ""
+}
 
 func breakerTenantRows(res *breaker.Result) [][]string {
 	var rows [][]string

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/killswitch/killswitch/analyze/breaker"
+	"github.com/killswitch/killswitch/report"
 )
 
 // breakerSample is a hand-made result: the capture spans 10:00–11:00;
@@ -104,6 +105,30 @@ func TestStatusSetString(t *testing.T) {
 		}
 		if s.String() != want {
 			t.Errorf("%q: %q, want %q", in, s.String(), want)
+		}
+	}
+}
+
+// The Tenants section is there when a record named a tenant, and not as a
+// heading over "(none)" alone.
+func TestTenantsSection(t *testing.T) {
+	for _, c := range []struct {
+		tenants []breaker.TenantTotals
+		want    bool
+	}{
+		{nil, false},
+		{[]breaker.TenantTotals{{Tenant: "", Scopes: 3, Requests: 30}}, false},
+		{[]breaker.TenantTotals{{Tenant: "acme", Scopes: 2, Requests: 20}}, true},
+		{[]breaker.TenantTotals{{Tenant: ""}, {Tenant: "acme"}}, true},
+	} {
+		res := breakerSample()
+		res.Tenants = c.tenants
+		var b bytes.Buffer
+		if err := Text(&b, res, report.TextOptions{Width: 100}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(b.String(), "\nTenants\n"); got != c.want {
+			t.Errorf("tenants %+v: section %v, want %v:\n%s", c.tenants, got, c.want, b.String())
 		}
 	}
 }

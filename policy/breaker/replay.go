@@ -135,12 +135,18 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 			return nil, fmt.Errorf("--writes: %v", err)
 		}
 	}
+	out := &policy.Outcome{Summary: sum, Found: pol.Result().Trips > 0}
 	if o.Apply != "" {
 		if err := redis.Apply(context.Background(), o.Apply, keys); err != nil {
 			return nil, err
 		}
+		n := 0
+		for _, ks := range keys {
+			n += len(ks)
+		}
+		out.Notes = append(out.Notes, fmt.Sprintf("--apply: wrote %s of %s to %s (one transaction per scope)",
+			report.Plural(n, "key"), report.Plural(len(keys), "scope"), redis.RedactURL(o.Apply)))
 	}
-	out := &policy.Outcome{Summary: sum, Found: pol.Result().Trips > 0}
 	for _, f := range pol.Result().NoStatus {
 		what := "requests"
 		if f.N == 1 {

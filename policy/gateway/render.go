@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/killswitch/killswitch/report"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,7 +42,7 @@ func AppendDecision(b []byte, d *gateway.Decision) []byte {
 	b = report.AppendNullString(b, d.Invalid)
 	b = append(b, `,"cost_estimate_cents":`...)
 	if d.HasCost {
-		b = strconv.AppendFloat(b, d.CostCents, 'f', -1, 64)
+		b = appendCents(b, d.CostCents)
 	} else {
 		b = append(b, "null"...)
 	}
@@ -54,6 +55,13 @@ func AppendDecision(b []byte, d *gateway.Decision) []byte {
 	b = append(b, `,"incident_id":`...)
 	b = report.AppendNullString(b, d.IncidentID)
 	return append(b, '}')
+}
+
+// appendCents appends a cost estimate in cents. Prices are whole cents per
+// million tokens, so an estimate is exact at 6 decimals and what follows
+// is binary noise: 0.24599999999999997 is appended as 0.246.
+func appendCents(b []byte, cents float64) []byte {
+	return strconv.AppendFloat(b, math.Round(cents*1e6)/1e6, 'f', -1, 64)
 }
 
 // DecisionsJSONL writes one decision record per line.
@@ -85,7 +93,7 @@ func Text(w io.Writer, res *gateway.Result, o report.TextOptions) error {
 			fmt.Fprintf(w, "\n%s\n%s\n", s, strings.Repeat("-", len([]rune(s))))
 		}
 	}
-	title := fmt.Sprintf("Gateway replay — variant %s: %d calls", res.Variant, res.Requests)
+	title := fmt.Sprintf("Gateway replay — variant %s: %s", res.Variant, report.Plural(res.Requests, "call"))
 	if md {
 		fmt.Fprintf(w, "# %s\n", title)
 	} else {

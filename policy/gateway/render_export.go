@@ -240,7 +240,7 @@ func CSV(w io.Writer, ds []gateway.Decision) error {
 		d := &ds[i]
 		cost := ""
 		if d.HasCost {
-			cost = strconv.FormatFloat(d.CostCents, 'f', -1, 64)
+			cost = string(appendCents(nil, d.CostCents))
 		}
 		cw.Write([]string{strconv.FormatInt(d.Seq, 10), ingest.FormatTime(d.TS), d.Tenant, d.APIKeyID, d.Source.String(), d.Model,
 			strconv.Itoa(d.Status), strconv.Itoa(d.HTTPStatus), strconv.FormatBool(d.Blocked), d.BlockReason, gatewayWhy(d), cost, d.IncidentID})

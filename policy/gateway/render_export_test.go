@@ -11,6 +11,8 @@ import (
 
 	"github.com/killswitch/killswitch/analyze/gateway"
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/ingest/gatewaylog"
+	"github.com/killswitch/killswitch/report"
 )
 
 // gatewaySample is a hand-made gateway result over 10:00–11:00:
@@ -211,5 +213,55 @@ func TestGatewayCSV(t *testing.T) {
 	}
 	if got := strings.Join(rows[2], ","); got != "2,2026-03-02T10:15:00.000Z,acme,k1,g.jsonl:2,gpt-4o-mini,200,423,true,killswitch,tenant or key frozen,," {
 		t.Errorf("row 2: %s", got)
+	}
+}
+
+// A cost estimate is whole cents per million tokens, so it is exact at 6
+// decimals: 0.24599999999999997 (binary noise of 246000/1e6) is 0.246 in
+// the decision records and the CSV; 0.245955 (245955/1e6) keeps its 6.
+func TestCostEstimateRounded(t *testing.T) {
+	_, ds := gatewaySample()
+	ds[3].CostCents = 0.24599999999999997
+	ds[4].CostCents, ds[4].HasCost = 0.24595499999999998, true
+	var j, c bytes.Buffer
+	if err := DecisionsJSONL(&j, ds); err != nil {
+		t.Fatal(err)
+	}
+	if err := CSV(&c, ds); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"cost_estimate_cents":0.246,`, `"cost_estimate_cents":0.245955,`} {
+		if !strings.Contains(j.String(), want) {
+			t.Errorf("jsonl lacks %s:\n%s", want, j.String())
+		}
+	}
+	for _, want := range []string{",0.246,", ",0.245955,"} {
+		if !strings.Contains(c.String(), want) {
+			t.Errorf("csv lacks %s:\n%s", want, c.String())
+		}
+	}
+}
+
+// Counts read as English at one: "1 call", "1 differs", "1 bad row".
+func TestCountsSingular(t *testing.T) {
+	res, _ := gatewaySample()
+	res.Requests = 1
+	var b bytes.Buffer
+	if err := Text(&b, res, report.TextOptions{Width: 100}); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(b.String(), "\n"); first != "Gateway replay — variant spec: 1 call" {
+		t.Errorf("replay title %q", first)
+	}
+	for _, c := range []struct {
+		v    gateway.Verification
+		want string
+	}{
+		{gateway.Verification{Calls: 1, Differ: 1, Bad: make([]*gatewaylog.Call, 1)}, "1 call, 0 verified, 1 differs, 1 bad row"},
+		{gateway.Verification{Calls: 2, Verified: 2}, "2 calls, 2 verified, 0 differ, 0 bad rows"},
+	} {
+		if got := verifyCounts(&c.v); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
 	}
 }

@@ -11,6 +11,16 @@ import (
 	"github.com/killswitch/killswitch/ingest"
 )
 
+// verifyCounts says how many calls were verified and how many differ:
+// "1 call, 0 verified, 1 differs, 2 bad rows".
+func verifyCounts(v *gateway.Verification) string {
+	differ := "differ"
+	if v.Differ == 1 {
+		differ = "differs"
+	}
+	return fmt.Sprintf("%s, %d verified, %d %s, %s", report.Plural(v.Calls, "call"), v.Verified, v.Differ, differ, report.Plural(len(v.Bad), "bad row"))
+}
+
 // VerifyText renders a gateway verification for a terminal, fitting
 // o.Width (Markdown when o.Markdown): the counts, one line per call (verified, or how the replay
 // differs), the differences by answer, the rows that could not be read,
@@ -18,8 +28,7 @@ import (
 func VerifyText(w io.Writer, v *gateway.Verification, o report.TextOptions) error {
 	md := o.Markdown
 	bw := bufio.NewWriter(w)
-	title := fmt.Sprintf("Gateway verification — variant %s: %d calls, %d verified, %d differ, %d bad rows",
-		v.Variant, v.Calls, v.Verified, v.Differ, len(v.Bad))
+	title := "Gateway verification — variant " + v.Variant + ": " + verifyCounts(v)
 	h := func(s string) {
 		if md {
 			fmt.Fprintf(bw, "\n## %s\n\n", s)
@@ -110,7 +119,7 @@ func VerifyJSONL(w io.Writer, v *gateway.Verification) error {
 		b = report.AppendNullString(b, d.Invalid)
 		b = append(b, `,"cost_estimate_cents":`...)
 		if d.HasCost {
-			b = strconv.AppendFloat(b, d.CostCents, 'f', -1, 64)
+			b = appendCents(b, d.CostCents)
 		} else {
 			b = append(b, "null"...)
 		}

@@ -103,12 +103,15 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 			return nil, fmt.Errorf("--writes: %v", err)
 		}
 	}
+	out := &policy.Outcome{Summary: sum, Found: sum.Totals.Blocks > 0 || sum.Totals.Blocked > 0}
 	if o.Apply != "" {
 		if err := postgres.Apply(context.Background(), o.Apply, stmts); err != nil {
 			return nil, err
 		}
+		out.Notes = append(out.Notes, fmt.Sprintf("--apply: applied %s to %s (one transaction)",
+			report.Plural(len(stmts), "statement"), postgres.RedactDSN(o.Apply)))
 	}
-	return &policy.Outcome{Summary: sum, Found: sum.Totals.Blocks > 0 || sum.Totals.Blocked > 0}, nil
+	return out, nil
 }
 
 // loadGatewaySettings overlays the settings file at path ("": none) on cfg.

@@ -106,7 +106,7 @@ func (f *verifyFlags) Run(e *policy.Env) (found bool, err error) {
 	for _, wn := range v.Warnings {
 		fmt.Fprintf(e.Stderr, "%s: warning: %s\n", wn.Pos, wn.Msg)
 	}
-	fmt.Fprintf(e.Stderr, "killswitch verify: %d calls, %d verified, %d differ, %d bad rows\n", v.Calls, v.Verified, v.Differ, len(v.Bad))
+	fmt.Fprintf(e.Stderr, "killswitch verify: %s\n", verifyCounts(v))
 	return f.failOnDiff && (v.Differ > 0 || len(v.Bad) > 0), nil
 }
 

@@ -153,5 +153,5 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 	if err = st.finish(err); err != nil {
 		return nil, err
 	}
-	return &policy.Outcome{Summary: sum, Found: sum.Totals.Kills > 0 || sum.Totals.Blocks > 0, Notes: noText.note(e.Command)}, nil
+	return &policy.Outcome{Summary: sum, Found: sum.Totals.Kills > 0 || sum.Totals.Blocks > 0, Notes: append(noText.note(e.Command), st.note()...)}, nil
 }

@@ -22,6 +22,8 @@ type stateWrites struct {
 	flush func() error // the file renderer's end (COMMIT, flush)
 	file  *outfile.Stream
 	db    *sqlite.Apply
+	dbAt  string // the --apply target, redacted
+	rows  int    // SQL statements sent to db (not the webhook posts)
 }
 
 // open prepares the outputs the flags name; nil when none.
@@ -58,8 +60,13 @@ func openWrites(f *policy.ReplayOptions, cfg analyze.Config) (*stateWrites, erro
 			s.finish(err)
 			return nil, fmt.Errorf("--apply %s: %w", sqlite.RedactPath(f.Apply), err)
 		}
-		s.db = db
-		s.sinks = append(s.sinks, db.Write)
+		s.db, s.dbAt = db, sqlite.RedactPath(f.Apply)
+		s.sinks = append(s.sinks, func(w *state.Write) error {
+			if w.Store == state.StoreSQLite {
+				s.rows++
+			}
+			return db.Write(w)
+		})
 	}
 	s.sw = state.NewLoopWriter(cfg, func(w *state.Write) error {
 		for _, sink := range s.sinks {
@@ -101,4 +108,12 @@ func (s *stateWrites) finish(err error) error {
 		}
 	}
 	return err
+}
+
+// note says what a completed --apply wrote where; nil without one.
+func (s *stateWrites) note() []string {
+	if s == nil || s.db == nil {
+		return nil
+	}
+	return []string{fmt.Sprintf("--apply: applied %s to %s (one transaction)", report.Plural(s.rows, "statement"), s.dbAt)}
 }
