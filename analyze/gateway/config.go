@@ -92,6 +92,11 @@ func DefaultConfig(p *Variant) Config {
 	}
 }
 
+// MaxSetting is the largest number a gateway setting or a swept value may
+// hold (cents, tokens, seconds, counts): above it a value is a typo, and
+// its label would run to hundreds of digits.
+const MaxSetting = 1e15
+
 // SettingsKeys are the keys of a gateway settings file, each a number of
 // Config (budgets: tenant → cents).
 var SettingsKeys = []string{
@@ -153,7 +158,7 @@ func (c *Config) ApplySettingsNode(d *jsontree.Doc, n *jsontree.Node, path strin
 			continue
 		}
 		integer := func(min float64) (int64, bool) {
-			if f != math.Trunc(f) || f < min || f > 1e15 {
+			if f != math.Trunc(f) || f < min || f > MaxSetting {
 				d.Errorf(m.Val.Off, kp, "want an integer ≥ %v, got %v", min, f)
 				return 0, false
 			}
