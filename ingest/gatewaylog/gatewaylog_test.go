@@ -83,10 +83,11 @@ bad x.csv:row 5: not CSV: extraneous or missing " in quoted-field
 	if got := summary(calls); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	// A header without the required columns makes every row bad.
-	calls, _ = ReadAll(NewCSV(strings.NewReader("a,b\n1,2\n"), "h.csv"))
-	if got := summary(calls); got != "bad h.csv:row 1: header lacks created_at, tenant_id, request_json, status_code, was_blocked (a proxy_calls export needs created_at, tenant_id, request_json, status_code, was_blocked)\n" {
-		t.Errorf("header: %s", got)
+	// A header without the required columns is another file: one error,
+	// naming the columns a proxy_calls export needs, not the header's own.
+	calls, err = ReadAll(NewCSV(strings.NewReader("a,secret\n1,2\n3,4\n"), "h.csv"))
+	if want := "h.csv: not a proxy_calls export: a CSV whose first row (2 columns) lacks created_at, tenant_id, request_json, status_code, was_blocked; a proxy_calls export needs the columns created_at, tenant_id, request_json, status_code, was_blocked"; len(calls) != 0 || err == nil || err.Error() != want {
+		t.Errorf("header: %d calls, %v", len(calls), err)
 	}
 }
 
@@ -195,5 +196,26 @@ func checkRows(t *testing.T, r Reader) {
 		if c.Rec.TS.IsZero() || c.Rec.Tenant == "" || c.Status < 100 || c.Status > 599 {
 			t.Fatalf("%s: a good row without time, tenant or status: %+v", c.Pos, c)
 		}
+	}
+}
+
+// #28: a capture, or any JSONL without proxy_calls' columns, is one error
+// saying what the file is, not one "created_at: missing" per line.
+func TestJSONLNotAnExport(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"\n" + `{"ts":"2026-03-01T10:00:00Z","agent":"a","request":{}}` + "\n" + `{"ts":1,"agent":"a","request":{}}` + "\n",
+			`c.jsonl:2: not a proxy_calls export: its first line is a killswitch capture record ("ts" and "request" or "event": killswitch replay reads it); a proxy_calls export (row_to_json, one row per line) needs created_at, tenant_id, request_json, status_code, was_blocked`},
+		{`{"api_key":"sk-secret","x":1}` + "\n",
+			`c.jsonl:1: not a proxy_calls export: its first line is a JSON object of 2 keys, none of them a proxy_calls column; a proxy_calls export (row_to_json, one row per line) needs created_at, tenant_id, request_json, status_code, was_blocked`},
+	} {
+		calls, err := ReadAll(NewJSONL(strings.NewReader(c.in), "c.jsonl"))
+		if len(calls) != 0 || err == nil || err.Error() != c.want {
+			t.Errorf("%d calls, err %v\nwant %s", len(calls), err, c.want)
+		}
+	}
+	// A row missing one column is still a bad row of an export.
+	calls, err := ReadAll(NewJSONL(strings.NewReader(`{"created_at":"2026-03-01T10:00:00Z"}`+"\n"), "c.jsonl"))
+	if err != nil || len(calls) != 1 || calls[0].Err == nil {
+		t.Errorf("one bad row: %d calls, %v", len(calls), err)
 	}
 }
