@@ -271,36 +271,40 @@ func alertSection(s *analyze.Summary, shown []*analyze.AgentSummary, head func()
 	return nil
 }
 
-// eachAlert calls fn with each line of alertLines in turn, and returns
+// eachAlert calls fn with each line of the alerts, in time order, and returns
 // how many alerts it left out, or fn's first error.
 func eachAlert(s *analyze.Summary, shown []*analyze.AgentSummary, fn func(line string) error) (omitted int, err error) {
 	agents, limit := s.Agents, -1
 	if shown != nil {
 		agents, limit = shown, MaxRows
 	}
-	n, kept := 0, 0
+	n := 0
+	var kept []*analyze.Kill
 	for _, a := range agents {
 		if len(a.Kills()) == 0 {
 			n++
 		}
-		for _, k := range a.Kills() {
+		for i, k := range a.Kills() {
 			if n == limit {
 				break
 			}
 			n++
-			if k.Action != analyze.ActionKill {
-				continue
-			}
-			kept++
-			if err := fn(fmt.Sprintf("%s %s (%s)", ingest.FormatTime(k.TS), k.Alert.RuleType, k.Source)); err != nil {
-				return 0, err
-			}
-			if err := fn("  " + strings.Join(printableRow(strings.Split(k.Alert.Message, "\n")), "\n  ")); err != nil {
-				return 0, err
+			if k.Action == analyze.ActionKill {
+				kept = append(kept, &a.Kills()[i])
 			}
 		}
 	}
-	return s.Totals.Kills - kept, nil
+	// In the order they would have gone out; a tie keeps the agents' order.
+	sort.SliceStable(kept, func(i, j int) bool { return kept[i].TS.Before(kept[j].TS) })
+	for _, k := range kept {
+		if err := fn(fmt.Sprintf("%s %s (%s)", ingest.FormatTime(k.TS), k.Alert.RuleType, k.Source)); err != nil {
+			return 0, err
+		}
+		if err := fn("  " + strings.Join(printableRow(strings.Split(k.Alert.Message, "\n")), "\n  ")); err != nil {
+			return 0, err
+		}
+	}
+	return s.Totals.Kills - len(kept), nil
 }
 
 func alertsOmittedLine(n int) string {

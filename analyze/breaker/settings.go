@@ -60,9 +60,9 @@ func ParsePatch(d *jsontree.Doc, n *jsontree.Node, path string) Patch {
 		}
 		minutes := func(positive bool) *time.Duration {
 			if f < 0 || (positive && f == 0) || f > 1e9 {
-				want := "minutes ≥ 0"
+				want := "minutes from 0 to 1e9"
 				if positive {
-					want = "minutes > 0"
+					want = "minutes above 0, at most 1e9"
 				}
 				d.Errorf(m.Val.Off, kp, "want %s, got %v", want, f)
 				return nil

@@ -167,7 +167,9 @@ func (p *parser) settings(n *node) Settings {
 		}
 	}
 	s.Gateway = p.policySection(gw, "gateway", isGateway, func(n *node, kp string) {
-		var cfg gateway.Config
+		// Over the defaults (the same for both variants), as the
+		// replay applies it: the severity thresholds are checked in order.
+		cfg := gateway.DefaultConfig(gateway.M22)
 		cfg.ApplySettingsNode(p.Doc, n, kp)
 	})
 	s.Breaker = p.policySection(brk, "breaker", isBreaker, func(n *node, kp string) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/killswitch/killswitch/internal/jsontree"
 )
@@ -92,6 +93,11 @@ func DefaultConfig(p *Variant) Config {
 	}
 }
 
+// MaxSetting is the largest number a gateway setting or a swept value may
+// hold (cents, tokens, seconds, counts): above it a value is a typo, and
+// its label would run to hundreds of digits.
+const MaxSetting = 1e15
+
 // SettingsKeys are the keys of a gateway settings file, each a number of
 // Config (budgets: tenant → cents).
 var SettingsKeys = []string{
@@ -127,8 +133,13 @@ func (c *Config) ApplySettingsFile(file string, data []byte) error {
 // of document d (a settings file, an expectation's settings.gateway), on
 // c, recording each problem in d.
 func (c *Config) ApplySettingsNode(d *jsontree.Doc, n *jsontree.Node, path string) {
+	severityAt := map[string]int{} // where each severity key given is
+	defer func() { c.checkSeverities(d, n, path, severityAt) }()
 	for _, m := range d.Object(n, path, SettingsKeys...) {
 		kp := jsontree.Join(path, m.Key)
+		if strings.HasPrefix(m.Key, "severity_") {
+			severityAt[m.Key] = m.Val.Off
+		}
 		if m.Key == "budgets" {
 			budgets := map[string]float64{}
 			for _, b := range d.Object(m.Val, kp) {
@@ -148,12 +159,12 @@ func (c *Config) ApplySettingsNode(d *jsontree.Doc, n *jsontree.Node, path strin
 		if !ok {
 			continue
 		}
-		if f < 0 {
-			d.Errorf(m.Val.Off, kp, "want a number ≥ 0, got %v", f)
+		if f < 0 || f > MaxSetting {
+			d.Errorf(m.Val.Off, kp, "want a number from 0 to %g, got %v", MaxSetting, f)
 			continue
 		}
 		integer := func(min float64) (int64, bool) {
-			if f != math.Trunc(f) || f < min || f > 1e15 {
+			if f != math.Trunc(f) || f < min || f > MaxSetting {
 				d.Errorf(m.Val.Off, kp, "want an integer ≥ %v, got %v", min, f)
 				return 0, false
 			}
@@ -212,5 +223,31 @@ func (c *Config) ApplySettingsNode(d *jsontree.Doc, n *jsontree.Node, path strin
 				c.SeverityCritical = int(n)
 			}
 		}
+	}
+}
+
+// checkSeverities records an error when the severity thresholds given
+// (severityAt: key → offset of its value) leave the order medium ≤ high ≤
+// critical: an incident would skip a severity. The error is placed at the
+// later key of the pair when given, else at the settings object.
+func (c *Config) checkSeverities(d *jsontree.Doc, n *jsontree.Node, path string, severityAt map[string]int) {
+	if len(severityAt) == 0 {
+		return
+	}
+	for _, p := range []struct {
+		lo, hi   string
+		vlo, vhi int
+	}{{"severity_medium", "severity_high", c.SeverityMedium, c.SeverityHigh}, {"severity_high", "severity_critical", c.SeverityHigh, c.SeverityCritical}} {
+		if p.vlo <= p.vhi {
+			continue
+		}
+		key, off := p.hi, n.Off
+		if o, ok := severityAt[p.hi]; ok {
+			off = o
+		} else if o, ok := severityAt[p.lo]; ok {
+			key, off = p.lo, o
+		}
+		d.Errorf(off, jsontree.Join(path, key), "%s (%d) is above %s (%d): want severity_medium ≤ severity_high ≤ severity_critical", p.lo, p.vlo, p.hi, p.vhi)
+		return
 	}
 }

@@ -101,3 +101,29 @@ func TestApplySettingsWrapped(t *testing.T) {
 		}
 	}
 }
+
+// #28: every number of a settings file is checked for range, and the
+// severity thresholds for their order; each error names file:line:column,
+// the key and what was given. The defaults are 10/50/200.
+func TestApplySettingsRanges(t *testing.T) {
+	for _, c := range []struct{ doc, want string }{
+		{`{"gateway": null}`, `settings:1:13: gateway: want a JSON object, got a JSON null`},
+		{`{"max_cost_cents": 1e300}`, `settings:1:20: max_cost_cents: want a number from 0 to 1e+15, got 1e+300`},
+		{`{"default_budget_cents": -1}`, `settings:1:26: default_budget_cents: want a number from 0 to 1e+15, got -1`},
+		{`{"max_tokens": 9223372036854775807}`, `settings:1:16: max_tokens: want a number from 0 to 1e+15, got 9.223372036854776e+18`},
+		{`{"severity_medium": 50, "severity_high": 10}`, `settings:1:42: severity_high: severity_medium (50) is above severity_high (10): want severity_medium ≤ severity_high ≤ severity_critical`},
+		{`{"severity_medium": 60}`, `settings:1:21: severity_medium: severity_medium (60) is above severity_high (50): want severity_medium ≤ severity_high ≤ severity_critical`},
+		{`{"severity_critical": 20}`, `settings:1:23: severity_critical: severity_high (50) is above severity_critical (20): want severity_medium ≤ severity_high ≤ severity_critical`},
+		{`{"severity_medium": 50, "severity_high": 50, "severity_critical": 50}`, ``},
+	} {
+		cfg := DefaultConfig(Spec)
+		err := cfg.ApplySettings([]byte(c.doc))
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.doc, got, c.want)
+		}
+	}
+}

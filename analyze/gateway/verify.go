@@ -35,7 +35,9 @@ type Verification struct {
 	Verified int
 	Differ   int
 	// ByDiff counts the differing calls by "recorded → replayed" answer
-	// ("200 → 400 max_cost_per_request").
+	// ("200 → 400 max_cost_per_request"), or, when both answered the
+	// same, "400 prompt_injection_block both, policy_decisions_json
+	// differs".
 	ByDiff   map[string]int
 	Warnings []Warning // from the control records
 }
@@ -85,7 +87,12 @@ func Verify(cfg Config, calls []*gatewaylog.Call, controls []*ingest.Record) (*V
 			v.Verified++
 		} else {
 			v.Differ++
-			v.ByDiff[answer(c.Status, c.Blocked, c.BlockReason)+" → "+answer(d.HTTPStatus, d.Blocked, d.BlockReason)]++
+			rec, rep := answer(c.Status, c.Blocked, c.BlockReason), answer(d.HTTPStatus, d.Blocked, d.BlockReason)
+			if rec == rep { // the same answer: the guardrail decisions differ
+				v.ByDiff[rec+" both, policy_decisions_json differs"]++
+			} else {
+				v.ByDiff[rec+" → "+rep]++
+			}
 		}
 		v.Verdicts = append(v.Verdicts, vd)
 	}

@@ -205,6 +205,10 @@ func TestBreakerSettingsFile(t *testing.T) {
 		if _, stderr, code := runCLI(t, "", "replay", "--policy", "breaker", "--settings", write("bad.json", bad), capture); code != exitUsage {
 			t.Errorf("%s: exit %d, %q", bad, code, stderr)
 		}
+	} // #28: a number out of range says the range and what was given.
+	_, stderr, code := runCLI(t, "", "replay", "--policy", "breaker", "--settings", write("big.json", `{"breaker": {"error_window_minutes": 1e300}}`), capture)
+	if want := "big.json:1:38: breaker.error_window_minutes: want minutes above 0, at most 1e9, got 1e+300"; code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("error_window_minutes 1e300: exit %d, %q, want %q", code, stderr, want)
 	}
 }
 

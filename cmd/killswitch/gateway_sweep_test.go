@@ -38,9 +38,16 @@ func TestGatewaySweep(t *testing.T) {
 		want string
 	}{
 		{[]string{"--variant", "agentgazer"}, `gateway variant "agentgazer"`},
-		{[]string{"--max-costs", "-5"}, "max cost must be a number ≥ 0"},
-		{[]string{"--max-tokens", "1.5"}, "--max-tokens: 1.5 is not a whole number"},
-		{[]string{"--rpms", "x"}, "--rpms:"},
+		{[]string{"--max-costs", "-5"}, `--max-costs: "-5" is out of range: want cents from 0 to 1e+15`},
+		{[]string{"--max-tokens", "1.5"}, `--max-tokens: "1.5" is not a whole number`},
+		{[]string{"--rpms", "x"}, `--rpms: "x" is not a number`},
+		// #28: every number in range, with what was given, also where the
+		// variant (m22, the default) does not use it.
+		{[]string{"--max-costs", "1e308"}, `--max-costs: "1e308" is out of range: want cents from 0 to 1e+15`},
+		{[]string{"--max-tokens", "9223372036854775807"}, `--max-tokens: "9223372036854775807" is out of range: want tokens from 0 to 1e+15`},
+		{[]string{"--rpms", "-1"}, `--rpms: "-1" is out of range: want requests per minute from 1 to 1e+15`},
+		{[]string{"--spike-rates", "NaN"}, `--spike-rates: "NaN" is not a number`},
+		{[]string{"--variant", "spec", "--spike-rates", "0.5,1.5"}, `--spike-rates: "1.5" is out of range: want an error rate from 0 to 1`},
 		{[]string{"-f", "csv"}, "-f csv is not available"},
 		{[]string{"--settings", "fixtures/gateway/nope.json"}, "nope.json"},
 	} {

@@ -69,7 +69,16 @@ func TestVerifyRoundTripPostgres(t *testing.T) {
 			defer conn.Close(ctx)
 			dir := t.TempDir()
 			csvPath, jsonlPath := exportProxyCalls(t, ctx, conn, dir)
-			for _, export := range []string{csvPath, jsonlPath} {
+			// json_agg's one array (#28), as psql -At prints it.
+			var agg string
+			if err := conn.QueryRow(ctx, "SELECT json_agg(c)::text FROM (SELECT "+proxyCallsColumns+" FROM proxy_calls ORDER BY created_at, id) c").Scan(&agg); err != nil {
+				t.Fatal(err)
+			}
+			jsonPath := filepath.Join(dir, "calls.json")
+			if err := os.WriteFile(jsonPath, []byte(agg+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, export := range []string{csvPath, jsonlPath, jsonPath} {
 				stdout, stderr, code := runCLI(t, "", "verify", "--variant", profile, "--controls", capture, "--fail-on-diff", export)
 				if code != 0 || !strings.Contains(stdout, "8 calls, 8 verified, 0 differ, 0 bad rows") {
 					t.Errorf("verify %s: exit %d\n%s%s", filepath.Base(export), code, stdout, stderr)

@@ -14,8 +14,8 @@ import (
 // PostgreSQL's COPY … TO STDOUT WITH (FORMAT csv, HEADER) writes it: an
 // empty unquoted field is NULL, booleans are t or f. Rows are positioned
 // name:row N, N counted from 1 after the header. A header without a
-// required column makes every row bad; a row with the wrong number of
-// fields is bad, and reading goes on.
+// required column is not a proxy_calls export: Err says so; a row with
+// the wrong number of fields is bad, and reading goes on.
 type CSVReader struct {
 	cr     *csv.Reader
 	name   string
@@ -61,8 +61,13 @@ func (r *CSVReader) Scan() bool {
 				missing = append(missing, c)
 			}
 		}
-		if len(missing) > 0 && r.hdrErr == nil {
-			r.hdrErr = fmt.Errorf("header lacks %s (a proxy_calls export needs %s)", strings.Join(missing, ", "), strings.Join(required, ", "))
+		if len(missing) > 0 {
+			// The whole file is something else: one error, not one per
+			// row. The header's own names are not echoed (a file without
+			// a header has data there).
+			r.err = fmt.Errorf("%s: not a proxy_calls export: a CSV whose first row (%d columns) lacks %s; a proxy_calls export needs the columns %s",
+				r.name, len(fields), strings.Join(missing, ", "), strings.Join(required, ", "))
+			return false
 		}
 	}
 	fields, err := r.cr.Read()

@@ -272,6 +272,9 @@ func Sniff(head []byte) string {
 	if len(head) > 0 && head[0] == '{' {
 		return "jsonl"
 	}
+	if len(head) > 0 && head[0] == '[' {
+		return "json"
+	}
 	return "csv"
 }
 

@@ -83,10 +83,11 @@ bad x.csv:row 5: not CSV: extraneous or missing " in quoted-field
 	if got := summary(calls); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	// A header without the required columns makes every row bad.
-	calls, _ = ReadAll(NewCSV(strings.NewReader("a,b\n1,2\n"), "h.csv"))
-	if got := summary(calls); got != "bad h.csv:row 1: header lacks created_at, tenant_id, request_json, status_code, was_blocked (a proxy_calls export needs created_at, tenant_id, request_json, status_code, was_blocked)\n" {
-		t.Errorf("header: %s", got)
+	// A header without the required columns is another file: one error,
+	// naming the columns a proxy_calls export needs, not the header's own.
+	calls, err = ReadAll(NewCSV(strings.NewReader("a,secret\n1,2\n3,4\n"), "h.csv"))
+	if want := "h.csv: not a proxy_calls export: a CSV whose first row (2 columns) lacks created_at, tenant_id, request_json, status_code, was_blocked; a proxy_calls export needs the columns created_at, tenant_id, request_json, status_code, was_blocked"; len(calls) != 0 || err == nil || err.Error() != want {
+		t.Errorf("header: %d calls, %v", len(calls), err)
 	}
 }
 
@@ -136,7 +137,7 @@ bad x.parquet:row 3: status_code: 7 is not an HTTP status
 }
 
 func TestSniff(t *testing.T) {
-	for in, want := range map[string]string{"PAR1...": "parquet", "  {\"a\":1}": "jsonl", "\ufeff{": "jsonl", "created_at,tenant_id": "csv", "": "csv"} {
+	for in, want := range map[string]string{"PAR1...": "parquet", "  {\"a\":1}": "jsonl", "\ufeff{": "jsonl", " [{": "json", "created_at,tenant_id": "csv", "": "csv"} {
 		if got := Sniff([]byte(in)); got != want {
 			t.Errorf("Sniff(%q) = %s, want %s", in, got, want)
 		}
@@ -151,9 +152,12 @@ func FuzzExport(f *testing.F) {
 	f.Add([]byte("created_at,tenant_id,request_json,status_code,was_blocked\n2026-03-01 10:00:00+00,a,{},200,f\n"))
 	f.Add([]byte("created_at,tenant_id,request_json,status_code,was_blocked\n\"unterminated"))
 	f.Add([]byte("{\"created_at\":1e400}\n\n{"))
+	f.Add([]byte(`[{"created_at":"2026-03-01T10:00:00Z","tenant_id":"a","request_json":{},"status_code":200,"was_blocked":false},{"tenant_id":7}]`))
+	f.Add([]byte(`[{"created_at":1},`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkRows(t, NewJSONL(bytes.NewReader(data), "f"))
 		checkRows(t, NewCSV(bytes.NewReader(data), "f"))
+		checkRows(t, NewJSONArray(bytes.NewReader(data), "f"))
 	})
 }
 
@@ -194,6 +198,58 @@ func checkRows(t *testing.T, r Reader) {
 		}
 		if c.Rec.TS.IsZero() || c.Rec.Tenant == "" || c.Status < 100 || c.Status > 599 {
 			t.Fatalf("%s: a good row without time, tenant or status: %+v", c.Pos, c)
+		}
+	}
+}
+
+// #28: a capture, or any JSONL without proxy_calls' columns, is one error
+// saying what the file is, not one "created_at: missing" per line.
+func TestJSONLNotAnExport(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"\n" + `{"ts":"2026-03-01T10:00:00Z","agent":"a","request":{}}` + "\n" + `{"ts":1,"agent":"a","request":{}}` + "\n",
+			`c.jsonl:2: not a proxy_calls export: its first line is a killswitch capture record ("ts" and "request" or "event": killswitch replay reads it); a proxy_calls export (row_to_json, one row per line) needs created_at, tenant_id, request_json, status_code, was_blocked`},
+		{`{"api_key":"sk-secret","x":1}` + "\n",
+			`c.jsonl:1: not a proxy_calls export: its first line is a JSON object of 2 keys, none of them a proxy_calls column; a proxy_calls export (row_to_json, one row per line) needs created_at, tenant_id, request_json, status_code, was_blocked`},
+	} {
+		calls, err := ReadAll(NewJSONL(strings.NewReader(c.in), "c.jsonl"))
+		if len(calls) != 0 || err == nil || err.Error() != c.want {
+			t.Errorf("%d calls, err %v\nwant %s", len(calls), err, c.want)
+		}
+	}
+	// A row missing one column is still a bad row of an export.
+	calls, err := ReadAll(NewJSONL(strings.NewReader(`{"created_at":"2026-03-01T10:00:00Z"}`+"\n"), "c.jsonl"))
+	if err != nil || len(calls) != 1 || calls[0].Err == nil {
+		t.Errorf("one bad row: %d calls, %v", len(calls), err)
+	}
+}
+
+// #28: json_agg's one JSON array of rows is read, each element as a JSONL
+// row, positioned by row; a bad element is a bad row; broken JSON or a
+// value that is not an array ends the stream with its position.
+func TestJSONArray(t *testing.T) {
+	in := `[{"created_at":"2026-03-01T10:00:00+00:00","tenant_id":"acme","api_key_id":"k1","request_json":{"messages":[]},"status_code":200,"was_blocked":false,"block_reason":null},
+ {"tenant_id":"acme","request_json":"{}","status_code":200,"was_blocked":false},
+ {"created_at":"2026-03-01 11:00:00+01","tenant_id":"acme","request_json":"{}","status_code":423,"was_blocked":true,"block_reason":"killswitch"}]
+`
+	calls, err := ReadAll(NewJSONArray(strings.NewReader(in), "a.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `a.json:row 1 2026-03-01T10:00:00Z acme/k1 status=200 blocked=false reason="" upstream=200 decisions="" tokens=false:0:0 req={"messages":[]}
+bad a.json:row 2: created_at: missing (a proxy_calls export needs created_at, tenant_id, request_json, status_code, was_blocked)
+a.json:row 3 2026-03-01T10:00:00Z acme/ status=423 blocked=true reason="killswitch" upstream=200 decisions="" tokens=false:0:0 req={}
+`
+	if got := summary(calls); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	for _, c := range []struct{ in, want string }{
+		{`{"a":1}`, "a.json: not a JSON array of proxy_calls rows"},
+		{`[{"created_at":"2026-03-01T10:00:00Z",`, "a.json:row 1: not JSON: unexpected EOF"},
+		{`[{"ts":1,"agent":"a","request":{}}]`, `a.json:row 1: not a proxy_calls export: its first element is a killswitch capture record ("ts" and "request" or "event": killswitch replay reads it); a proxy_calls row needs created_at, tenant_id, request_json, status_code, was_blocked`},
+		{`[] []`, "a.json: data after the array's end"},
+	} {
+		if _, err := ReadAll(NewJSONArray(strings.NewReader(c.in), "a.json")); err == nil || err.Error() != c.want {
+			t.Errorf("%s: %v, want %s", c.in, err, c.want)
 		}
 	}
 }

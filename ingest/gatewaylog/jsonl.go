@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/killswitch/killswitch/ingest"
 )
@@ -20,6 +21,7 @@ type JSONLReader struct {
 	br   *bufio.Reader
 	name string
 	line int64
+	seen bool // a row was read: the first decides what the file is
 	call *Call
 	err  error
 }
@@ -48,6 +50,14 @@ func (r *JSONLReader) Scan() bool {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
+		if !r.seen {
+			r.seen = true
+			if what := notAnExport(line); what != "" {
+				r.err = fmt.Errorf("%s: not a proxy_calls export: %s; a proxy_calls export (row_to_json, one row per line) needs %s",
+					pos, what, strings.Join(required, ", "))
+				return false
+			}
+		}
 		r.call = parseJSONRow(pos, line)
 		return true
 	}
@@ -59,6 +69,28 @@ func (r *JSONLReader) Call() *Call { return r.call }
 
 // Err returns the I/O error that ended the stream, if any.
 func (r *JSONLReader) Err() error { return r.err }
+
+// notAnExport says what a first row is when it is a JSON object with none
+// of proxy_calls' columns ("a killswitch capture record"), else "". Only
+// key names it looks for are named, never the row's values.
+func notAnExport(line []byte) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return "" // the row's own error says what is wrong with it
+	}
+	for _, c := range required {
+		if _, ok := m[c]; ok {
+			return ""
+		}
+	}
+	_, ts := m["ts"]
+	_, req := m["request"]
+	_, ev := m["event"]
+	if ts && (req || ev) {
+		return `its first line is a killswitch capture record ("ts" and "request" or "event": killswitch replay reads it)`
+	}
+	return fmt.Sprintf("its first line is a JSON object of %d keys, none of them a proxy_calls column", len(m))
+}
 
 // readLine returns the next line without its end; a line longer than max
 // is read past and its length returned as long.

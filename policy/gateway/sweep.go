@@ -1,8 +1,10 @@
 package gateway
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/spf13/pflag"
@@ -40,33 +42,33 @@ func (gf *sweepFlags) Sweep(e *policy.Env, o *policy.SweepOptions) error {
 	if err := loadGatewaySettings(&base, o.Settings); err != nil {
 		return err
 	}
-	parse := func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 	var grid gateway.SweepGrid
-	if grid.MaxCostCents, err = sweep.ParseGrid(gf.maxCosts, parse); err != nil {
+	if grid.MaxCostCents, err = sweep.ParseGrid(gf.maxCosts, numberIn(0, gateway.MaxSetting, false, "cents")); err != nil {
 		return fmt.Errorf("--max-costs: %v", err)
 	}
-	whole := func(s string) ([]int64, error) {
-		vs, err := sweep.ParseGrid(s, parse)
+	whole := func(s string, lo float64, what string) ([]int64, error) {
+		vs, err := sweep.ParseGrid(s, numberIn(lo, gateway.MaxSetting, true, what))
 		var out []int64
 		for _, v := range vs {
-			if v != float64(int64(v)) {
+			if v != math.Trunc(v) { // a range's step can leave whole bounds
 				return nil, fmt.Errorf("%v is not a whole number", v)
 			}
 			out = append(out, int64(v))
 		}
 		return out, err
 	}
-	if grid.MaxTokens, err = whole(gf.maxTokens); err != nil {
+	if grid.MaxTokens, err = whole(gf.maxTokens, 0, "tokens"); err != nil {
 		return fmt.Errorf("--max-tokens: %v", err)
 	}
-	rpms, err := whole(gf.rpms)
+	// Checked under every variant, also where the variant ignores them.
+	rpms, err := whole(gf.rpms, 1, "requests per minute")
 	if err != nil {
 		return fmt.Errorf("--rpms: %v", err)
 	}
 	for _, v := range rpms {
 		grid.RPM = append(grid.RPM, int(v))
 	}
-	if grid.SpikeRates, err = sweep.ParseGrid(gf.spikeRates, parse); err != nil {
+	if grid.SpikeRates, err = sweep.ParseGrid(gf.spikeRates, numberIn(0, 1, false, "an error rate")); err != nil {
 		return fmt.Errorf("--spike-rates: %v", err)
 	}
 	sw, err := gateway.NewSweeper(base, grid)
@@ -88,3 +90,23 @@ func (gf *sweepFlags) Sweep(e *policy.Env, o *policy.SweepOptions) error {
 		return SweepText(w, res, report.TextOptions{Markdown: o.Format == report.FormatMarkdown, Width: e.Width})
 	})
 }
+
+// numberIn parses a value of a sweep flag: a number from lo to hi (whole
+// when whole is set), or an error quoting what was given.
+func numberIn(lo, hi float64, whole bool, what string) func(string) (float64, error) {
+	return func(s string) (float64, error) {
+		v, err := strconv.ParseFloat(s, 64)
+		switch {
+		case err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(v):
+			return 0, fmt.Errorf("%q is not a number", s)
+		case err != nil || v < lo || v > hi:
+			return 0, fmt.Errorf("%q is out of range: want %s from %s to %s", s, what, fmtBound(lo), fmtBound(hi))
+		case whole && v != math.Trunc(v):
+			return 0, fmt.Errorf("%q is not a whole number", s)
+		}
+		return v, nil
+	}
+}
+
+// fmtBound prints a range's bound: 0, 1, 1e+15.
+func fmtBound(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

@@ -37,7 +37,7 @@ func newVerify(fs *pflag.FlagSet) policy.Runner {
 	fs.StringArrayVar(&f.controls, "controls", nil, "a capture whose freeze/unfreeze control records apply at their time (repeatable; its requests are ignored)")
 	fs.StringVarP(&f.format, "format", "f", report.FormatTable, "output: table, markdown or jsonl (one record per call)")
 	policy.MarkInput(fs, "settings", "controls")
-	fs.StringVar(&f.inputFormat, "input-format", "auto", "export format: auto, jsonl, csv or parquet")
+	fs.StringVar(&f.inputFormat, "input-format", "auto", "export format: auto, jsonl, json (json_agg's array), csv or parquet")
 	fs.BoolVar(&f.failOnDiff, "fail-on-diff", false, "exit 1 when any call differs or a row could not be read")
 	fs.BoolVar(&f.strict, "strict", false, "a row that cannot be read is unusable input (exit 2)")
 	return f
@@ -53,9 +53,9 @@ func (f *verifyFlags) Run(e *policy.Env) (found bool, err error) {
 		return false, fmt.Errorf("-f %s is not available (want table, markdown or jsonl)", f.format)
 	}
 	switch f.inputFormat {
-	case "auto", "jsonl", "csv", "parquet":
+	case "auto", "jsonl", "json", "csv", "parquet":
 	default:
-		return false, fmt.Errorf("--input-format %s: want auto, jsonl, csv or parquet", f.inputFormat)
+		return false, fmt.Errorf("--input-format %s: want auto, jsonl, json (json_agg's array), csv or parquet", f.inputFormat)
 	}
 	prof, err := gateway.VariantByName(f.variant)
 	if err != nil {
@@ -189,9 +189,12 @@ func readExport(e *policy.Env, path, format string) ([]*gatewaylog.Call, error) 
 		}
 	}
 	var rd gatewaylog.Reader
-	if format == "jsonl" {
+	switch format {
+	case "jsonl":
 		rd = gatewaylog.NewJSONL(r, name)
-	} else {
+	case "json":
+		rd = gatewaylog.NewJSONArray(r, name)
+	default:
 		rd = gatewaylog.NewCSV(r, name)
 	}
 	calls, err := gatewaylog.ReadAll(rd)
