@@ -378,7 +378,7 @@ func TestStateFlagErrors(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"--writes", filepath.Join(dir, "w.txt")}, "want a .jsonl or .sql extension"},
-		{[]string{"--writes", "-"}, "--writes needs a file"},
+		{[]string{"--writes", "-"}, "--writes -: standard output carries the report: give -o FILE"},
 		{[]string{"--apply", "postgres:x"}, "want sqlite:PATH"},
 		{[]string{"--apply", "sqlite:"}, "want sqlite:PATH"},
 	} {

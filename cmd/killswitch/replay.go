@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -81,7 +82,12 @@ func (f *readFlags) policyEnv(e *env, cmd string, fs *pflag.FlagSet, output stri
 		Rereadable: rereadable(paths),
 		Problem:    reportProblem(e, f.strict, f.verbose),
 		Output:     func(fn func(io.Writer) error) error { return writeOutput(e, output, fn) },
-		WriteFile:  outfile.Write,
+		WriteFile: func(path string, fn func(io.Writer) error) error {
+			if path == "-" { // --writes -: the report went to -o FILE
+				return writeOutput(e, "-", fn)
+			}
+			return outfile.Write(path, fn)
+		},
 		Summarize: func(counts []analyze.WarningCount, malformed int) {
 			reportHiddenWarnings(e, cmd, counts)
 			if malformed > 0 {
@@ -140,7 +146,8 @@ func cmdReplay(e *env, args []string) int {
 		"the breaker's {\"breaker\": {…}, \"agents\": {ID: {\"breaker\": {…}}}}, the gateway's {\"gateway\": {…}}")
 	fs.StringVar(&o.Writes, "writes", "", "also write the state writes the live system would have made to `FILE`: loop: .jsonl (one JSON object\n"+
 		"per write) or .sql (a SQLite script: one transaction, idempotent); breaker: .redis (redis-cli < FILE) or .jsonl\n"+
-		"(every Redis command at its capture time); gateway: .sql (PostgreSQL)")
+		"(every Redis command at its capture time); gateway: .sql (PostgreSQL); - writes the script form to standard output\n"+
+		"(for sqlite3, redis-cli or psql) when -o takes the report elsewhere")
 	fs.StringVar(&o.Apply, "apply", "", "also apply the state writes: loop: sqlite:PATH (created if absent; one transaction, idempotent);\n"+
 		"breaker: redis://HOST:PORT/DB or unix:///PATH; gateway: postgres://…")
 	failOnKill := fs.Bool("fail-on-kill", false, "exit 1 when any agent would have been killed or blocked")
@@ -173,6 +180,9 @@ func cmdReplay(e *env, args []string) int {
 	}
 	if err == nil {
 		err = checkWorkers(rf.workers)
+	}
+	if err == nil && o.Writes == "-" && (*output == "" || *output == "-") {
+		err = errors.New("--writes -: standard output carries the report: give -o FILE (or -o /dev/null) to pipe the state writes")
 	}
 	if err != nil {
 		return errorf(e, "replay", "%v", err)

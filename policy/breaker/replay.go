@@ -63,8 +63,8 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 	if err := applyBreakerSettings(&cfg, o.Settings, f); err != nil {
 		return nil, fmt.Errorf("--policy breaker: %v", err)
 	}
-	if o.Writes != "" && !strings.HasSuffix(o.Writes, ".redis") && !strings.HasSuffix(o.Writes, ".jsonl") {
-		return nil, fmt.Errorf("--policy breaker: --writes %s: want FILE.redis (the end-of-capture Redis state, for redis-cli < FILE) or FILE.jsonl (every Redis write, at its capture time)", o.Writes)
+	if o.Writes != "" && o.Writes != "-" && !strings.HasSuffix(o.Writes, ".redis") && !strings.HasSuffix(o.Writes, ".jsonl") {
+		return nil, fmt.Errorf("--policy breaker: --writes %s: want FILE.redis (the end-of-capture Redis state, for redis-cli < FILE), - (the same on standard output) or FILE.jsonl (every Redis write, at its capture time)", o.Writes)
 	}
 	if o.Writes != "" && strings.HasSuffix(o.Writes, ".jsonl") && cfg.TTL == breaker.TTLSliding {
 		return nil, fmt.Errorf("--policy breaker: --writes %s: a sliding count has no Redis command log (it is not a key with a TTL)", o.Writes)

@@ -42,8 +42,8 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 	if err := loadGatewaySettings(&cfg, o.Settings); err != nil {
 		return nil, err
 	}
-	if o.Writes != "" && !strings.HasSuffix(o.Writes, ".sql") {
-		return nil, fmt.Errorf("--policy gateway: --writes %s: want FILE.sql (the PostgreSQL state)", o.Writes)
+	if o.Writes != "" && o.Writes != "-" && !strings.HasSuffix(o.Writes, ".sql") {
+		return nil, fmt.Errorf("--policy gateway: --writes %s: want FILE.sql (the PostgreSQL state) or - (the same on standard output, for psql)", o.Writes)
 	}
 	if o.Apply != "" && !postgres.IsDSN(o.Apply) {
 		return nil, fmt.Errorf("--policy gateway: --apply %s: want postgres://… or libpq's key=value form (host=… dbname=…)", postgres.RedactDSN(o.Apply))

@@ -89,7 +89,7 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 	if err != nil {
 		return nil, err
 	}
-	st, err := openWrites(o, cfg)
+	st, err := openWrites(o, cfg, e.Stdout)
 	if err != nil {
 		return nil, err
 	}

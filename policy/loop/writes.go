@@ -3,6 +3,7 @@ package loop
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/killswitch/killswitch/analyze"
@@ -27,15 +28,20 @@ type stateWrites struct {
 }
 
 // open prepares the outputs the flags name; nil when none.
-func openWrites(f *policy.ReplayOptions, cfg analyze.Config) (*stateWrites, error) {
+func openWrites(f *policy.ReplayOptions, cfg analyze.Config, stdout io.Writer) (*stateWrites, error) {
 	if f.Writes == "" && f.Apply == "" {
 		return nil, nil
 	}
 	s := &stateWrites{}
-	if f.Writes != "" {
-		if f.Writes == "-" {
-			return nil, errors.New("--writes needs a file: standard output carries the report")
-		}
+	switch {
+	case f.Writes == "-":
+		// The SQLite script on standard output (the report went to -o
+		// FILE), for a pipe into sqlite3: written as the replay goes; its
+		// COMMIT only when the replay completes, so a failed run applies
+		// nothing.
+		w := sqlite.NewScript(stdout)
+		s.sinks, s.flush = append(s.sinks, w.Write), w.Close
+	case f.Writes != "":
 		format, err := report.WritesFormat(f.Writes)
 		if err != nil {
 			return nil, err
@@ -100,6 +106,10 @@ func (s *stateWrites) finish(err error) error {
 		}
 		if ferr := s.file.Close(err); err == nil && ferr != nil {
 			err = fmt.Errorf("--writes: %w", ferr)
+		}
+	} else if s.flush != nil && err == nil {
+		if ferr := s.flush(); ferr != nil {
+			err = fmt.Errorf("--writes -: %w", ferr)
 		}
 	}
 	if s.db != nil {
