@@ -24,6 +24,7 @@ import (
 
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/report"
 )
 
 // Policy is a registered kill switch.
@@ -206,7 +207,7 @@ func NoRequests(requests, malformed int, skips []analyze.SkipCount) error {
 	for _, s := range skips {
 		n += s.Count
 	}
-	return fmt.Errorf("no LLM request in the input (%d malformed items, %d skipped items); --allow-empty accepts it", malformed, n)
+	return fmt.Errorf("no LLM request in the input (%s, %s); --allow-empty accepts it", report.Plural(malformed, "malformed item"), report.Plural(n, "skipped item"))
 }
 
 var registry []*Policy

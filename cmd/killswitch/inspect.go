@@ -58,8 +58,8 @@ func cmdInspect(e *env, args []string) int {
 	code := exitOK
 	for _, inv := range invs {
 		if inv.Requests == 0 && !*allowEmpty {
-			fmt.Fprintf(e.stderr, "killswitch inspect: %s: no LLM request (%d malformed items, %d skipped items); --allow-empty accepts it\n",
-				inv.Name, inv.Malformed, skipped(inv.Skips))
+			fmt.Fprintf(e.stderr, "killswitch inspect: %s: no LLM request (%s, %s); --allow-empty accepts it\n",
+				inv.Name, report.Plural(inv.Malformed, "malformed item"), report.Plural(skipped(inv.Skips), "skipped item"))
 			code = exitUsage
 		} else if inv.NoText > 0 {
 			fmt.Fprintf(e.stderr, "killswitch inspect: %s: %s\n", inv.Name, report.TextlessLine(inv.NoText, inv.Requests))

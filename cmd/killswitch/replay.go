@@ -91,7 +91,7 @@ func (f *readFlags) policyEnv(e *env, cmd string, fs *pflag.FlagSet, output stri
 		Summarize: func(counts []analyze.WarningCount, malformed int) {
 			reportHiddenWarnings(e, cmd, counts)
 			if malformed > 0 {
-				fmt.Fprintf(e.stderr, "killswitch %s: %d malformed input items skipped (reported above)\n", cmd, malformed)
+				fmt.Fprintf(e.stderr, "killswitch %s: %s skipped (reported above)\n", cmd, report.Plural(malformed, "malformed input item"))
 			}
 		},
 	}
@@ -199,7 +199,7 @@ func cmdReplay(e *env, args []string) int {
 		fmt.Fprintln(e.stderr, strings.TrimRight(n, "\n"))
 	}
 	if out.Summary.Malformed > 0 {
-		fmt.Fprintf(e.stderr, "killswitch replay: %d malformed input items skipped (reported above)\n", out.Summary.Malformed)
+		fmt.Fprintf(e.stderr, "killswitch replay: %s skipped (reported above)\n", report.Plural(out.Summary.Malformed, "malformed input item"))
 	}
 	if *failOnKill && out.Found {
 		return exitFound

@@ -44,3 +44,20 @@ func TestWritesToStandardOutput(t *testing.T) {
 		}
 	}
 }
+
+// Counts of one read as English in the closing lines: "1 malformed input
+// item skipped", "(1 malformed item, 0 skipped items)".
+func TestOneMalformedItem(t *testing.T) {
+	dir := t.TempDir()
+	good := loopRecord(t, captureT0, "a")
+	capture := writeCapture(t, dir, "c.jsonl", []string{good, "{not json"})
+	_, stderr, code := runCLI(t, "", "replay", capture)
+	if code != exitOK || !strings.Contains(stderr, "killswitch replay: 1 malformed input item skipped (reported above)") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+	bad := writeCapture(t, dir, "b.jsonl", []string{"{not json"})
+	_, stderr, code = runCLI(t, "", "replay", bad)
+	if code != exitUsage || !strings.Contains(stderr, "(1 malformed item, 0 skipped items)") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+}
