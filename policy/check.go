@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"fmt"
+
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/analyze/expect"
 )
@@ -45,4 +47,20 @@ type CheckFile struct {
 	Profile   string
 	// ProfileOf names the policies --profile is a profile of.
 	ProfileOf []string
+}
+
+// RefuseLoopSettings refuses check's loop detector overrides (--window,
+// --threshold, --mode, and --profile when profile is set) for a file that
+// replays the policy name: they would mean nothing to it, and a user who
+// gives them expects them to count.
+func (f *CheckFile) RefuseLoopSettings(name string, profile bool) error {
+	for _, o := range []struct {
+		set  bool
+		flag string
+	}{{f.Over.Window != nil, "--window"}, {f.Over.Threshold != nil, "--threshold"}, {f.Over.Mode != nil, "--mode"}, {profile, "--profile"}} {
+		if o.set {
+			return fmt.Errorf("%s: %s is a loop detector setting: this file replays the %s", f.Path, o.flag, name)
+		}
+	}
+	return nil
 }

@@ -118,25 +118,21 @@ type Sweeper interface {
 
 // ReplayOptions are replay's flags that every policy shares.
 type ReplayOptions struct {
-	Format       string // one of the policy's ReplayFormats
-	Settings     string // the settings file ("": none)
-	Profile      string // --profile
-	ProfileGiven bool
-	Writes       string // --writes FILE ("": none)
-	Apply        string // --apply TARGET ("": none)
-	AllowEmpty   bool   // accept input without any request
-	Wide, All    bool   // tables: every column, every row
+	Format     string // one of the policy's ReplayFormats
+	Settings   string // the settings file ("": none)
+	Writes     string // --writes FILE ("": none)
+	Apply      string // --apply TARGET ("": none)
+	AllowEmpty bool   // accept input without any request
+	Wide, All  bool   // tables: every column, every row
 }
 
 // SweepOptions are sweep's flags that every policy shares.
 type SweepOptions struct {
-	Format       string
-	Settings     string
-	Profile      string
-	ProfileGiven bool
-	AllowEmpty   bool
-	Wide, All    bool
-	MaxFP        int // --max-false-positives
+	Format     string
+	Settings   string
+	AllowEmpty bool
+	Wide, All  bool
+	MaxFP      int // --max-false-positives
 }
 
 // Outcome is what a replay found, for the command's closing lines and its
@@ -191,9 +187,6 @@ type Env struct {
 	Summarize func(warnings []analyze.WarningCount, malformed int)
 	// WriteFile writes a file atomically (outfile.Write).
 	WriteFile func(path string, fn func(w io.Writer) error) error
-	// Flag is the command's flag set, parsed (a policy's own commands
-	// get theirs through Run's arguments).
-	Flags *pflag.FlagSet
 }
 
 // NoRequests is the error for input that held no LLM request: random

@@ -59,7 +59,7 @@ func (f *readFlags) policyEnv(e *env, cmd string, fs *pflag.FlagSet, output stri
 	paths := fs.Args()
 	return &policy.Env{
 		Command: cmd, Paths: paths, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, Getenv: e.getenv,
-		Workers: f.workers, Verbose: f.verbose, Width: termWidth(e, output), Flags: fs,
+		Workers: f.workers, Verbose: f.verbose, Width: termWidth(e, output),
 		Replay: func(cfg analyze.Config, h analyze.Hooks) (*analyze.Summary, error) {
 			return f.replayFiles(e, paths, cfg, h)
 		},
@@ -90,9 +90,7 @@ func (f *readFlags) policyEnv(e *env, cmd string, fs *pflag.FlagSet, output stri
 		},
 		Summarize: func(counts []analyze.WarningCount, malformed int) {
 			reportHiddenWarnings(e, cmd, counts)
-			if malformed > 0 {
-				fmt.Fprintf(e.stderr, "killswitch %s: %s skipped (reported above)\n", cmd, report.Plural(malformed, "malformed input item"))
-			}
+			reportMalformed(e, cmd, malformed)
 		},
 	}
 }
@@ -198,9 +196,7 @@ func cmdReplay(e *env, args []string) int {
 	for _, n := range out.Notes {
 		fmt.Fprintln(e.stderr, strings.TrimRight(n, "\n"))
 	}
-	if out.Summary.Malformed > 0 {
-		fmt.Fprintf(e.stderr, "killswitch replay: %s skipped (reported above)\n", report.Plural(out.Summary.Malformed, "malformed input item"))
-	}
+	reportMalformed(e, "replay", out.Summary.Malformed)
 	if *failOnKill && out.Found {
 		return exitFound
 	}

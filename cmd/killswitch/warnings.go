@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/report"
 )
 
 // reportHiddenWarnings says, per kind, how many warnings were counted but
@@ -16,14 +17,12 @@ func reportHiddenWarnings(e *env, cmd string, counts []analyze.WarningCount) {
 	}
 }
 
-// noRequests is the error for input that held no LLM request: random
-// bytes, an empty file, a wrong --input-format. A nightly job must not
-// pass on such a file (--allow-empty accepts it).
-func noRequests(requests, malformed int, skips []analyze.SkipCount) error {
-	if requests > 0 {
-		return nil
+// reportMalformed says how many malformed input items a command skipped
+// (each was reported where it was met), if any.
+func reportMalformed(e *env, cmd string, n int) {
+	if n > 0 {
+		fmt.Fprintf(e.stderr, "killswitch %s: %s skipped (reported above)\n", cmd, report.Plural(n, "malformed input item"))
 	}
-	return fmt.Errorf("no LLM request in the input (%d malformed items, %d skipped items); --allow-empty accepts it", malformed, skipped(skips))
 }
 
 // skipped totals skip counts.

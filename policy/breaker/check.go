@@ -19,7 +19,7 @@ func (checker) Profile(string, *expect.Settings) (string, bool) { return "", fal
 func (checker) Prepare(f *policy.CheckFile) (policy.CheckRun, error) {
 	// The loop detector's settings mean nothing to the breaker: refused
 	// rather than listed as overrides and ignored.
-	if err := refuseLoopOverrides(f, "breaker", f.Profile != ""); err != nil {
+	if err := f.RefuseLoopSettings("breaker", f.Profile != ""); err != nil {
 		return nil, err
 	}
 	bcfg, err := f.Eff.BreakerConfig()
@@ -33,20 +33,6 @@ func (checker) Prepare(f *policy.CheckFile) (policy.CheckRun, error) {
 	cfg := analyze.NewConfig()
 	cfg.Profile, cfg.Policies = analyze.ProfileUsage, []analyze.Policy{pol}
 	return &checkRun{cfg, pol}, nil
-}
-
-// refuseLoopOverrides refuses check's loop detector flags for a file that
-// replays another policy.
-func refuseLoopOverrides(f *policy.CheckFile, name string, profile bool) error {
-	for _, o := range []struct {
-		set  bool
-		flag string
-	}{{f.Over.Window != nil, "--window"}, {f.Over.Threshold != nil, "--threshold"}, {f.Over.Mode != nil, "--mode"}, {profile, "--profile"}} {
-		if o.set {
-			return fmt.Errorf("%s: %s is a loop detector setting: this file replays the %s", f.Path, o.flag, name)
-		}
-	}
-	return nil
 }
 
 type checkRun struct {

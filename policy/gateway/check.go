@@ -25,13 +25,8 @@ func (checker) Profile(name string, over *expect.Settings) (string, bool) {
 }
 
 func (checker) Prepare(f *policy.CheckFile) (policy.CheckRun, error) {
-	for _, o := range []struct {
-		set  bool
-		flag string
-	}{{f.Over.Window != nil, "--window"}, {f.Over.Threshold != nil, "--threshold"}, {f.Over.Mode != nil, "--mode"}} {
-		if o.set {
-			return nil, fmt.Errorf("%s: %s is a loop detector setting: this file replays the gateway", f.Path, o.flag)
-		}
+	if err := f.RefuseLoopSettings("gateway", false); err != nil {
+		return nil, err
 	}
 	if f.Profile != "" && f.Over.GatewayProfile == nil {
 		return nil, fmt.Errorf("%s: --profile %s is a loop detector profile: this file replays the gateway (want m22 or spec)", f.Path, f.Profile)
