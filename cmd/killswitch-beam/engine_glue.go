@@ -6,9 +6,11 @@ package main
 // through the engine and renumbered in the global replay order.
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"time"
 
@@ -31,10 +33,9 @@ func (p posW) pos() ingest.Pos {
 	return ingest.Pos{File: p.File, Kind: ingest.PosKind(p.Kind), N: p.N, Path: p.Path}
 }
 
-// featRec is what crosses the shuffle for one request or control record:
-// its place in the replay order, what the engine reads of the record, and
-// its features; never its bodies (about 150 bytes plus the agent id, the
-// position's file name and the tool signature).
+// featRec is one request or control record as the replay needs it: its
+// place in the replay order, what the engine reads of the record, and its
+// features; never its bodies. It crosses the shuffle in batches (codec.go).
 type featRec struct {
 	// The replay order: the running maximum of the file's times up to this
 	// record (a time-ordered merge of files emits records in this order),
@@ -42,6 +43,9 @@ type featRec struct {
 	PMax int64
 	File int
 	Idx  int64
+	// Req counts the file's requests before this record: a request's
+	// place among its file's, from which the numbering gives its Seq.
+	Req int64
 
 	Agent  string
 	TS     int64 // Unix nanoseconds
@@ -67,8 +71,6 @@ type featRec struct {
 	HasUsage                            bool
 	FeatErr, Warn                       string // Features.Err (when HasFeatErr) and Features.Warn
 	HasFeatErr                          bool
-	Seq                                 int64  // set by the numbering: the request's Decision.Seq
-	OutOfOrder                          string // set by the numbering: the replay's out-of-order warning
 }
 
 // problemRec is a malformed or skipped input item, for the counts and the
@@ -90,8 +92,8 @@ func newExtractor(cfg analyze.Config) extractor {
 
 // feature returns the feature record of rec, a request or control record
 // (not malformed, not skipped).
-func (e extractor) feature(rec *ingest.Record, pmax int64, file int, idx int64) featRec {
-	fr := featRec{PMax: pmax, File: file, Idx: idx, Agent: rec.Agent, TS: rec.TS.UnixNano(), Pos: wrapPos(rec.Pos),
+func (e extractor) feature(rec *ingest.Record, pmax int64, file int, idx, req int64) featRec {
+	fr := featRec{PMax: pmax, File: file, Idx: idx, Req: req, Agent: rec.Agent, TS: rec.TS.UnixNano(), Pos: wrapPos(rec.Pos),
 		Status: rec.Status, Label: int(rec.Label),
 		TokensIn: rec.TokensIn, TokensOut: rec.TokensOut, CostUSD: rec.CostUSD, HasTokens: rec.HasTokens, HasCost: rec.HasCost}
 	if c := rec.Control; c != nil {
@@ -157,13 +159,6 @@ func (fr *featRec) less(o *featRec) bool {
 	return fr.Idx < o.Idx
 }
 
-// outOfOrder is the engine's warning for a record whose time is before
-// the last in-order record's (lastTS, at lastPos).
-func outOfOrder(ts time.Time, lastTS time.Time, lastPos ingest.Pos) string {
-	return fmt.Sprintf("out of time order: %s is before %s at %s; replayed in input order",
-		ingest.FormatTime(ts), ingest.FormatTime(lastTS), lastPos)
-}
-
 // warnRec is a warning in replay order: the record's order, then Sub
 // (the extractor's warning, the out-of-order one, the engine's own).
 type warnRec struct {
@@ -176,36 +171,32 @@ type warnRec struct {
 	Kind int // analyze.WarningKind
 }
 
-// decisionLine is one SPEC §5 decision record, with its Seq for ordering.
-type decisionLine struct {
-	Seq  int64
-	Line string
-}
-
-// agentResult is one agent's replay: its timeline (analyze.Summary as
-// JSON, renumbered) and its warnings.
+// agentResult is one shard's replay: its agents' timelines
+// (analyze.Summary as JSON, renumbered) and its warnings.
 type agentResult struct {
 	Summary  []byte
 	Warnings []warnRec
 }
 
-// replayAgent replays one agent's feature records (sorted in replay order,
-// numbered) through a fresh engine. Decisions and the timeline carry the
-// global Seq. Every warning is the engine's: out-of-order warnings are per
-// agent, so one agent's replay finds exactly the single replay's.
-func replayAgent(cfg analyze.Config, recs []featRec, decision func(decisionLine)) (agentResult, error) {
+// replayShard replays the feature records of a shard's agents (sorted in
+// replay order) through one engine, writing each request's decision record
+// to w. seq gives a request's number in the whole replay; decisions and
+// the timelines carry it. The agents are independent in the engine, so
+// one engine replays them all in the global order: its warnings are the
+// single replay's, and its first KeptWarnings of a kind are among the
+// first of the whole replay.
+func replayShard(cfg analyze.Config, recs []featRec, seq func(*featRec) (int64, error), w io.Writer) (agentResult, error) {
 	var res agentResult
 	eng, err := analyze.NewEngine(cfg)
 	if err != nil {
 		return res, err
 	}
-	var seqs []int64 // global Seq of the agent's n-th request (engine Seq n)
-	byPos := map[string]int{}
+	var seqs []int64 // global Seq of the shard's n-th request (engine Seq n)
+	bw := bufio.NewWriterSize(w, 64<<10)
 	var buf []byte
 	for i := range recs {
 		fr := &recs[i]
 		rec, f := fr.record()
-		byPos[rec.Pos.String()] = i
 		d, ok, _ := eng.Step(rec, f)
 		for k, w := range eng.Reported() {
 			res.Warnings = append(res.Warnings, warnRec{fr.PMax, fr.File, fr.Idx, k, fr.Pos, w.Msg, int(w.Kind)})
@@ -213,19 +204,28 @@ func replayAgent(cfg analyze.Config, recs []featRec, decision func(decisionLine)
 		if !ok {
 			continue
 		}
-		seqs = append(seqs, fr.Seq)
+		g, err := seq(fr)
+		if err != nil {
+			return res, err
+		}
+		seqs = append(seqs, g)
 		if d.Seq != int64(len(seqs)) {
 			return res, fmt.Errorf("agent %q: engine numbered request %d as %d", fr.Agent, len(seqs), d.Seq)
 		}
-		d.Seq = fr.Seq
+		d.Seq = g
 		if d.KillSeq >= 1 && d.KillSeq <= int64(len(seqs)) {
-			// The engine numbered the agent's requests alone: the kill's
+			// The engine numbered the shard's requests alone: the kill's
 			// number in the whole replay, and the reason that says it.
 			d.KillSeq = seqs[d.KillSeq-1]
 			d.Reason = analyze.BlockedReason("kill_switch", d.KillSeq)
 		}
-		buf = report.AppendDecision(buf[:0], &d)
-		decision(decisionLine{d.Seq, string(buf)})
+		buf = append(report.AppendDecision(buf[:0], &d), '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return res, err
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return res, err
 	}
 	sum := eng.Finish()
 	global := func(local int64) int64 {
