@@ -57,7 +57,7 @@ type batchWriter struct {
 }
 
 func newBatchWriter(file int) *batchWriter {
-	w := &batchWriter{strs: map[string]uint64{}}
+	w := &batchWriter{strs: map[string]uint64{}, buf: make([]byte, 0, batchBytes+4<<10)}
 	w.buf = binary.AppendUvarint(append(w.buf, batchVersion), uint64(file))
 	return w
 }
@@ -316,18 +316,85 @@ func (r *batchReader) next(fr *featRec) bool {
 // Err is the batch's decoding error, if any.
 func (r *batchReader) Err() error { return r.err }
 
-// decodeBatches appends every record of the batches to recs.
-func decodeBatches(recs []featRec, batches func(*[]byte) bool) ([]featRec, error) {
-	var b []byte
-	for batches(&b) {
-		r := newBatchReader(b)
-		var fr featRec
-		for r.next(&fr) {
-			recs = append(recs, fr)
-		}
-		if err := r.Err(); err != nil {
-			return recs, err
+// batchMerge reads the records of several batches in replay order (PMax,
+// file, index). Each batch is in that order already (a file's records, in
+// the file's order), so the merge holds one decoded record per batch.
+type batchMerge struct {
+	heads []*batchHead // a heap by replay order
+	err   error
+}
+
+type batchHead struct {
+	r  *batchReader
+	fr featRec
+}
+
+func newBatchMerge(batches [][]byte) *batchMerge {
+	m := &batchMerge{}
+	for _, b := range batches {
+		h := &batchHead{r: newBatchReader(b)}
+		if h.r.next(&h.fr) {
+			m.heads = append(m.heads, h)
+		} else if err := h.r.Err(); err != nil && m.err == nil {
+			m.err = err
 		}
 	}
-	return recs, nil
+	for i := len(m.heads)/2 - 1; i >= 0; i-- {
+		m.down(i)
+	}
+	return m
+}
+
+func (m *batchMerge) less(i, j int) bool { return m.heads[i].fr.less(&m.heads[j].fr) }
+
+func (m *batchMerge) down(i int) {
+	n := len(m.heads)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			return
+		}
+		if c+1 < n && m.less(c+1, c) {
+			c++
+		}
+		if !m.less(c, i) {
+			return
+		}
+		m.heads[i], m.heads[c] = m.heads[c], m.heads[i]
+		i = c
+	}
+}
+
+// next copies the next record in replay order into fr; false at the end
+// or on an error (Err).
+func (m *batchMerge) next(fr *featRec) bool {
+	if len(m.heads) == 0 || m.err != nil {
+		return false
+	}
+	h := m.heads[0]
+	*fr = h.fr
+	if !h.r.next(&h.fr) {
+		if err := h.r.Err(); err != nil {
+			m.err = err
+			return false
+		}
+		last := len(m.heads) - 1
+		m.heads[0] = m.heads[last]
+		m.heads = m.heads[:last]
+	}
+	m.down(0)
+	return true
+}
+
+// Err is the first decoding error of the merged batches.
+func (m *batchMerge) Err() error { return m.err }
+
+// collectBatches returns the batches of an iterable.
+func collectBatches(batches func(*[]byte) bool) [][]byte {
+	var all [][]byte
+	var b []byte
+	for batches(&b) {
+		all = append(all, b)
+	}
+	return all
 }

@@ -120,32 +120,35 @@ func (e extractor) feature(rec *ingest.Record, pmax int64, file int, idx, req in
 	return fr
 }
 
-// record rebuilds what the engine reads of the record and its features.
-func (fr *featRec) record() (*ingest.Record, *analyze.Features) {
-	rec := &ingest.Record{Pos: fr.Pos.pos(), TS: time.Unix(0, fr.TS).UTC(), Agent: fr.Agent, Status: fr.Status,
+// record rebuilds what the engine reads of the record and its features
+// into rec and f.
+func (fr *featRec) record(rec *ingest.Record, f *analyze.Features) {
+	*rec = ingest.Record{Pos: fr.Pos.pos(), TS: time.Unix(0, fr.TS).UTC(), Agent: fr.Agent, Status: fr.Status,
 		TokensIn: fr.TokensIn, TokensOut: fr.TokensOut, CostUSD: fr.CostUSD, HasTokens: fr.HasTokens, HasCost: fr.HasCost,
 		Label: ingest.Label(fr.Label)}
 	if fr.Control {
 		c := &ingest.Control{Event: ingest.ControlEvent(fr.Event), By: fr.By}
+		// Copies: a control record may be kept (the sweep keeps it), and
+		// fr is reused for the next record.
 		if fr.SetEnabled {
-			c.KillSwitch.Enabled = &fr.Enabled
+			c.KillSwitch.Enabled = new(fr.Enabled)
 		}
 		if fr.SetWindow {
-			c.KillSwitch.WindowSize = &fr.Window
+			c.KillSwitch.WindowSize = new(fr.Window)
 		}
 		if fr.SetThreshold {
-			c.KillSwitch.Threshold = &fr.Threshold
+			c.KillSwitch.Threshold = new(fr.Threshold)
 		}
 		rec.Control = c
-		return rec, &analyze.Features{}
+		*f = analyze.Features{}
+		return
 	}
-	f := &analyze.Features{TokensIn: fr.UsageIn, TokensOut: fr.UsageOut, HasUsage: fr.HasUsage, Warn: fr.Warn}
+	*f = analyze.Features{TokensIn: fr.UsageIn, TokensOut: fr.UsageOut, HasUsage: fr.HasUsage, Warn: fr.Warn}
 	f.Prompt, f.Response, f.ToolSig = uint64(fr.Prompt), uint64(fr.Response), fr.ToolSig
 	f.HasPrompt, f.HasResp = fr.HasPrompt, fr.HasResp
 	if fr.HasFeatErr {
 		f.Err = errors.New(fr.FeatErr)
 	}
-	return rec, f
 }
 
 // less is the replay order.
@@ -185,7 +188,7 @@ type agentResult struct {
 // one engine replays them all in the global order: its warnings are the
 // single replay's, and its first KeptWarnings of a kind are among the
 // first of the whole replay.
-func replayShard(cfg analyze.Config, recs []featRec, seq func(*featRec) (int64, error), w io.Writer) (agentResult, error) {
+func replayShard(cfg analyze.Config, recs *batchMerge, seq func(*featRec) (int64, error), w io.Writer) (agentResult, error) {
 	var res agentResult
 	eng, err := analyze.NewEngine(cfg)
 	if err != nil {
@@ -194,17 +197,19 @@ func replayShard(cfg analyze.Config, recs []featRec, seq func(*featRec) (int64, 
 	var seqs []int64 // global Seq of the shard's n-th request (engine Seq n)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var buf []byte
-	for i := range recs {
-		fr := &recs[i]
-		rec, f := fr.record()
-		d, ok, _ := eng.Step(rec, f)
+	var fr featRec
+	var rec ingest.Record
+	var f analyze.Features
+	for recs.next(&fr) {
+		fr.record(&rec, &f)
+		d, ok, _ := eng.Step(&rec, &f)
 		for k, w := range eng.Reported() {
 			res.Warnings = append(res.Warnings, warnRec{fr.PMax, fr.File, fr.Idx, k, fr.Pos, w.Msg, int(w.Kind)})
 		}
 		if !ok {
 			continue
 		}
-		g, err := seq(fr)
+		g, err := seq(&fr)
 		if err != nil {
 			return res, err
 		}
@@ -223,6 +228,9 @@ func replayShard(cfg analyze.Config, recs []featRec, seq func(*featRec) (int64, 
 		if _, err := bw.Write(buf); err != nil {
 			return res, err
 		}
+	}
+	if err := recs.Err(); err != nil {
+		return res, err
 	}
 	if err := bw.Flush(); err != nil {
 		return res, err
@@ -335,19 +343,9 @@ func configFromFlags(profile, mode string, window *int, threshold *float64, sett
 }
 
 // sweepTraffic runs the sweep's collection over every feature record (in
-// the replay order: PMax, file, index) and problem record, as sweep.Collect
+// the replay order: PMax, file, index, as the merge gives them) and problem record, as sweep.Collect
 // does over the captures, and evaluates the grid of scfg.
-func sweepTraffic(cfg analyze.Config, scfg sweep.Config, feats []featRec, problems []problemRec) (*sweep.Result, error) {
-	sort.Slice(feats, func(i, j int) bool {
-		a, b := &feats[i], &feats[j]
-		if a.PMax != b.PMax {
-			return a.PMax < b.PMax
-		}
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		return a.Idx < b.Idx
-	})
+func sweepTraffic(cfg analyze.Config, scfg sweep.Config, feats *batchMerge, problems []problemRec) (*sweep.Result, error) {
 	c, err := sweep.NewCollector(cfg.Profile, nil)
 	if err != nil {
 		return nil, err
@@ -363,11 +361,17 @@ func sweepTraffic(cfg analyze.Config, scfg sweep.Config, feats []featRec, proble
 			return nil, err
 		}
 	}
-	for i := range feats {
-		rec, f := feats[i].record()
-		if err := c.Step(rec, f); err != nil {
+	var fr featRec
+	var rec ingest.Record
+	var f analyze.Features
+	for feats.next(&fr) {
+		fr.record(&rec, &f)
+		if err := c.Step(&rec, &f); err != nil {
 			return nil, err
 		}
+	}
+	if err := feats.Err(); err != nil {
+		return nil, err
 	}
 	return c.Finish().Sweep(scfg)
 }

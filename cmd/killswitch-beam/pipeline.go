@@ -116,16 +116,12 @@ func (f *sweepFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byt
 	if err != nil {
 		return err
 	}
-	fs, err := decodeBatches(nil, batches)
-	if err != nil {
-		return err
-	}
 	var ps []problemRec
 	var p problemRec
 	for problems(&p) {
 		ps = append(ps, p)
 	}
-	res, err := sweepTraffic(cfg, scfg, fs, ps)
+	res, err := sweepTraffic(cfg, scfg, newBatchMerge(collectBatches(batches)), ps)
 	if err != nil {
 		return err
 	}
@@ -246,11 +242,7 @@ func (f *replayFn) ProcessElement(ctx context.Context, shard int, batches func(*
 	if err != nil {
 		return err
 	}
-	recs, err := decodeBatches(nil, batches)
-	if err != nil {
-		return err
-	}
-	sort.Slice(recs, func(i, j int) bool { return recs[i].less(&recs[j]) })
+	recs := newBatchMerge(collectBatches(batches))
 	table := newSeqTable(numbering)
 	var res agentResult
 	name := fmt.Sprintf("%s-decisions-%05d-of-%05d.jsonl", f.Prefix, shard, f.Shards)
