@@ -37,13 +37,16 @@ var (
 	policy    = flag.String("policy", "loop", "kill-switch policy (only loop)")
 	settings  = flag.String("settings", "", "per-agent kill-switch settings file (JSON: {\"default\": {…}, \"agents\": {ID: {…}}})")
 	output    = flag.String("output", "", "output PREFIX: PREFIX-decisions-S-of-N.jsonl and PREFIX-timelines.json (local path, gs:// or s3://)")
-	shards    = flag.Int("shards", 4, "how many decision files")
+	shards    = flag.Int("shards", 4, "how many shards of agents: replayed in parallel, one decision file each (1 to 65536)")
 	verbose   = flag.Bool("v", false, "also log each skipped (non-LLM) input item")
 	doSweep   = flag.Bool("sweep", false, "also evaluate the sweep grid (--windows × --thresholds) into PREFIX-sweep.json, as killswitch sweep -f json")
 	windows   = flag.String("windows", "10,20,40", "sweep: window sizes, a list or start:stop:step")
 	thresh    = flag.String("thresholds", "4:16:0.5", "sweep: thresholds, start:stop:step or a list")
 	maxFP     = flag.Int("max-false-positives", 0, "sweep: the recommended setting kills at most this many agents outside a loop")
 )
+
+// maxShards bounds --shards: a reader holds a batch per shard.
+const maxShards = 1 << 16
 
 func init() {
 	flag.Var(&inputs, "input", "capture file or glob (local, gs://, s3://); repeatable")
@@ -83,8 +86,8 @@ func pipelineOptions(ctx context.Context, set map[string]bool) (options, error) 
 	if *policy != "loop" {
 		return options{}, fmt.Errorf("--policy %q: only loop is supported", *policy)
 	}
-	if *shards < 1 {
-		return options{}, fmt.Errorf("--shards %d: want at least 1", *shards)
+	if *shards < 1 || *shards > maxShards {
+		return options{}, fmt.Errorf("--shards %d: want 1 to %d", *shards, maxShards)
 	}
 	var w *int
 	var t *float64
