@@ -368,6 +368,13 @@ func (b *Breaker) Finish() *Result {
 		st.res.ErrorExpires = st.errc.expiry(b.cfg.TTL, r.Window)
 		res.Scopes = append(res.Scopes, st.res)
 	}
+	res.total(b.noStatus)
+	return res
+}
+
+// total sorts the scopes and adds them up: per tenant, in all, the
+// correlated groups and the requests without a status per file.
+func (res *Result) total(noStatus map[string]int) {
 	sort.Slice(res.Scopes, func(i, j int) bool { return less(res.Scopes[i].Scope, res.Scopes[j].Scope) })
 	byTenant := map[string]*TenantTotals{}
 	var tenants []string
@@ -393,16 +400,15 @@ func (b *Breaker) Finish() *Result {
 	for _, t := range tenants {
 		res.Tenants = append(res.Tenants, *byTenant[t])
 	}
-	res.Groups = groups(res.Scopes, b.cfg.GroupWithin)
-	files := make([]string, 0, len(b.noStatus))
-	for f := range b.noStatus {
+	res.Groups = groups(res.Scopes, res.Config.GroupWithin)
+	files := make([]string, 0, len(noStatus))
+	for f := range noStatus {
 		files = append(files, f)
 	}
 	sort.Strings(files)
 	for _, f := range files {
-		res.NoStatus = append(res.NoStatus, FileCount{f, b.noStatus[f]})
+		res.NoStatus = append(res.NoStatus, FileCount{f, noStatus[f]})
 	}
-	return res
 }
 
 func less(a, b Scope) bool {
