@@ -3,7 +3,15 @@ package breaker
 import (
 	"fmt"
 	"time"
+
+	"github.com/valyala/fastjson"
 )
+
+// ErrorBody reports whether a response body is an error document (an
+// object whose "error" is not null), which the breaker counts as an error
+// whatever the status: for a replay that reads bodies in one place and
+// decides in another.
+func ErrorBody(p *fastjson.Parser, resp []byte) bool { return errorBody(p, resp) }
 
 // KeyStem is the stem of the scope's Redis keys, [tenant:T:]stats:AGENT:WORKFLOW.
 // Scopes with the same stem are one breaker (see SharedKeys): a replay

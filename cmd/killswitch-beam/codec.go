@@ -43,6 +43,15 @@ const (
 	fSetThreshold
 	fBy
 	fPosPath
+	fTenant
+	fWorkflow
+	fProvider
+	fModel
+	fEndpoint
+	fNoStatus
+	fErrBody
+	fDuration
+	fReason
 	fLast // the first flag not defined
 )
 
@@ -100,6 +109,15 @@ func (w *batchWriter) add(fr *featRec) {
 	set(fSetThreshold, fr.SetThreshold)
 	set(fBy, fr.By != "")
 	set(fPosPath, fr.Pos.Path != "")
+	set(fTenant, fr.Tenant != "")
+	set(fWorkflow, fr.Workflow != "")
+	set(fProvider, fr.Provider != "")
+	set(fModel, fr.Model != "")
+	set(fEndpoint, fr.Endpoint != "")
+	set(fNoStatus, fr.NoStatus)
+	set(fErrBody, fr.ErrBody)
+	set(fDuration, fr.Duration != 0)
+	set(fReason, fr.Reason != "")
 	w.uvarint(flags)
 	w.varint(fr.PMax - w.prevMax)
 	w.varint(fr.Idx - w.prevIdx)
@@ -115,6 +133,18 @@ func (w *batchWriter) add(fr *featRec) {
 	}
 	w.varint(int64(fr.Status))
 	w.uvarint(uint64(fr.Label))
+	for _, o := range [...]struct {
+		on bool
+		s  string
+	}{{fr.Tenant != "", fr.Tenant}, {fr.Workflow != "", fr.Workflow}, {fr.Provider != "", fr.Provider},
+		{fr.Model != "", fr.Model}, {fr.Endpoint != "", fr.Endpoint}, {fr.Reason != "", fr.Reason}} {
+		if o.on {
+			w.str(o.s)
+		}
+	}
+	if fr.Duration != 0 {
+		w.varint(fr.Duration)
+	}
 	if fr.HasTokens {
 		w.varint(fr.TokensIn)
 		w.varint(fr.TokensOut)
@@ -271,6 +301,19 @@ func (r *batchReader) next(fr *featRec) bool {
 	}
 	fr.Status = int(r.varint())
 	fr.Label = int(r.uvarint() & 0xff)
+	for _, o := range [...]struct {
+		f uint64
+		s *string
+	}{{fTenant, &fr.Tenant}, {fWorkflow, &fr.Workflow}, {fProvider, &fr.Provider},
+		{fModel, &fr.Model}, {fEndpoint, &fr.Endpoint}, {fReason, &fr.Reason}} {
+		if has(o.f) {
+			*o.s = r.str()
+		}
+	}
+	fr.NoStatus, fr.ErrBody = has(fNoStatus), has(fErrBody)
+	if has(fDuration) {
+		fr.Duration = r.varint()
+	}
 	fr.HasTokens, fr.HasCost = has(fHasTokens), has(fHasCost)
 	if fr.HasTokens {
 		fr.TokensIn, fr.TokensOut = r.varint(), r.varint()

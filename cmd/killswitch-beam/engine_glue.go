@@ -14,6 +14,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/valyala/fastjson"
+
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/analyze/sweep"
 	"github.com/killswitch/killswitch/ingest"
@@ -71,6 +73,15 @@ type featRec struct {
 	HasUsage                            bool
 	FeatErr, Warn                       string // Features.Err (when HasFeatErr) and Features.Warn
 	HasFeatErr                          bool
+
+	// What the breaker reads besides (when the policy is breaker): the
+	// scope and the upstream, whether the status was missing and the
+	// body an error document; a breaker_open's duration and reason.
+	Tenant, Workflow          string
+	Provider, Model, Endpoint string
+	NoStatus, ErrBody         bool
+	Duration                  int64 // nanoseconds
+	Reason                    string
 }
 
 // problemRec is a malformed or skipped input item, for the counts and the
@@ -83,11 +94,16 @@ type problemRec struct {
 	Msg       string // the error (with its position) or the skip reason
 }
 
-// extractor computes feature records for one profile.
-type extractor struct{ x *analyze.Extractor }
+// extractor computes feature records for one profile, and what the
+// breaker reads when it is the policy.
+type extractor struct {
+	x       *analyze.Extractor
+	breaker bool
+	json    *fastjson.Parser
+}
 
-func newExtractor(cfg analyze.Config) extractor {
-	return extractor{analyze.NewExtractor(cfg.Profile)}
+func newExtractor(cfg analyze.Config, breaker bool) extractor {
+	return extractor{analyze.NewExtractor(cfg.Profile), breaker, new(fastjson.Parser)}
 }
 
 // feature returns the feature record of rec, a request or control record
@@ -96,8 +112,17 @@ func (e extractor) feature(rec *ingest.Record, pmax int64, file int, idx, req in
 	fr := featRec{PMax: pmax, File: file, Idx: idx, Req: req, Agent: rec.Agent, TS: rec.TS.UnixNano(), Pos: wrapPos(rec.Pos),
 		Status: rec.Status, Label: int(rec.Label),
 		TokensIn: rec.TokensIn, TokensOut: rec.TokensOut, CostUSD: rec.CostUSD, HasTokens: rec.HasTokens, HasCost: rec.HasCost}
+	if e.breaker {
+		fr.Tenant, fr.Workflow = rec.Tenant, rec.Workflow
+		fr.Provider, fr.Model, fr.Endpoint = rec.Provider, rec.Model, rec.Endpoint
+		fr.NoStatus = rec.NoStatus
+		fr.ErrBody = rec.Control == nil && errorBody(e.json, rec.Response)
+	}
 	if c := rec.Control; c != nil {
 		fr.Control, fr.Event, fr.By = true, int(c.Event), c.By
+		if e.breaker {
+			fr.Duration, fr.Reason = int64(c.Duration), c.Reason
+		}
 		if p := c.KillSwitch.Enabled; p != nil {
 			fr.SetEnabled, fr.Enabled = true, *p
 		}
@@ -125,9 +150,13 @@ func (e extractor) feature(rec *ingest.Record, pmax int64, file int, idx, req in
 func (fr *featRec) record(rec *ingest.Record, f *analyze.Features) {
 	*rec = ingest.Record{Pos: fr.Pos.pos(), TS: time.Unix(0, fr.TS).UTC(), Agent: fr.Agent, Status: fr.Status,
 		TokensIn: fr.TokensIn, TokensOut: fr.TokensOut, CostUSD: fr.CostUSD, HasTokens: fr.HasTokens, HasCost: fr.HasCost,
-		Label: ingest.Label(fr.Label)}
+		Label: ingest.Label(fr.Label), Tenant: fr.Tenant, Workflow: fr.Workflow,
+		Provider: fr.Provider, Model: fr.Model, Endpoint: fr.Endpoint, NoStatus: fr.NoStatus}
+	if fr.ErrBody {
+		rec.Response = errorDoc // the body was an error document: the breaker reads only that
+	}
 	if fr.Control {
-		c := &ingest.Control{Event: ingest.ControlEvent(fr.Event), By: fr.By}
+		c := &ingest.Control{Event: ingest.ControlEvent(fr.Event), By: fr.By, Duration: time.Duration(fr.Duration), Reason: fr.Reason}
 		// Copies: a control record may be kept (the sweep keeps it), and
 		// fr is reused for the next record.
 		if fr.SetEnabled {
@@ -150,6 +179,9 @@ func (fr *featRec) record(rec *ingest.Record, f *analyze.Features) {
 		f.Err = errors.New(fr.FeatErr)
 	}
 }
+
+// errorDoc stands for a response body that was an error document.
+var errorDoc = []byte(`{"error":true}`)
 
 // less is the replay order.
 func (fr *featRec) less(o *featRec) bool {
@@ -194,42 +226,20 @@ func replayShard(cfg analyze.Config, recs *batchMerge, seq func(*featRec) (int64
 	if err != nil {
 		return res, err
 	}
-	var seqs []int64 // global Seq of the shard's n-th request (engine Seq n)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var buf []byte
-	var fr featRec
-	var rec ingest.Record
-	var f analyze.Features
-	for recs.next(&fr) {
-		fr.record(&rec, &f)
-		d, ok, _ := eng.Step(&rec, &f)
-		for k, w := range eng.Reported() {
-			res.Warnings = append(res.Warnings, warnRec{fr.PMax, fr.File, fr.Idx, k, fr.Pos, w.Msg, int(w.Kind)})
-		}
-		if !ok {
-			continue
-		}
-		g, err := seq(&fr)
-		if err != nil {
-			return res, err
-		}
-		seqs = append(seqs, g)
-		if d.Seq != int64(len(seqs)) {
-			return res, fmt.Errorf("agent %q: engine numbered request %d as %d", fr.Agent, len(seqs), d.Seq)
-		}
-		d.Seq = g
+	seqs, err := stepShard(eng, recs, seq, &res, nil, func(d *analyze.Decision, seqs []int64) error {
 		if d.KillSeq >= 1 && d.KillSeq <= int64(len(seqs)) {
 			// The engine numbered the shard's requests alone: the kill's
 			// number in the whole replay, and the reason that says it.
 			d.KillSeq = seqs[d.KillSeq-1]
 			d.Reason = analyze.BlockedReason("kill_switch", d.KillSeq)
 		}
-		buf = append(report.AppendDecision(buf[:0], &d), '\n')
-		if _, err := bw.Write(buf); err != nil {
-			return res, err
-		}
-	}
-	if err := recs.Err(); err != nil {
+		buf = append(report.AppendDecision(buf[:0], d), '\n')
+		_, err := bw.Write(buf)
+		return err
+	})
+	if err != nil {
 		return res, err
 	}
 	if err := bw.Flush(); err != nil {
@@ -250,6 +260,46 @@ func replayShard(cfg analyze.Config, recs *batchMerge, seq func(*featRec) (int64
 	sum.Warnings = nil // reported per step above; WarningCounts counts them all
 	res.Summary, err = json.Marshal(sum)
 	return res, err
+}
+
+// stepShard replays a shard's records (in replay order) through eng:
+// each record is shown to see (when set) before its step, each request's
+// decision, renumbered with its Seq in the whole replay, to decision with
+// the global numbers of the shard's requests so far, and the engine's
+// warnings are kept in res. It returns the global Seq of the shard's n-th
+// request (engine Seq n).
+func stepShard(eng *analyze.Engine, recs *batchMerge, seq func(*featRec) (int64, error), res *agentResult,
+	see func(*featRec, *ingest.Record), decision func(*analyze.Decision, []int64) error) ([]int64, error) {
+	var seqs []int64
+	var fr featRec
+	var rec ingest.Record
+	var f analyze.Features
+	for recs.next(&fr) {
+		fr.record(&rec, &f)
+		if see != nil {
+			see(&fr, &rec)
+		}
+		d, ok, _ := eng.Step(&rec, &f)
+		for k, w := range eng.Reported() {
+			res.Warnings = append(res.Warnings, warnRec{fr.PMax, fr.File, fr.Idx, k, fr.Pos, w.Msg, int(w.Kind)})
+		}
+		if !ok {
+			continue
+		}
+		g, err := seq(&fr)
+		if err != nil {
+			return seqs, err
+		}
+		seqs = append(seqs, g)
+		if d.Seq != int64(len(seqs)) {
+			return seqs, fmt.Errorf("agent %q: engine numbered request %d as %d", fr.Agent, len(seqs), d.Seq)
+		}
+		d.Seq = g
+		if err := decision(&d, seqs); err != nil {
+			return seqs, err
+		}
+	}
+	return seqs, recs.Err()
 }
 
 // timelines joins the agents' timelines, the problems (counted by a

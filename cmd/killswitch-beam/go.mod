@@ -4,7 +4,12 @@ go 1.26.8
 
 require github.com/killswitch/killswitch v0.0.0
 
-require github.com/valyala/fastjson v1.6.10 // indirect
+require (
+	github.com/redis/go-redis/v9 v9.23.0 // indirect
+	github.com/spf13/pflag v1.0.10 // indirect
+	github.com/valyala/fastjson v1.6.10
+	go.uber.org/atomic v1.12.0 // indirect
+)
 
 require (
 	cel.dev/expr v0.25.2 // indirect

@@ -34,7 +34,7 @@ var (
 	window    = flag.Int("window", 20, "sliding window size N (per agent)")
 	threshold = flag.Float64("threshold", 10, "kill when the score passes this threshold")
 	mode      = flag.String("mode", "deactivate", "enforcement: deactivate or block")
-	policy    = flag.String("policy", "loop", "kill-switch policy (only loop)")
+	policy    = flag.String("policy", "loop", "kill-switch policy: loop or breaker")
 	settings  = flag.String("settings", "", "per-agent kill-switch settings file (JSON: {\"default\": {…}, \"agents\": {ID: {…}}})")
 	output    = flag.String("output", "", "output PREFIX: PREFIX-decisions-S-of-N.jsonl and PREFIX-timelines.json (local path, gs:// or s3://)")
 	shards    = flag.Int("shards", 4, "how many shards of agents: replayed in parallel, one decision file each (1 to 65536)")
@@ -48,8 +48,27 @@ var (
 // maxShards bounds --shards: a reader holds a batch per shard.
 const maxShards = 1 << 16
 
+// breakerArgs are the breaker's flags given, as killswitch replay takes
+// them (policy/breaker.Config reads them).
+var breakerArgs []string
+
+// passFlag is a flag handed on as given.
+type passFlag struct {
+	name string
+	args *[]string
+}
+
+func (f passFlag) String() string { return "" }
+func (f passFlag) Set(s string) error {
+	*f.args = append(*f.args, "--"+f.name+"="+s)
+	return nil
+}
+
 func init() {
 	flag.Var(&inputs, "input", "capture file or glob (local, gs://, s3://); repeatable")
+	for _, name := range breakerFlagNames {
+		flag.Var(passFlag{name, &breakerArgs}, name, "--policy breaker: as killswitch replay --policy breaker --"+name)
+	}
 }
 
 func main() {
@@ -83,8 +102,30 @@ func pipelineOptions(ctx context.Context, set map[string]bool) (options, error) 
 	if len(inputs) == 0 || *output == "" {
 		return options{}, errors.New("want --input GLOB (repeatable) and --output PREFIX")
 	}
-	if *policy != "loop" {
-		return options{}, fmt.Errorf("--policy %q: only loop is supported", *policy)
+	pol := policyOptions{Name: *policy}
+	switch *policy {
+	case "loop":
+		if len(breakerArgs) > 0 {
+			return options{}, fmt.Errorf("%s: a breaker flag; give --policy breaker", strings.SplitN(breakerArgs[0], "=", 2)[0])
+		}
+	case breakerPolicy:
+		if *doSweep {
+			return options{}, errors.New("--sweep: the pipeline sweeps the loop policy only")
+		}
+		pol.Args = breakerArgs
+		if *settings != "" {
+			data, err := os.ReadFile(*settings)
+			if err != nil {
+				return options{}, err
+			}
+			pol.SettingsName, pol.SettingsData = *settings, data
+		}
+		// Checked here, where the launch can still say what is wrong.
+		if _, err := breakerConfig(&pol); err != nil {
+			return options{}, err
+		}
+	default:
+		return options{}, fmt.Errorf("--policy %q: want loop or breaker", *policy)
 	}
 	if *shards < 1 || *shards > maxShards {
 		return options{}, fmt.Errorf("--shards %d: want 1 to %d", *shards, maxShards)
@@ -97,7 +138,11 @@ func pipelineOptions(ctx context.Context, set map[string]bool) (options, error) 
 	if set["threshold"] {
 		t = threshold
 	}
-	cfg, err := configFromFlags(*profile, *mode, w, t, *settings, os.ReadFile)
+	loopSettings := *settings
+	if pol.Name != "loop" {
+		loopSettings = "" // the file's breaker section is the policy's
+	}
+	cfg, err := configFromFlags(*profile, *mode, w, t, loopSettings, os.ReadFile)
 	if err != nil {
 		return options{}, err
 	}
@@ -105,7 +150,7 @@ func pipelineOptions(ctx context.Context, set map[string]bool) (options, error) 
 	if err != nil {
 		return options{}, err
 	}
-	opt := options{Config: encodeConfig(cfg), Inputs: files, Output: *output, Shards: *shards, Verbose: *verbose}
+	opt := options{Config: encodeConfig(cfg), Policy: pol, Inputs: files, Output: *output, Shards: *shards, Verbose: *verbose}
 	if *doSweep {
 		scfg := sweep.Config{Profile: cfg.Profile, Mode: cfg.Mode, RetryAfter: cfg.RetryAfter,
 			MaxFalsePositives: *maxFP, LateAfter: sweep.DefaultLateAfter}

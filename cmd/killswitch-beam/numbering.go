@@ -20,6 +20,7 @@ package main
 import (
 	"fmt"
 	"sort"
+	"time"
 )
 
 // orderRun is one file's requests in one bucket: K0 requests of the file
@@ -30,6 +31,10 @@ type orderRun struct {
 	K0     int64
 	PMax   []int64
 	Count  []int64
+	// End is the file's last time of a request or breaker control (when
+	// HasEnd: on the file's last run), where the breaker reads its state.
+	End    int64
+	HasEnd bool
 }
 
 // bucketSum is the number of requests in one bucket, of every file.
@@ -46,6 +51,8 @@ type seqEntry struct {
 	Base   int64
 	P      []int64
 	Cross  []int64
+	End    int64 // the run's End, when HasEnd
+	HasEnd bool
 }
 
 // summarizeBucket counts a bucket's requests.
@@ -116,7 +123,7 @@ func numberBucket(bucket, before int64, runs []orderRun) []seqEntry {
 	out := make([]seqEntry, len(runs))
 	own := make([]int64, len(runs)) // each file's requests met so far
 	for i, r := range runs {
-		out[i] = seqEntry{File: r.File, Bucket: bucket, Base: before - r.K0}
+		out[i] = seqEntry{File: r.File, Bucket: bucket, Base: before - r.K0, End: r.End, HasEnd: r.HasEnd}
 	}
 	var rank int64 // requests of every file met so far
 	for _, s := range all {
@@ -134,6 +141,18 @@ func numberBucket(bucket, before int64, runs []orderRun) []seqEntry {
 
 // seqTable looks up a request's Seq.
 type seqTable map[[2]int64]*seqEntry
+
+// end is the capture's last time of a request or breaker control (the
+// zero time when it has none).
+func (t seqTable) end() time.Time {
+	var end time.Time
+	for _, e := range t {
+		if at := time.Unix(0, e.End).UTC(); e.HasEnd && at.After(end) {
+			end = at
+		}
+	}
+	return end
+}
 
 func newSeqTable(entries []seqEntry) seqTable {
 	t := make(seqTable, len(entries))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -15,6 +16,8 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/report"
 )
 
@@ -63,9 +66,20 @@ func init() {
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*problemRec) bool, func(*int) bool, error](&sweepFn{})
 }
 
+// policyOptions name the policy the pipeline runs and, for a policy
+// other than loop, its flags (as on killswitch replay's command line) and
+// settings file (name and content, read where the pipeline is launched).
+type policyOptions struct {
+	Name         string // "loop" or breakerPolicy
+	Args         []string
+	SettingsName string
+	SettingsData []byte
+}
+
 // options are the pipeline's settings.
 type options struct {
-	Config  string // analyze.Config as JSON
+	Config  string // analyze.Config as JSON (loop)
+	Policy  policyOptions
 	Sweep   string // sweep.Config as JSON, when --sweep
 	Inputs  []string
 	Output  string // PREFIX
@@ -80,14 +94,14 @@ func build(s beam.Scope, opt options) {
 		files[i] = inputFile{i, p}
 	}
 	in := beam.CreateList(s.Scope("files"), files)
-	batches, runs, problems := beam.ParDo3(s.Scope("read"), &readFn{Config: opt.Config, Shards: opt.Shards}, in)
+	batches, runs, problems := beam.ParDo3(s.Scope("read"), &readFn{Config: opt.Config, Policy: opt.Policy.Name, Shards: opt.Shards}, in)
 	byMinute := beam.GroupByKey(s, runs)
 	sums := beam.ParDo(s.Scope("bucket-counts"), summarizeBucket, byMinute)
 	numbering := beam.ParDo(s.Scope("number"), &numberFn{}, byMinute, beam.SideInput{Input: sums})
-	results := beam.ParDo(s.Scope("replay"), &replayFn{Config: opt.Config, Prefix: opt.Output, Shards: opt.Shards},
+	results := beam.ParDo(s.Scope("replay"), &replayFn{Config: opt.Config, Policy: opt.Policy, Prefix: opt.Output, Shards: opt.Shards},
 		beam.GroupByKey(s, batches), beam.SideInput{Input: numbering})
 	one := beam.ParDo(s, keyZero[int], beam.Create(s, 0)) // so that the timelines are written when no file held a record
-	beam.ParDo0(s.Scope("timelines"), &combineFn{Config: opt.Config, Prefix: opt.Output, Verbose: opt.Verbose},
+	beam.ParDo0(s.Scope("timelines"), &combineFn{Config: opt.Config, Policy: opt.Policy, Prefix: opt.Output, Verbose: opt.Verbose},
 		beam.CoGroupByKey(s, results, problems, one))
 	if opt.Sweep != "" {
 		// The grid is evaluated on one worker from the feature records
@@ -147,6 +161,7 @@ func shardOf(agent string, shards int) int {
 // numbering, and its malformed and skipped items.
 type readFn struct {
 	Config string
+	Policy string
 	Shards int
 }
 
@@ -160,7 +175,11 @@ func (f *readFn) ProcessElement(ctx context.Context, in inputFile, batch func(in
 		return err
 	}
 	defer done()
-	x := newExtractor(cfg)
+	brk := f.Policy == breakerPolicy
+	if brk {
+		cfg.Profile = analyze.ProfileUsage // the breaker's replay extracts the usage only
+	}
+	x := newExtractor(cfg, brk)
 	ws := make([]*batchWriter, f.Shards)
 	flush := func(shard int) {
 		if w := ws[shard]; w != nil && w.n > 0 {
@@ -169,8 +188,8 @@ func (f *readFn) ProcessElement(ctx context.Context, in inputFile, batch func(in
 		}
 	}
 	run := orderRun{File: in.Idx}
-	var pmax, idx, req int64
-	timed := false
+	var pmax, idx, req, end int64
+	timed, ended := false, false
 	for src.Scan() {
 		rec := src.Record()
 		idx++
@@ -185,8 +204,18 @@ func (f *readFn) ProcessElement(ctx context.Context, in inputFile, batch func(in
 		if ts := rec.TS.UnixNano(); !timed || ts > pmax {
 			pmax, timed = ts, true
 		}
+		if c := rec.Control; c == nil || c.Event == ingest.ControlBreakerOpen || c.Event == ingest.ControlBreakerClose {
+			if ts := rec.TS.UnixNano(); !ended || ts > end {
+				end, ended = ts, true
+			}
+		}
 		fr := x.feature(rec, pmax, in.Idx, idx, req)
-		shard := shardOf(rec.Agent, f.Shards)
+		var shard int
+		if brk {
+			shard = breakerShard(rec, f.Shards)
+		} else {
+			shard = shardOf(rec.Agent, f.Shards)
+		}
 		if ws[shard] == nil {
 			ws[shard] = newBatchWriter(in.Idx)
 		}
@@ -216,7 +245,11 @@ func (f *readFn) ProcessElement(ctx context.Context, in inputFile, batch func(in
 	for shard := range ws {
 		flush(shard)
 	}
-	if len(run.PMax) > 0 {
+	if len(run.PMax) > 0 || ended {
+		if len(run.PMax) == 0 { // no request: the run carries the end alone
+			run.Bucket = floorDiv(pmax, bucketNanos)
+		}
+		run.End, run.HasEnd = end, ended
 		order(run.Bucket, run)
 	}
 	return nil
@@ -233,6 +266,7 @@ func floorDiv(a, b int64) int64 {
 // replayFn replays one shard and writes its decision file.
 type replayFn struct {
 	Config string
+	Policy policyOptions
 	Prefix string
 	Shards int
 }
@@ -247,6 +281,14 @@ func (f *replayFn) ProcessElement(ctx context.Context, shard int, batches func(*
 	var res agentResult
 	name := fmt.Sprintf("%s-decisions-%05d-of-%05d.jsonl", f.Prefix, shard, f.Shards)
 	err = writeFile(ctx, name, func(w io.Writer) error {
+		if f.Policy.Name == breakerPolicy {
+			bcfg, err := breakerConfig(&f.Policy)
+			if err != nil {
+				return err
+			}
+			res, err = replayBreakerShard(bcfg, recs, table.seq, table.end(), w)
+			return err
+		}
 		var err error
 		res, err = replayShard(cfg, recs, table.seq, w)
 		return err
@@ -262,6 +304,7 @@ func (f *replayFn) ProcessElement(ctx context.Context, shard int, batches func(*
 // reports the malformed items.
 type combineFn struct {
 	Config  string
+	Policy  policyOptions
 	Prefix  string
 	Verbose bool
 }
@@ -293,6 +336,21 @@ func (f *combineFn) ProcessElement(ctx context.Context, _ int, results func(*age
 		} else if f.Verbose {
 			log.Printf("%s: skipped: %s", p.Pos.pos(), p.Msg)
 		}
+	}
+	if f.Policy.Name == breakerPolicy {
+		bcfg, err := breakerConfig(&f.Policy)
+		if err != nil {
+			return err
+		}
+		sort.Slice(rs, func(i, j int) bool { return bytes.Compare(rs[i].Summary, rs[j].Summary) < 0 }) // any order merges alike; this one is fixed
+		var doc, state bytes.Buffer
+		if err := mergeBreaker(bcfg, rs, &doc, &state); err != nil {
+			return err
+		}
+		if err := writeFile(ctx, f.Prefix+"-timelines.json", func(w io.Writer) error { _, err := w.Write(doc.Bytes()); return err }); err != nil {
+			return err
+		}
+		return writeFile(ctx, f.Prefix+"-state.redis", func(w io.Writer) error { _, err := w.Write(state.Bytes()); return err })
 	}
 	sum, err := timelines(cfg, rs, ps)
 	if err != nil {

@@ -111,14 +111,7 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 	if err != nil {
 		return nil, err
 	}
-	var keys [][]redis.Key
-	for _, scope := range pol.Result().RedisKeys() {
-		ks := make([]redis.Key, len(scope))
-		for i, k := range scope {
-			ks[i] = redis.Key(k)
-		}
-		keys = append(keys, ks)
-	}
+	keys := RedisState(pol.Result())
 	if o.Writes != "" {
 		err := e.WriteFile(o.Writes, func(w io.Writer) error {
 			if !strings.HasSuffix(o.Writes, ".jsonl") {
@@ -176,6 +169,11 @@ func applyBreakerSettings(cfg *breaker.Config, path string, flags *replayFlags) 
 	if err != nil {
 		return err
 	}
+	return applySettingsData(cfg, path, data, flags)
+}
+
+// applySettingsData is applyBreakerSettings on the file's content.
+func applySettingsData(cfg *breaker.Config, path string, data []byte, flags *replayFlags) error {
 	d, root, perr := jsontree.Parse(path, data, 8, "a settings file")
 	if perr != nil {
 		return perr
