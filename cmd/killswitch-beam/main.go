@@ -109,6 +109,11 @@ func pipelineOptions(ctx context.Context, set map[string]bool) (options, error) 
 			return options{}, fmt.Errorf("%s: a breaker flag; give --policy breaker", strings.SplitN(breakerArgs[0], "=", 2)[0])
 		}
 	case breakerPolicy:
+		for _, name := range []string{"profile", "window", "threshold", "mode"} {
+			if set[name] {
+				return options{}, fmt.Errorf("--%s: a loop policy flag, not the breaker's", name)
+			}
+		}
 		if *doSweep {
 			return options{}, errors.New("--sweep: the pipeline sweeps the loop policy only")
 		}
