@@ -29,3 +29,43 @@ func TestConfigFromFlags(t *testing.T) {
 		t.Errorf("unknown key: %v", err)
 	}
 }
+
+// TestPipelineOptionsPolicies: --policy names loop or breaker; the
+// breaker's flags are checked where the pipeline is launched, with the
+// replay's messages; a flag of the other policy is refused, not ignored.
+func TestPipelineOptionsPolicies(t *testing.T) {
+	defer func(p string, in globs, out string, sw bool, args []string) {
+		*policy, inputs, *output, *doSweep, breakerArgs = p, in, out, sw, args
+	}(*policy, inputs, *output, *doSweep, breakerArgs)
+	for _, c := range []struct {
+		policy string
+		args   []string
+		set    []string
+		sweep  bool
+		want   string // "" for no error
+	}{
+		{"breaker", []string{"--error-rate=0.3", "--counter-ttl=sliding"}, nil, false, ""},
+		{"loop", nil, nil, false, ""},
+		{"gateway", nil, nil, false, "want loop or breaker"},
+		{"breaker", nil, []string{"window"}, false, "--window: a loop policy flag"},
+		{"breaker", nil, nil, true, "--sweep"},
+		{"breaker", []string{"--error-rate=x"}, nil, false, "error-rate"},
+		{"loop", []string{"--min-samples=3"}, nil, false, "--min-samples: a breaker flag"},
+	} {
+		*policy, *doSweep, breakerArgs = c.policy, c.sweep, c.args
+		inputs, *output = globs{"../../fixtures/breaker/outage.jsonl"}, filepath.Join(t.TempDir(), "out")
+		set := map[string]bool{}
+		for _, s := range c.set {
+			set[s] = true
+		}
+		opt, err := pipelineOptions(t.Context(), set)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s %v: %v", c.policy, c.args, err)
+		case c.want == "" && (opt.Policy.Name != c.policy || len(opt.Policy.Args) != len(c.args)):
+			t.Errorf("%s %v: options %+v", c.policy, c.args, opt.Policy)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s %v %v: error %v, want one saying %q", c.policy, c.args, c.set, err, c.want)
+		}
+	}
+}
