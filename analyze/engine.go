@@ -227,6 +227,10 @@ func NewEngine(cfg Config) (*Engine, error) {
 	names := make([]string, len(policies))
 	for i, p := range policies {
 		names[i] = p.Name()
+		// The core's own loop kill switch keeps its agents' state in the
+		// engine's books (one lookup per request serves both: the default
+		// replay's hot path); every other policy keeps its own. A policy
+		// value run by a second engine keeps its own too.
 		if lp, ok := p.(*LoopPolicy); ok && e.loop == nil && !lp.shared {
 			e.loop, lp.shared = lp, true
 		}
