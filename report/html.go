@@ -50,6 +50,8 @@ div.row{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}
 div.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:14px}
 figure{margin:0;border:1px solid #e3e6ea;border-radius:6px;padding:8px 10px;background:#fff}
 figcaption{font-size:13px;margin-bottom:4px}
+figure.lane{margin:10px 0}
+b.lane{font-size:15px}
 svg text{font-size:11px;fill:#59636e}
 svg text.v{fill:#1d232a;font-size:10.5px}
 span.tag{display:inline-block;border-radius:3px;padding:0 5px;font-size:11.5px;margin-left:4px}
