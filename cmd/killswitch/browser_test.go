@@ -39,6 +39,7 @@ func TestPagesInABrowser(t *testing.T) {
 		{"sweep-loop", []string{"sweep", "fixtures/sweep/labelled.jsonl"}},
 		{"sweep-profiles", []string{"sweep", "--profiles", "spec,progress", "fixtures/sweep/labelled.jsonl"}},
 		{"sweep-breaker", []string{"sweep", "--policy", "breaker", "fixtures/breaker/outage.jsonl"}},
+		{"sweep-gateway", []string{"sweep", "--policy", "gateway", "--variant", "spec", "--rpms", "1,2,100", "fixtures/gateway/incidents.jsonl"}},
 	} {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel() // the browser mostly waits: the pages overlap
