@@ -204,7 +204,7 @@ func sweepHTMLBody(d *HTMLDoc, r *sweep.Result) {
 	}
 	d.F("<h2>Catches and false positives over the grid</h2>\n<div class=\"row\">\n")
 	heatMap(d, r, "caught", "Loops caught, late ones included"+note, sweepCatches, [3]int{46, 158, 68})
-	heatMap(d, r, "false_positives", "False positives"+note, sweepFPs, [3]int{214, 39, 40})
+	heatMap(d, r, "false_positives", "False positives: healthy agents killed + loop agents killed outside their loop"+note, sweepFPs, [3]int{214, 39, 40})
 	if r.Recommended >= 0 {
 		d.F("</div>\n<p class=\"small\">The framed cell is the recommended setting: the most loops caught with at most %d false positives; ties go to the higher threshold.</p>\n", r.MaxFalsePositives)
 	} else {
