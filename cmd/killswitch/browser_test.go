@@ -89,6 +89,25 @@ func TestPagesInABrowser(t *testing.T) {
 			for _, m := range shot.Console {
 				t.Errorf("%s: the console says %s", p.name, m)
 			}
+			// Numbers read from the DOM the browser built equal those of
+			// -f json of the same run.
+			check := pageNumbers[p.name]
+			if check == nil {
+				t.Fatalf("%s: no numbers are checked for this page kind (pageNumbers)", p.name)
+			}
+			dom, err := browser.DOM(context.Background(), chromium, file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := append([]string{p.args[0], "-f", "json"}, p.args[1:]...)
+			doc, stderr, code := runCLI(t, "", args...)
+			if code != exitOK {
+				t.Fatalf("%q: exit %d: %s", args, code, stderr)
+			}
+			got, want := check(t, browser.Elements(dom), []byte(doc))
+			if len(want) == 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%s: the page shows\n%s\n-f json says\n%s", p.name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
 			if keep != "" {
 				if err := os.WriteFile(filepath.Join(keep, p.name+".png"), shot.PNG, 0o644); err != nil {
 					t.Fatal(err)
