@@ -33,6 +33,15 @@ const (
 
 var timelineHeader = []string{"agent", "requests", "killed at", "request #", "score", "prompts", "responses", "tool calls", "blocked after", "saved tokens", "saved cost"}
 
+// timelineHeaderOf is timelineHeader with the count columns named as the
+// replay's profile means them (analyze.Profile.CountColumns).
+func timelineHeaderOf(s *analyze.Summary) []string {
+	h := append([]string(nil), timelineHeader...)
+	n := s.Profile.CountColumns()
+	copy(h[5:8], n[:])
+	return h
+}
+
 // agentRows are the agent's timeline rows: one per kill, or one for an
 // agent never killed (its highest score shown as "max N").
 func agentRows(s *analyze.Summary, a *analyze.AgentSummary) [][]string {
@@ -348,7 +357,7 @@ func TimelineTableOpts(w io.Writer, s *analyze.Summary, opt TableOptions) error 
 		width = DefaultWidth
 	}
 	fmt.Fprintf(w, "%s\n\n", Wrap("Deactivation timelines — "+settingsLine(s), width))
-	header := upper(timelineHeader)
+	header := upper(timelineHeaderOf(s))
 	widths := make([]int, len(header))
 	measure := func(r []string) error {
 		for i, c := range r {
@@ -515,7 +524,7 @@ func TimelineMarkdownOpts(w io.Writer, s *analyze.Summary, opt TableOptions) err
 	shown, nrows := shownAgents(s, opt.All)
 	total := timelineTotal(s)
 	fmt.Fprintf(w, "## Deactivation timelines\n\n%s\n\n", settingsLine(s))
-	mdRow(w, timelineHeader)
+	mdRow(w, timelineHeaderOf(s))
 	seps := make([]string, len(timelineHeader))
 	for i := range seps {
 		seps[i] = "---"
