@@ -95,16 +95,22 @@ func needsFeatures(rec *ingest.Record) bool {
 	return rec.Err == nil && rec.Skip == "" && rec.Control == nil
 }
 
+// A batch closes at batchRecords records or once its records' bodies fill
+// batchBytes, whichever comes first: short records are handed over in
+// hundreds, long ones (tool agents sending 10–30 KB of history a call) in
+// tens, so that a batch's bodies stay in the cache between the copy and the
+// extraction, the engine starts after a quarter of a megabyte rather than
+// after megabytes, and the arena, sized once, is reused and never grows.
 const (
-	batchSize = 256
-	maxArena  = 64 << 20 // larger batches copy into buffers of their own
+	batchRecords = 256
+	batchBytes   = 256 << 10
+	arenaCap     = 2 * batchBytes // a record up to batchBytes always fits; a larger one gets a buffer of its own
 )
 
 type batch struct {
 	recs  []*ingest.Record
 	feats []Features
 	arena []byte // the batch's copies of its records' bodies
-	need  int    // bytes its records needed, to size the arena's next use
 	done  chan struct{}
 }
 
@@ -137,32 +143,33 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 	go func() {
 		defer close(ordered)
 		defer close(work)
-		for {
+		for more := true; more; {
 			var b *batch
 			select {
 			case b = <-free:
-				if b.need > cap(b.arena) && b.need <= maxArena {
-					b.arena = make([]byte, 0, b.need+b.need/4) // it overflowed last time
-				}
-				b.recs, b.arena, b.need = b.recs[:0], b.arena[:0], 0
+				b.recs, b.arena = b.recs[:0], b.arena[:0]
 			default:
-				b = &batch{recs: make([]*ingest.Record, 0, batchSize), arena: make([]byte, 0, 1<<20)}
+				b = &batch{recs: make([]*ingest.Record, 0, batchRecords), arena: make([]byte, 0, arenaCap)}
 			}
 			b.done = make(chan struct{})
-			for len(b.recs) < batchSize && src.Scan() {
+			for len(b.recs) < batchRecords && len(b.arena) < batchBytes {
+				if more = src.Scan(); !more {
+					break
+				}
 				rec := src.Record()
-				b.need += len(rec.Request) + len(rec.Response)
 				b.arena = rec.CopyInto(b.arena)
 				b.recs = append(b.recs, rec)
 			}
-			if len(b.recs) == 0 {
+			if !more {
 				readErr = src.Err()
-				return
+				if len(b.recs) == 0 {
+					return
+				}
 			}
 			if cap(b.feats) >= len(b.recs) {
 				b.feats = b.feats[:len(b.recs)]
 			} else {
-				b.feats = make([]Features, len(b.recs))
+				b.feats = make([]Features, len(b.recs), batchRecords)
 			}
 			select {
 			case work <- b:
@@ -172,10 +179,6 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 			select {
 			case ordered <- b:
 			case <-stop:
-				return
-			}
-			if len(b.recs) < batchSize {
-				readErr = src.Err()
 				return
 			}
 		}
