@@ -114,7 +114,48 @@ type batch struct {
 	done  chan struct{}
 }
 
+func newBatch() *batch {
+	return &batch{recs: make([]*ingest.Record, 0, batchRecords), arena: make([]byte, 0, arenaCap)}
+}
+
+// fill reads records from src into b (emptied first), copying their
+// bodies into its arena, until b closes or src ends; more is false when
+// src has ended.
+func (b *batch) fill(src ingest.Reader) (more bool) {
+	b.recs, b.arena = b.recs[:0], b.arena[:0]
+	more = true
+	for len(b.recs) < batchRecords && len(b.arena) < batchBytes {
+		if more = src.Scan(); !more {
+			break
+		}
+		rec := src.Record()
+		b.arena = rec.CopyInto(b.arena)
+		b.recs = append(b.recs, rec)
+	}
+	if cap(b.feats) >= len(b.recs) {
+		b.feats = b.feats[:len(b.recs)]
+	} else {
+		b.feats = make([]Features, len(b.recs), batchRecords)
+	}
+	return more
+}
+
 func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error) error {
+	// An input that fits one batch (a check's small capture, a one-line
+	// replay) is extracted here: no goroutine would earn its start.
+	first := newBatch()
+	if !first.fill(src) {
+		x := NewExtractor(p)
+		for i, rec := range first.recs {
+			if needsFeatures(rec) {
+				first.feats[i] = x.Extract(rec)
+			}
+			if err := step(rec, &first.feats[i]); err != nil {
+				return err
+			}
+		}
+		return src.Err()
+	}
 	work := make(chan *batch, workers*2)
 	ordered := make(chan *batch, workers*4)
 	stop := make(chan struct{})
@@ -143,34 +184,9 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 	go func() {
 		defer close(ordered)
 		defer close(work)
-		for more := true; more; {
-			var b *batch
-			select {
-			case b = <-free:
-				b.recs, b.arena = b.recs[:0], b.arena[:0]
-			default:
-				b = &batch{recs: make([]*ingest.Record, 0, batchRecords), arena: make([]byte, 0, arenaCap)}
-			}
+		b, more := first, true
+		for {
 			b.done = make(chan struct{})
-			for len(b.recs) < batchRecords && len(b.arena) < batchBytes {
-				if more = src.Scan(); !more {
-					break
-				}
-				rec := src.Record()
-				b.arena = rec.CopyInto(b.arena)
-				b.recs = append(b.recs, rec)
-			}
-			if !more {
-				readErr = src.Err()
-				if len(b.recs) == 0 {
-					return
-				}
-			}
-			if cap(b.feats) >= len(b.recs) {
-				b.feats = b.feats[:len(b.recs)]
-			} else {
-				b.feats = make([]Features, len(b.recs), batchRecords)
-			}
 			select {
 			case work <- b:
 			case <-stop:
@@ -179,6 +195,19 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 			select {
 			case ordered <- b:
 			case <-stop:
+				return
+			}
+			if !more {
+				readErr = src.Err()
+				return
+			}
+			select {
+			case b = <-free:
+			default:
+				b = newBatch()
+			}
+			if more = b.fill(src); !more && len(b.recs) == 0 {
+				readErr = src.Err()
 				return
 			}
 		}
