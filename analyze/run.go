@@ -156,8 +156,10 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 		}
 		return src.Err()
 	}
-	work := make(chan *batch, workers*2)
-	ordered := make(chan *batch, workers*4)
+	// At most 2×workers+2 batches are out at a time (one filling, the
+	// queued, one being stepped): a few megabytes whatever the input.
+	work := make(chan *batch, workers)
+	ordered := make(chan *batch, workers*2)
 	stop := make(chan struct{})
 	var readErr error
 	var wg sync.WaitGroup
