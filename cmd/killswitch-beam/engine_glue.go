@@ -6,9 +6,11 @@ package main
 // through the engine and renumbered in the global replay order.
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"time"
 
@@ -31,10 +33,9 @@ func (p posW) pos() ingest.Pos {
 	return ingest.Pos{File: p.File, Kind: ingest.PosKind(p.Kind), N: p.N, Path: p.Path}
 }
 
-// featRec is what crosses the shuffle for one request or control record:
-// its place in the replay order, what the engine reads of the record, and
-// its features; never its bodies (about 150 bytes plus the agent id, the
-// position's file name and the tool signature).
+// featRec is one request or control record as the replay needs it: its
+// place in the replay order, what the engine reads of the record, and its
+// features; never its bodies. It crosses the shuffle in batches (codec.go).
 type featRec struct {
 	// The replay order: the running maximum of the file's times up to this
 	// record (a time-ordered merge of files emits records in this order),
@@ -42,6 +43,9 @@ type featRec struct {
 	PMax int64
 	File int
 	Idx  int64
+	// Req counts the file's requests before this record: a request's
+	// place among its file's, from which the numbering gives its Seq.
+	Req int64
 
 	Agent  string
 	TS     int64 // Unix nanoseconds
@@ -67,8 +71,6 @@ type featRec struct {
 	HasUsage                            bool
 	FeatErr, Warn                       string // Features.Err (when HasFeatErr) and Features.Warn
 	HasFeatErr                          bool
-	Seq                                 int64  // set by the numbering: the request's Decision.Seq
-	OutOfOrder                          string // set by the numbering: the replay's out-of-order warning
 }
 
 // problemRec is a malformed or skipped input item, for the counts and the
@@ -90,8 +92,8 @@ func newExtractor(cfg analyze.Config) extractor {
 
 // feature returns the feature record of rec, a request or control record
 // (not malformed, not skipped).
-func (e extractor) feature(rec *ingest.Record, pmax int64, file int, idx int64) featRec {
-	fr := featRec{PMax: pmax, File: file, Idx: idx, Agent: rec.Agent, TS: rec.TS.UnixNano(), Pos: wrapPos(rec.Pos),
+func (e extractor) feature(rec *ingest.Record, pmax int64, file int, idx, req int64) featRec {
+	fr := featRec{PMax: pmax, File: file, Idx: idx, Req: req, Agent: rec.Agent, TS: rec.TS.UnixNano(), Pos: wrapPos(rec.Pos),
 		Status: rec.Status, Label: int(rec.Label),
 		TokensIn: rec.TokensIn, TokensOut: rec.TokensOut, CostUSD: rec.CostUSD, HasTokens: rec.HasTokens, HasCost: rec.HasCost}
 	if c := rec.Control; c != nil {
@@ -118,32 +120,35 @@ func (e extractor) feature(rec *ingest.Record, pmax int64, file int, idx int64) 
 	return fr
 }
 
-// record rebuilds what the engine reads of the record and its features.
-func (fr *featRec) record() (*ingest.Record, *analyze.Features) {
-	rec := &ingest.Record{Pos: fr.Pos.pos(), TS: time.Unix(0, fr.TS).UTC(), Agent: fr.Agent, Status: fr.Status,
+// record rebuilds what the engine reads of the record and its features
+// into rec and f.
+func (fr *featRec) record(rec *ingest.Record, f *analyze.Features) {
+	*rec = ingest.Record{Pos: fr.Pos.pos(), TS: time.Unix(0, fr.TS).UTC(), Agent: fr.Agent, Status: fr.Status,
 		TokensIn: fr.TokensIn, TokensOut: fr.TokensOut, CostUSD: fr.CostUSD, HasTokens: fr.HasTokens, HasCost: fr.HasCost,
 		Label: ingest.Label(fr.Label)}
 	if fr.Control {
 		c := &ingest.Control{Event: ingest.ControlEvent(fr.Event), By: fr.By}
+		// Copies: a control record may be kept (the sweep keeps it), and
+		// fr is reused for the next record.
 		if fr.SetEnabled {
-			c.KillSwitch.Enabled = &fr.Enabled
+			c.KillSwitch.Enabled = new(fr.Enabled)
 		}
 		if fr.SetWindow {
-			c.KillSwitch.WindowSize = &fr.Window
+			c.KillSwitch.WindowSize = new(fr.Window)
 		}
 		if fr.SetThreshold {
-			c.KillSwitch.Threshold = &fr.Threshold
+			c.KillSwitch.Threshold = new(fr.Threshold)
 		}
 		rec.Control = c
-		return rec, &analyze.Features{}
+		*f = analyze.Features{}
+		return
 	}
-	f := &analyze.Features{TokensIn: fr.UsageIn, TokensOut: fr.UsageOut, HasUsage: fr.HasUsage, Warn: fr.Warn}
+	*f = analyze.Features{TokensIn: fr.UsageIn, TokensOut: fr.UsageOut, HasUsage: fr.HasUsage, Warn: fr.Warn}
 	f.Prompt, f.Response, f.ToolSig = uint64(fr.Prompt), uint64(fr.Response), fr.ToolSig
 	f.HasPrompt, f.HasResp = fr.HasPrompt, fr.HasResp
 	if fr.HasFeatErr {
 		f.Err = errors.New(fr.FeatErr)
 	}
-	return rec, f
 }
 
 // less is the replay order.
@@ -155,13 +160,6 @@ func (fr *featRec) less(o *featRec) bool {
 		return fr.File < o.File
 	}
 	return fr.Idx < o.Idx
-}
-
-// outOfOrder is the engine's warning for a record whose time is before
-// the last in-order record's (lastTS, at lastPos).
-func outOfOrder(ts time.Time, lastTS time.Time, lastPos ingest.Pos) string {
-	return fmt.Sprintf("out of time order: %s is before %s at %s; replayed in input order",
-		ingest.FormatTime(ts), ingest.FormatTime(lastTS), lastPos)
 }
 
 // warnRec is a warning in replay order: the record's order, then Sub
@@ -176,56 +174,66 @@ type warnRec struct {
 	Kind int // analyze.WarningKind
 }
 
-// decisionLine is one SPEC §5 decision record, with its Seq for ordering.
-type decisionLine struct {
-	Seq  int64
-	Line string
-}
-
-// agentResult is one agent's replay: its timeline (analyze.Summary as
-// JSON, renumbered) and its warnings.
+// agentResult is one shard's replay: its agents' timelines
+// (analyze.Summary as JSON, renumbered) and its warnings.
 type agentResult struct {
 	Summary  []byte
 	Warnings []warnRec
 }
 
-// replayAgent replays one agent's feature records (sorted in replay order,
-// numbered) through a fresh engine. Decisions and the timeline carry the
-// global Seq. Every warning is the engine's: out-of-order warnings are per
-// agent, so one agent's replay finds exactly the single replay's.
-func replayAgent(cfg analyze.Config, recs []featRec, decision func(decisionLine)) (agentResult, error) {
+// replayShard replays the feature records of a shard's agents (sorted in
+// replay order) through one engine, writing each request's decision record
+// to w. seq gives a request's number in the whole replay; decisions and
+// the timelines carry it. The agents are independent in the engine, so
+// one engine replays them all in the global order: its warnings are the
+// single replay's, and its first KeptWarnings of a kind are among the
+// first of the whole replay.
+func replayShard(cfg analyze.Config, recs *batchMerge, seq func(*featRec) (int64, error), w io.Writer) (agentResult, error) {
 	var res agentResult
 	eng, err := analyze.NewEngine(cfg)
 	if err != nil {
 		return res, err
 	}
-	var seqs []int64 // global Seq of the agent's n-th request (engine Seq n)
-	byPos := map[string]int{}
+	var seqs []int64 // global Seq of the shard's n-th request (engine Seq n)
+	bw := bufio.NewWriterSize(w, 64<<10)
 	var buf []byte
-	for i := range recs {
-		fr := &recs[i]
-		rec, f := fr.record()
-		byPos[rec.Pos.String()] = i
-		d, ok, _ := eng.Step(rec, f)
+	var fr featRec
+	var rec ingest.Record
+	var f analyze.Features
+	for recs.next(&fr) {
+		fr.record(&rec, &f)
+		d, ok, _ := eng.Step(&rec, &f)
 		for k, w := range eng.Reported() {
 			res.Warnings = append(res.Warnings, warnRec{fr.PMax, fr.File, fr.Idx, k, fr.Pos, w.Msg, int(w.Kind)})
 		}
 		if !ok {
 			continue
 		}
-		seqs = append(seqs, fr.Seq)
+		g, err := seq(&fr)
+		if err != nil {
+			return res, err
+		}
+		seqs = append(seqs, g)
 		if d.Seq != int64(len(seqs)) {
 			return res, fmt.Errorf("agent %q: engine numbered request %d as %d", fr.Agent, len(seqs), d.Seq)
 		}
-		d.Seq = fr.Seq
+		d.Seq = g
 		if d.KillSeq >= 1 && d.KillSeq <= int64(len(seqs)) {
-			// The engine numbered the agent's requests alone: the kill's
+			// The engine numbered the shard's requests alone: the kill's
 			// number in the whole replay, and the reason that says it.
 			d.KillSeq = seqs[d.KillSeq-1]
 			d.Reason = analyze.BlockedReason("kill_switch", d.KillSeq)
 		}
-		buf = report.AppendDecision(buf[:0], &d)
-		decision(decisionLine{d.Seq, string(buf)})
+		buf = append(report.AppendDecision(buf[:0], &d), '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return res, err
+		}
+	}
+	if err := recs.Err(); err != nil {
+		return res, err
+	}
+	if err := bw.Flush(); err != nil {
+		return res, err
 	}
 	sum := eng.Finish()
 	global := func(local int64) int64 {
@@ -335,19 +343,9 @@ func configFromFlags(profile, mode string, window *int, threshold *float64, sett
 }
 
 // sweepTraffic runs the sweep's collection over every feature record (in
-// the replay order: PMax, file, index) and problem record, as sweep.Collect
+// the replay order: PMax, file, index, as the merge gives them) and problem record, as sweep.Collect
 // does over the captures, and evaluates the grid of scfg.
-func sweepTraffic(cfg analyze.Config, scfg sweep.Config, feats []featRec, problems []problemRec) (*sweep.Result, error) {
-	sort.Slice(feats, func(i, j int) bool {
-		a, b := &feats[i], &feats[j]
-		if a.PMax != b.PMax {
-			return a.PMax < b.PMax
-		}
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		return a.Idx < b.Idx
-	})
+func sweepTraffic(cfg analyze.Config, scfg sweep.Config, feats *batchMerge, problems []problemRec) (*sweep.Result, error) {
 	c, err := sweep.NewCollector(cfg.Profile, nil)
 	if err != nil {
 		return nil, err
@@ -363,11 +361,17 @@ func sweepTraffic(cfg analyze.Config, scfg sweep.Config, feats []featRec, proble
 			return nil, err
 		}
 	}
-	for i := range feats {
-		rec, f := feats[i].record()
-		if err := c.Step(rec, f); err != nil {
+	var fr featRec
+	var rec ingest.Record
+	var f analyze.Features
+	for feats.next(&fr) {
+		fr.record(&rec, &f)
+		if err := c.Step(&rec, &f); err != nil {
 			return nil, err
 		}
+	}
+	if err := feats.Err(); err != nil {
+		return nil, err
 	}
 	return c.Finish().Sweep(scfg)
 }

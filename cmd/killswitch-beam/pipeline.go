@@ -7,7 +7,6 @@ import (
 	"io"
 	"log"
 	"sort"
-	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -21,15 +20,22 @@ import (
 
 // The pipeline:
 //
-//	files ─ readFn (one worker per file: read, extract features) ─┬─ problems ───────────────────────┐
-//	                                                               └─ features keyed by minute        │
-//	  ─ GroupByKey ─ numberFn (global Seq, out-of-order warnings; side input: per-minute counts)      │
-//	  ─ keyed by agent ─ GroupByKey ─ replayFn (the engine, one agent at a time, in replay order) ─┬─ timelines ─ combineFn ─ PREFIX-timelines.json
-//	                                                                                              └─ decisions keyed by shard ─ GroupByKey ─ writeFn ─ PREFIX-decisions-S-of-N.jsonl
+//	files ─ readFn (one worker per file: read, extract features) ─┬─ problems ─────────────────────────────────────┐
+//	                                                               ├─ order runs keyed by minute                     │
+//	                                                               │    ─ GroupByKey ─ numberFn (side input:         │
+//	                                                               │      per-minute counts) ─ the numbering ───┐     │
+//	                                                               └─ feature batches keyed by shard            │     │
+//	  ─ GroupByKey ─ replayFn (one engine per shard, in replay order; side input: the numbering)                │     │
+//	       ─ PREFIX-decisions-S-of-N.jsonl, and the shard's timelines ─ combineFn ─ PREFIX-timelines.json ─────────┘
+//
+// A shard is the agents whose id hashes to it: the records of one shard
+// are replayed on one worker, and its decision file is written there.
 
-// bucketNanos is the time span of one numbering bucket (one minute): the
-// numbering holds one bucket's feature records in memory at a time.
+// bucketNanos is the time span of one numbering bucket (one minute).
 const bucketNanos = 60e9
+
+// batchBytes is the size at which the reader sends a shard's batch.
+const batchBytes = 256 << 10
 
 // inputFile is one capture, with its index in the order of the inputs.
 type inputFile struct {
@@ -37,36 +43,24 @@ type inputFile struct {
 	Path string
 }
 
-// bucketSum is what the numbering of later buckets needs from one bucket.
-type bucketSum struct {
-	Bucket   int64
-	Requests int64
-	LastTS   int64 // the last in-order record's time and position
-	LastPos  posW
-	HasLast  bool
-}
-
 func init() {
-	register.DoFn4x1[context.Context, inputFile, func(int64, featRec), func(int, problemRec), error](&readFn{})
-	register.Emitter2[int64, featRec]()
+	register.DoFn5x1[context.Context, inputFile, func(int, []byte), func(int64, orderRun), func(int, problemRec), error](&readFn{})
+	register.Emitter2[int, []byte]()
+	register.Emitter2[int64, orderRun]()
 	register.Emitter2[int, problemRec]()
-	register.Function2x1[int64, func(*featRec) bool, bucketSum](summarizeBucket)
-	register.DoFn4x1[int64, func(*featRec) bool, []bucketSum, func(string, featRec), error](&numberFn{})
-	register.Emitter2[string, featRec]()
-	register.Iter1[featRec]()
-	register.DoFn4x1[string, func(*featRec) bool, func(int, decisionLine), func(int, agentResult), error](&replayFn{})
-	register.Emitter2[int, decisionLine]()
+	register.Iter1[orderRun]()
+	register.Function2x1[int64, func(*orderRun) bool, bucketSum](summarizeBucket)
+	register.DoFn4x1[int64, func(*orderRun) bool, []bucketSum, func(seqEntry), error](&numberFn{})
+	register.Emitter1[seqEntry]()
+	register.Iter1[[]byte]()
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, []seqEntry, func(int, agentResult), error](&replayFn{})
 	register.Emitter2[int, agentResult]()
-	register.Iter1[decisionLine]()
-	register.DoFn3x1[context.Context, int, func(*decisionLine) bool, error](&writeDecisionsFn{})
 	register.Iter1[agentResult]()
 	register.Iter1[problemRec]()
 	register.Iter1[int]()
 	register.DoFn5x1[context.Context, int, func(*agentResult) bool, func(*problemRec) bool, func(*int) bool, error](&combineFn{})
-	register.Function3x0[string, featRec, func(int, featRec)](keyFeat)
-	register.Emitter2[int, featRec]()
-	register.Iter1[featRec]()
-	register.DoFn5x1[context.Context, int, func(*featRec) bool, func(*problemRec) bool, func(*int) bool, error](&sweepFn{})
+	register.Function3x0[int, []byte, func(int, []byte)](keyBatch)
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*problemRec) bool, func(*int) bool, error](&sweepFn{})
 }
 
 // options are the pipeline's settings.
@@ -86,27 +80,26 @@ func build(s beam.Scope, opt options) {
 		files[i] = inputFile{i, p}
 	}
 	in := beam.CreateList(s.Scope("files"), files)
-	feats, problems := beam.ParDo2(s.Scope("read"), &readFn{Config: opt.Config}, in)
-	byMinute := beam.GroupByKey(s, feats)
+	batches, runs, problems := beam.ParDo3(s.Scope("read"), &readFn{Config: opt.Config, Shards: opt.Shards}, in)
+	byMinute := beam.GroupByKey(s, runs)
 	sums := beam.ParDo(s.Scope("bucket-counts"), summarizeBucket, byMinute)
-	numbered := beam.ParDo(s.Scope("number"), &numberFn{}, byMinute, beam.SideInput{Input: sums})
-	byAgent := beam.GroupByKey(s, numbered)
-	decisions, results := beam.ParDo2(s.Scope("replay"), &replayFn{Config: opt.Config, Shards: opt.Shards}, byAgent)
-	beam.ParDo0(s.Scope("write-decisions"), &writeDecisionsFn{Prefix: opt.Output, Shards: opt.Shards}, beam.GroupByKey(s, decisions))
+	numbering := beam.ParDo(s.Scope("number"), &numberFn{}, byMinute, beam.SideInput{Input: sums})
+	results := beam.ParDo(s.Scope("replay"), &replayFn{Config: opt.Config, Prefix: opt.Output, Shards: opt.Shards},
+		beam.GroupByKey(s, batches), beam.SideInput{Input: numbering})
 	one := beam.ParDo(s, keyZero[int], beam.Create(s, 0)) // so that the timelines are written when no file held a record
 	beam.ParDo0(s.Scope("timelines"), &combineFn{Config: opt.Config, Prefix: opt.Output, Verbose: opt.Verbose},
 		beam.CoGroupByKey(s, results, problems, one))
 	if opt.Sweep != "" {
 		// The grid is evaluated on one worker from the feature records
 		// (never bodies), as one sweep evaluates it from one read.
-		all := beam.ParDo(s.Scope("sweep-key"), keyFeat, numbered)
+		all := beam.ParDo(s.Scope("sweep-key"), keyBatch, batches)
 		beam.ParDo0(s.Scope("sweep"), &sweepFn{Config: opt.Config, Sweep: opt.Sweep, Prefix: opt.Output},
 			beam.CoGroupByKey(s, all, problems, one))
 	}
 }
 
-// keyFeat puts every feature record under one key, for the sweep.
-func keyFeat(_ string, fr featRec, emit func(int, featRec)) { emit(0, fr) }
+// keyBatch puts every feature batch under one key, for the sweep.
+func keyBatch(_ int, b []byte, emit func(int, []byte)) { emit(0, b) }
 
 // sweepFn evaluates the sweep grid and writes PREFIX-sweep.json, the same
 // document as `killswitch sweep -f json`.
@@ -114,7 +107,7 @@ type sweepFn struct {
 	Config, Sweep, Prefix string
 }
 
-func (f *sweepFn) ProcessElement(ctx context.Context, _ int, feats func(*featRec) bool, problems func(*problemRec) bool, _ func(*int) bool) error {
+func (f *sweepFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, problems func(*problemRec) bool, _ func(*int) bool) error {
 	cfg, err := parseConfig(f.Config)
 	if err != nil {
 		return err
@@ -123,17 +116,12 @@ func (f *sweepFn) ProcessElement(ctx context.Context, _ int, feats func(*featRec
 	if err != nil {
 		return err
 	}
-	var fs []featRec
-	var fr featRec
-	for feats(&fr) {
-		fs = append(fs, fr)
-	}
 	var ps []problemRec
 	var p problemRec
 	for problems(&p) {
 		ps = append(ps, p)
 	}
-	res, err := sweepTraffic(cfg, scfg, fs, ps)
+	res, err := sweepTraffic(cfg, scfg, newBatchMerge(collectBatches(batches)), ps)
 	if err != nil {
 		return err
 	}
@@ -147,12 +135,22 @@ func init() {
 
 func keyZero[T any](v T, emit func(int, T)) { emit(0, v) }
 
-// readFn reads one capture and extracts each record's features.
-type readFn struct {
-	Config string
+// shardOf is the shard of an agent's records and decisions.
+func shardOf(agent string, shards int) int {
+	h := fnv.New32a()
+	io.WriteString(h, agent)
+	return int(h.Sum32() % uint32(shards))
 }
 
-func (f *readFn) ProcessElement(ctx context.Context, in inputFile, emit func(int64, featRec), problem func(int, problemRec)) error {
+// readFn reads one capture and extracts each record's features: feature
+// batches per shard, the runs of its requests per minute for the
+// numbering, and its malformed and skipped items.
+type readFn struct {
+	Config string
+	Shards int
+}
+
+func (f *readFn) ProcessElement(ctx context.Context, in inputFile, batch func(int, []byte), order func(int64, orderRun), problem func(int, problemRec)) error {
 	cfg, err := parseConfig(f.Config)
 	if err != nil {
 		return err
@@ -163,7 +161,15 @@ func (f *readFn) ProcessElement(ctx context.Context, in inputFile, emit func(int
 	}
 	defer done()
 	x := newExtractor(cfg)
-	var pmax, idx int64
+	ws := make([]*batchWriter, f.Shards)
+	flush := func(shard int) {
+		if w := ws[shard]; w != nil && w.n > 0 {
+			batch(shard, w.buf)
+			ws[shard] = nil
+		}
+	}
+	run := orderRun{File: in.Idx}
+	var pmax, idx, req int64
 	timed := false
 	for src.Scan() {
 		rec := src.Record()
@@ -179,11 +185,39 @@ func (f *readFn) ProcessElement(ctx context.Context, in inputFile, emit func(int
 		if ts := rec.TS.UnixNano(); !timed || ts > pmax {
 			pmax, timed = ts, true
 		}
-		fr := x.feature(rec, pmax, in.Idx, idx)
-		emit(floorDiv(pmax, bucketNanos), fr)
+		fr := x.feature(rec, pmax, in.Idx, idx, req)
+		shard := shardOf(rec.Agent, f.Shards)
+		if ws[shard] == nil {
+			ws[shard] = newBatchWriter(in.Idx)
+		}
+		ws[shard].add(&fr)
+		if len(ws[shard].buf) >= batchBytes {
+			flush(shard)
+		}
+		if rec.Control != nil {
+			continue
+		}
+		if b := floorDiv(pmax, bucketNanos); len(run.PMax) == 0 || b != run.Bucket {
+			if len(run.PMax) > 0 {
+				order(run.Bucket, run)
+			}
+			run = orderRun{File: in.Idx, Bucket: b, K0: req}
+		}
+		if n := len(run.PMax); n > 0 && run.PMax[n-1] == pmax {
+			run.Count[n-1]++
+		} else {
+			run.PMax, run.Count = append(run.PMax, pmax), append(run.Count, 1)
+		}
+		req++
 	}
 	if err := src.Err(); err != nil {
 		return fmt.Errorf("%s: %w", in.Path, err)
+	}
+	for shard := range ws {
+		flush(shard)
+	}
+	if len(run.PMax) > 0 {
+		order(run.Bucket, run)
 	}
 	return nil
 }
@@ -196,90 +230,27 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-func sortedBucket(iter func(*featRec) bool) []featRec {
-	var recs []featRec
-	var fr featRec
-	for iter(&fr) {
-		recs = append(recs, fr)
-	}
-	sort.Slice(recs, func(i, j int) bool { return recs[i].less(&recs[j]) })
-	return recs
-}
-
-// summarizeBucket counts a bucket's requests and finds its last in-order
-// record (one whose time is its file's running maximum: no earlier record
-// of any file is later, so the replay does not warn about it).
-func summarizeBucket(bucket int64, iter func(*featRec) bool) bucketSum {
-	s := bucketSum{Bucket: bucket}
-	for _, fr := range sortedBucket(iter) {
-		if !fr.Control {
-			s.Requests++
-		}
-		if fr.TS == fr.PMax {
-			s.LastTS, s.LastPos, s.HasLast = fr.TS, fr.Pos, true
-		}
-	}
-	return s
-}
-
-// numberFn gives each request its Seq (its index among all requests in
-// replay order) and each record out of time order the replay's warning.
-type numberFn struct {
-	before map[int64]bucketSum // per bucket: requests in earlier buckets, and the last in-order record before it
-}
-
-func (f *numberFn) ProcessElement(bucket int64, iter func(*featRec) bool, sums []bucketSum, emit func(string, featRec)) error {
-	if f.before == nil {
-		sorted := append([]bucketSum(nil), sums...)
-		sort.Slice(sorted, func(i, j int) bool { return sorted[i].Bucket < sorted[j].Bucket })
-		f.before = make(map[int64]bucketSum, len(sorted))
-		var acc bucketSum
-		for _, b := range sorted {
-			f.before[b.Bucket] = acc
-			acc.Requests += b.Requests
-			if b.HasLast {
-				acc.LastTS, acc.LastPos, acc.HasLast = b.LastTS, b.LastPos, true
-			}
-		}
-	}
-	prev, ok := f.before[bucket]
-	if !ok {
-		return fmt.Errorf("bucket %d missing from the counts", bucket)
-	}
-	seq, lastTS, lastPos := prev.Requests, prev.LastTS, prev.LastPos
-	for _, fr := range sortedBucket(iter) {
-		// A record's file's running maximum is set by an earlier record
-		// of its bucket, so every out-of-order record has a lastTS.
-		if prev.HasLast && fr.TS < lastTS {
-			fr.OutOfOrder = outOfOrder(unixUTC(fr.TS), unixUTC(lastTS), lastPos.pos())
-		} else {
-			lastTS, lastPos, prev.HasLast = fr.TS, fr.Pos, true
-		}
-		if !fr.Control {
-			seq++
-			fr.Seq = seq
-		}
-		emit(fr.Agent, fr)
-	}
-	return nil
-}
-
-// replayFn replays one agent.
+// replayFn replays one shard and writes its decision file.
 type replayFn struct {
 	Config string
+	Prefix string
 	Shards int
 }
 
-func (f *replayFn) ProcessElement(agent string, iter func(*featRec) bool, decision func(int, decisionLine), result func(int, agentResult)) error {
+func (f *replayFn) ProcessElement(ctx context.Context, shard int, batches func(*[]byte) bool, numbering []seqEntry, result func(int, agentResult)) error {
 	cfg, err := parseConfig(f.Config)
 	if err != nil {
 		return err
 	}
-	recs := sortedBucket(iter)
-	h := fnv.New32a()
-	io.WriteString(h, agent)
-	shard := int(h.Sum32() % uint32(f.Shards))
-	res, err := replayAgent(cfg, recs, func(d decisionLine) { decision(shard, d) })
+	recs := newBatchMerge(collectBatches(batches))
+	table := newSeqTable(numbering)
+	var res agentResult
+	name := fmt.Sprintf("%s-decisions-%05d-of-%05d.jsonl", f.Prefix, shard, f.Shards)
+	err = writeFile(ctx, name, func(w io.Writer) error {
+		var err error
+		res, err = replayShard(cfg, recs, table.seq, w)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -287,31 +258,7 @@ func (f *replayFn) ProcessElement(agent string, iter func(*featRec) bool, decisi
 	return nil
 }
 
-// writeDecisionsFn writes one shard of decision records, in Seq order.
-type writeDecisionsFn struct {
-	Prefix string
-	Shards int
-}
-
-func (f *writeDecisionsFn) ProcessElement(ctx context.Context, shard int, iter func(*decisionLine) bool) error {
-	var lines []decisionLine
-	var d decisionLine
-	for iter(&d) {
-		lines = append(lines, d)
-	}
-	sort.Slice(lines, func(i, j int) bool { return lines[i].Seq < lines[j].Seq })
-	name := fmt.Sprintf("%s-decisions-%05d-of-%05d.jsonl", f.Prefix, shard, f.Shards)
-	return writeFile(ctx, name, func(w io.Writer) error {
-		for _, l := range lines {
-			if _, err := io.WriteString(w, l.Line+"\n"); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-// combineFn joins the agents' timelines into PREFIX-timelines.json and
+// combineFn joins the shards' timelines into PREFIX-timelines.json and
 // reports the malformed items.
 type combineFn struct {
 	Config  string
@@ -383,5 +330,3 @@ func writeFile(ctx context.Context, name string, fill func(io.Writer) error) err
 	}
 	return nil
 }
-
-func unixUTC(ns int64) time.Time { return time.Unix(0, ns).UTC() }

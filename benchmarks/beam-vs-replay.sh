@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The cost of the Beam pipeline against the single-process replay, on the
+# same generated capture, measured from outside as a user runs them:
+# CPU seconds (user + sys) and peak RSS from /usr/bin/time -v, the two
+# commands alternated RUNS times, then the medians. It also checks that
+# both wrote the same decision records (sorted) and the same timelines.
+#
+#   benchmarks/beam-vs-replay.sh [RUNS] [CAPTURE] [-- BEAM FLAGS…]
+#
+# Without CAPTURE it generates the short-record corpus of
+# benchmarks/short_test.go (142 MB, 38,828 records of 10,000 agents) into
+# $TMPDIR. RUNS defaults to 5. Builds bin/killswitch and
+# bin/killswitch-beam first (the Beam module's first build takes minutes).
+# Extra arguments after -- go to killswitch-beam (e.g. --policy breaker;
+# replay then gets the same --policy).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-5}
+capture=${2:-}
+shift $(( $# < 2 ? $# : 2 )) || true
+[ "${1:-}" = "--" ] && shift
+extra=("$@")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if [ -z "$capture" ]; then
+  capture=$tmp/short.jsonl
+  KILLSWITCH_BENCH_SHORT=$capture go test -run '^$' -bench 'ShortWC$' -benchtime 1x ./benchmarks/ >/dev/null
+fi
+go build -o bin/killswitch ./cmd/killswitch
+make -s beam
+echo "capture: $capture ($(du -h "$capture" | cut -f1), $(wc -l < "$capture") lines)"
+
+# measure NAME CMD…: runs CMD under /usr/bin/time -v, appends "cpu rss" to $tmp/NAME.
+measure() {
+  local name=$1
+  shift
+  /usr/bin/time -v -o "$tmp/time" "$@" >/dev/null 2>"$tmp/stderr" || { cat "$tmp/stderr" >&2; exit 1; }
+  awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} /Maximum resident/ {m=$2} END {printf "%.2f %d\n", u+s, m/1024}' "$tmp/time" >>"$tmp/$name"
+}
+
+policy=()
+for ((i = 0; i < ${#extra[@]}; i++)); do
+  [ "${extra[i]}" = "--policy" ] && policy=(--policy "${extra[i+1]}")
+done
+for ((r = 1; r <= runs; r++)); do
+  measure replay bin/killswitch replay "${policy[@]}" -f jsonl -o "$tmp/replay.jsonl" "$capture"
+  rm -f "$tmp"/beam-*
+  measure beam bin/killswitch-beam --input "$capture" --output "$tmp/beam" "${extra[@]}"
+done
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+printf '%-32s %8s %10s\n' "" "CPU-s" "peak RSS"
+for name in replay beam; do
+  label="killswitch replay -f jsonl"
+  [ $name = beam ] && label="killswitch-beam (Prism)"
+  printf '%-32s %8s %7s MB\n' "$label" "$(cut -d' ' -f1 "$tmp/$name" | median)" "$(cut -d' ' -f2 "$tmp/$name" | median)"
+done
+echo "runs (CPU-s RSS-MB): replay $(tr '\n' ',' < "$tmp/replay") beam $(tr '\n' ',' < "$tmp/beam")"
+if [ "$(sort "$tmp/replay.jsonl" | md5sum)" = "$(cat "$tmp"/beam-decisions-*.jsonl | sort | md5sum)" ]; then
+  echo "decision records: identical (sorted)"
+else
+  echo "decision records: DIFFER" >&2
+  exit 1
+fi
+if [ ${#policy[@]} -eq 0 ]; then
+  bin/killswitch replay -f json -o "$tmp/replay.json" "$capture" 2>/dev/null
+  if cmp -s "$tmp/replay.json" "$tmp/beam-timelines.json"; then
+    echo "timelines: identical"
+  else
+    echo "timelines: DIFFER" >&2
+    exit 1
+  fi
+fi

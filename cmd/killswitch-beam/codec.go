@@ -1,0 +1,400 @@
+package main
+
+// codec.go is how feature records cross the shuffle: many records of one
+// file in one []byte (a batch), each record a few dozen bytes. Beam's own
+// coders would encode a featRec field by field as a row (~330 bytes, one
+// element per record, each handled by the runner); a batch is one element
+// per file and shard, copied as bytes.
+//
+// A batch is a header (format version, the file's index in the inputs)
+// then records until the end. A record is its flags, the deltas of its
+// order (PMax, Idx, the file's request count) from the previous record's,
+// its time as the distance back from PMax, references into the batch's
+// string table (agent, position file and path, tool signature, messages)
+// and only the fields its flags say it has. Hashes, cost and threshold are
+// 8 bytes, fixed; counts are varints. A string is written once per batch:
+// reference 0 is followed by the string and adds it to the table,
+// reference n+1 is the table's n-th string.
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// batchVersion begins every batch: a batch of another version (a worker of
+// another build) is refused, not misread.
+const batchVersion = 1
+
+const (
+	fControl = 1 << iota
+	fHasTokens
+	fHasCost
+	fHasPrompt
+	fHasResp
+	fHasUsage
+	fHasFeatErr
+	fWarn
+	fToolSig
+	fSetEnabled
+	fEnabled
+	fSetWindow
+	fSetThreshold
+	fBy
+	fPosPath
+	fLast // the first flag not defined
+)
+
+// batchWriter encodes feature records of one file into a batch.
+type batchWriter struct {
+	buf     []byte
+	strs    map[string]uint64
+	n       int // records written
+	prevMax int64
+	prevIdx int64
+	prevReq int64
+}
+
+func newBatchWriter(file int) *batchWriter {
+	w := &batchWriter{strs: map[string]uint64{}, buf: make([]byte, 0, batchBytes+4<<10)}
+	w.buf = binary.AppendUvarint(append(w.buf, batchVersion), uint64(file))
+	return w
+}
+
+func (w *batchWriter) uvarint(v uint64) { w.buf = binary.AppendUvarint(w.buf, v) }
+func (w *batchWriter) varint(v int64)   { w.buf = binary.AppendVarint(w.buf, v) }
+func (w *batchWriter) fixed(v uint64)   { w.buf = binary.LittleEndian.AppendUint64(w.buf, v) }
+
+func (w *batchWriter) str(s string) {
+	if ref, ok := w.strs[s]; ok {
+		w.uvarint(ref)
+		return
+	}
+	w.strs[s] = uint64(len(w.strs) + 1)
+	w.uvarint(0)
+	w.uvarint(uint64(len(s)))
+	w.buf = append(w.buf, s...)
+}
+
+// add appends fr, which follows the batch's previous record in its file.
+func (w *batchWriter) add(fr *featRec) {
+	var flags uint64
+	set := func(f uint64, on bool) {
+		if on {
+			flags |= f
+		}
+	}
+	set(fControl, fr.Control)
+	set(fHasTokens, fr.HasTokens)
+	set(fHasCost, fr.HasCost)
+	set(fHasPrompt, fr.HasPrompt)
+	set(fHasResp, fr.HasResp)
+	set(fHasUsage, fr.HasUsage)
+	set(fHasFeatErr, fr.HasFeatErr)
+	set(fWarn, fr.Warn != "")
+	set(fToolSig, fr.ToolSig != "")
+	set(fSetEnabled, fr.SetEnabled)
+	set(fEnabled, fr.Enabled)
+	set(fSetWindow, fr.SetWindow)
+	set(fSetThreshold, fr.SetThreshold)
+	set(fBy, fr.By != "")
+	set(fPosPath, fr.Pos.Path != "")
+	w.uvarint(flags)
+	w.varint(fr.PMax - w.prevMax)
+	w.varint(fr.Idx - w.prevIdx)
+	w.varint(fr.Req - w.prevReq)
+	w.prevMax, w.prevIdx, w.prevReq = fr.PMax, fr.Idx, fr.Req
+	w.varint(fr.PMax - fr.TS)
+	w.str(fr.Agent)
+	w.str(fr.Pos.File)
+	w.uvarint(uint64(fr.Pos.Kind))
+	w.varint(fr.Pos.N)
+	if fr.Pos.Path != "" {
+		w.str(fr.Pos.Path)
+	}
+	w.varint(int64(fr.Status))
+	w.uvarint(uint64(fr.Label))
+	if fr.HasTokens {
+		w.varint(fr.TokensIn)
+		w.varint(fr.TokensOut)
+	}
+	if fr.HasCost {
+		w.fixed(math.Float64bits(fr.CostUSD))
+	}
+	if fr.Control {
+		w.uvarint(uint64(fr.Event))
+		if fr.By != "" {
+			w.str(fr.By)
+		}
+		if fr.SetWindow {
+			w.varint(int64(fr.Window))
+		}
+		if fr.SetThreshold {
+			w.fixed(math.Float64bits(fr.Threshold))
+		}
+	} else {
+		if fr.HasPrompt {
+			w.fixed(uint64(fr.Prompt))
+		}
+		if fr.HasResp {
+			w.fixed(uint64(fr.Response))
+		}
+		if fr.ToolSig != "" {
+			w.str(fr.ToolSig)
+		}
+		if fr.HasUsage {
+			w.varint(fr.UsageIn)
+			w.varint(fr.UsageOut)
+		}
+		if fr.HasFeatErr {
+			w.str(fr.FeatErr)
+		}
+		if fr.Warn != "" {
+			w.str(fr.Warn)
+		}
+	}
+	w.n++
+}
+
+// errBatch is the error of a batch that does not decode: a programming
+// error or a worker of another build, never the user's input.
+var errBatch = errors.New("feature batch does not decode")
+
+// batchReader decodes a batch.
+type batchReader struct {
+	b       []byte
+	err     error
+	strs    []string
+	file    int
+	prevMax int64
+	prevIdx int64
+	prevReq int64
+}
+
+func newBatchReader(b []byte) *batchReader {
+	r := &batchReader{b: b}
+	if len(b) == 0 || b[0] != batchVersion {
+		r.fail("version")
+		return r
+	}
+	r.b = b[1:]
+	file := r.uvarint()
+	if file > math.MaxInt32 {
+		r.fail("file index")
+	}
+	r.file = int(file)
+	return r
+}
+
+func (r *batchReader) fail(what string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: %s", errBatch, what)
+	}
+	r.b = nil
+}
+
+func (r *batchReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail("varint")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *batchReader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail("varint")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *batchReader) fixed() uint64 {
+	if len(r.b) < 8 {
+		r.fail("short")
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(r.b)
+	r.b = r.b[8:]
+	return v
+}
+
+func (r *batchReader) str() string {
+	ref := r.uvarint()
+	if ref > 0 {
+		if ref > uint64(len(r.strs)) {
+			r.fail("string reference")
+			return ""
+		}
+		return r.strs[ref-1]
+	}
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.fail("string length")
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	r.strs = append(r.strs, s)
+	return s
+}
+
+// next decodes the next record into fr; false at the end of the batch or
+// on an error (Err).
+func (r *batchReader) next(fr *featRec) bool {
+	if len(r.b) == 0 || r.err != nil {
+		return false
+	}
+	*fr = featRec{File: r.file}
+	flags := r.uvarint()
+	if flags >= fLast {
+		r.fail("flags")
+		return false
+	}
+	has := func(f uint64) bool { return flags&f != 0 }
+	r.prevMax += r.varint()
+	r.prevIdx += r.varint()
+	r.prevReq += r.varint()
+	fr.PMax, fr.Idx, fr.Req = r.prevMax, r.prevIdx, r.prevReq
+	fr.TS = fr.PMax - r.varint()
+	fr.Agent = r.str()
+	fr.Pos.File = r.str()
+	fr.Pos.Kind = int(r.uvarint() & 0xff)
+	fr.Pos.N = r.varint()
+	if has(fPosPath) {
+		fr.Pos.Path = r.str()
+	}
+	fr.Status = int(r.varint())
+	fr.Label = int(r.uvarint() & 0xff)
+	fr.HasTokens, fr.HasCost = has(fHasTokens), has(fHasCost)
+	if fr.HasTokens {
+		fr.TokensIn, fr.TokensOut = r.varint(), r.varint()
+	}
+	if fr.HasCost {
+		fr.CostUSD = math.Float64frombits(r.fixed())
+	}
+	if fr.Control = has(fControl); fr.Control {
+		fr.Event = int(r.uvarint() & 0xff)
+		if has(fBy) {
+			fr.By = r.str()
+		}
+		fr.SetEnabled, fr.Enabled = has(fSetEnabled), has(fEnabled)
+		if fr.SetWindow = has(fSetWindow); fr.SetWindow {
+			fr.Window = int(r.varint())
+		}
+		if fr.SetThreshold = has(fSetThreshold); fr.SetThreshold {
+			fr.Threshold = math.Float64frombits(r.fixed())
+		}
+	} else {
+		if fr.HasPrompt = has(fHasPrompt); fr.HasPrompt {
+			fr.Prompt = int64(r.fixed())
+		}
+		if fr.HasResp = has(fHasResp); fr.HasResp {
+			fr.Response = int64(r.fixed())
+		}
+		if has(fToolSig) {
+			fr.ToolSig = r.str()
+		}
+		if fr.HasUsage = has(fHasUsage); fr.HasUsage {
+			fr.UsageIn, fr.UsageOut = r.varint(), r.varint()
+		}
+		if fr.HasFeatErr = has(fHasFeatErr); fr.HasFeatErr {
+			fr.FeatErr = r.str()
+		}
+		if has(fWarn) {
+			fr.Warn = r.str()
+		}
+	}
+	return r.err == nil
+}
+
+// Err is the batch's decoding error, if any.
+func (r *batchReader) Err() error { return r.err }
+
+// batchMerge reads the records of several batches in replay order (PMax,
+// file, index). Each batch is in that order already (a file's records, in
+// the file's order), so the merge holds one decoded record per batch.
+type batchMerge struct {
+	heads []*batchHead // a heap by replay order
+	err   error
+}
+
+type batchHead struct {
+	r  *batchReader
+	fr featRec
+}
+
+func newBatchMerge(batches [][]byte) *batchMerge {
+	m := &batchMerge{}
+	for _, b := range batches {
+		h := &batchHead{r: newBatchReader(b)}
+		if h.r.next(&h.fr) {
+			m.heads = append(m.heads, h)
+		} else if err := h.r.Err(); err != nil && m.err == nil {
+			m.err = err
+		}
+	}
+	for i := len(m.heads)/2 - 1; i >= 0; i-- {
+		m.down(i)
+	}
+	return m
+}
+
+func (m *batchMerge) less(i, j int) bool { return m.heads[i].fr.less(&m.heads[j].fr) }
+
+func (m *batchMerge) down(i int) {
+	n := len(m.heads)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			return
+		}
+		if c+1 < n && m.less(c+1, c) {
+			c++
+		}
+		if !m.less(c, i) {
+			return
+		}
+		m.heads[i], m.heads[c] = m.heads[c], m.heads[i]
+		i = c
+	}
+}
+
+// next copies the next record in replay order into fr; false at the end
+// or on an error (Err).
+func (m *batchMerge) next(fr *featRec) bool {
+	if len(m.heads) == 0 || m.err != nil {
+		return false
+	}
+	h := m.heads[0]
+	*fr = h.fr
+	if !h.r.next(&h.fr) {
+		if err := h.r.Err(); err != nil {
+			m.err = err
+			return false
+		}
+		last := len(m.heads) - 1
+		m.heads[0] = m.heads[last]
+		m.heads = m.heads[:last]
+	}
+	m.down(0)
+	return true
+}
+
+// Err is the first decoding error of the merged batches.
+func (m *batchMerge) Err() error { return m.err }
+
+// collectBatches returns the batches of an iterable.
+func collectBatches(batches func(*[]byte) bool) [][]byte {
+	var all [][]byte
+	var b []byte
+	for batches(&b) {
+		all = append(all, b)
+	}
+	return all
+}

@@ -1,0 +1,159 @@
+package main
+
+// numbering.go gives every request its Seq, its place among all requests
+// in the replay order (PMax, file, index), without moving the records: the
+// readers send, per file and minute, the run of their requests' PMax
+// values (one entry per distinct value); the numbering turns them into a
+// small table from which the replay computes any request's Seq.
+//
+// For a request that is its file F's k-th (0-based), in bucket b, with
+// running maximum p:
+//
+//	Seq = k + 1 + Before(b) − K0(F, b) + Cross(F, b, p)
+//
+// Before(b) counts the requests of every file in earlier buckets, K0(F, b)
+// those of F, and Cross(F, b, p) those of the other files in bucket b that
+// the merge puts first: a smaller PMax, or the same PMax in an earlier
+// file. A file alone in its bucket has no Cross: one entry of the table
+// per file and bucket, plus a step wherever files interleave.
+
+import (
+	"fmt"
+	"sort"
+)
+
+// orderRun is one file's requests in one bucket: K0 requests of the file
+// came before, then Count[i] requests with running maximum PMax[i].
+type orderRun struct {
+	File   int
+	Bucket int64
+	K0     int64
+	PMax   []int64
+	Count  []int64
+}
+
+// bucketSum is the number of requests in one bucket, of every file.
+type bucketSum struct {
+	Bucket   int64
+	Requests int64
+}
+
+// seqEntry is the numbering of one file's requests in one bucket: Base is
+// Before(b) − K0(F, b), and Cross(p) is Cross[i] for the last P[i] ≤ p.
+type seqEntry struct {
+	File   int
+	Bucket int64
+	Base   int64
+	P      []int64
+	Cross  []int64
+}
+
+// summarizeBucket counts a bucket's requests.
+func summarizeBucket(bucket int64, runs func(*orderRun) bool) bucketSum {
+	s := bucketSum{Bucket: bucket}
+	var r orderRun
+	for runs(&r) {
+		for _, n := range r.Count {
+			s.Requests += n
+		}
+	}
+	return s
+}
+
+// numberFn turns a bucket's runs into the numbering of each of its files.
+type numberFn struct {
+	before map[int64]int64 // per bucket: requests in earlier buckets
+}
+
+func (f *numberFn) ProcessElement(bucket int64, runs func(*orderRun) bool, sums []bucketSum, emit func(seqEntry)) error {
+	if f.before == nil {
+		sorted := append([]bucketSum(nil), sums...)
+		sort.Slice(sorted, func(i, j int) bool { return sorted[i].Bucket < sorted[j].Bucket })
+		f.before = make(map[int64]int64, len(sorted))
+		var acc int64
+		for _, b := range sorted {
+			f.before[b.Bucket] = acc
+			acc += b.Requests
+		}
+	}
+	before, ok := f.before[bucket]
+	if !ok {
+		return fmt.Errorf("bucket %d missing from the counts", bucket)
+	}
+	var rs []orderRun
+	var r orderRun
+	for runs(&r) {
+		rs = append(rs, r)
+	}
+	for _, e := range numberBucket(bucket, before, rs) {
+		emit(e)
+	}
+	return nil
+}
+
+// numberBucket numbers the runs of one bucket (one run per file), before
+// being the requests of earlier buckets.
+func numberBucket(bucket, before int64, runs []orderRun) []seqEntry {
+	type step struct {
+		p    int64
+		file int
+		n    int64
+		run  int
+	}
+	var all []step
+	for i, r := range runs {
+		for j, p := range r.PMax {
+			all = append(all, step{p, r.File, r.Count[j], i})
+		}
+	}
+	// The merge's order; a file has one step per PMax value.
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].p != all[j].p {
+			return all[i].p < all[j].p
+		}
+		return all[i].file < all[j].file
+	})
+	out := make([]seqEntry, len(runs))
+	own := make([]int64, len(runs)) // each file's requests met so far
+	for i, r := range runs {
+		out[i] = seqEntry{File: r.File, Bucket: bucket, Base: before - r.K0}
+	}
+	var rank int64 // requests of every file met so far
+	for _, s := range all {
+		e := &out[s.run]
+		cross := rank - own[s.run]
+		if len(e.Cross) == 0 || e.Cross[len(e.Cross)-1] != cross {
+			e.P = append(e.P, s.p)
+			e.Cross = append(e.Cross, cross)
+		}
+		rank += s.n
+		own[s.run] += s.n
+	}
+	return out
+}
+
+// seqTable looks up a request's Seq.
+type seqTable map[[2]int64]*seqEntry
+
+func newSeqTable(entries []seqEntry) seqTable {
+	t := make(seqTable, len(entries))
+	for i := range entries {
+		e := &entries[i]
+		t[[2]int64{int64(e.File), e.Bucket}] = e
+	}
+	return t
+}
+
+// seq is the Seq of the request fr.
+func (t seqTable) seq(fr *featRec) (int64, error) {
+	b := floorDiv(fr.PMax, bucketNanos)
+	e := t[[2]int64{int64(fr.File), b}]
+	if e == nil {
+		return 0, fmt.Errorf("request at %s: file %d, bucket %d missing from the numbering", fr.Pos.pos(), fr.File, b)
+	}
+	i := sort.Search(len(e.P), func(i int) bool { return e.P[i] > fr.PMax }) - 1
+	if i < 0 {
+		return 0, fmt.Errorf("request at %s: its time is before its bucket's numbering", fr.Pos.pos())
+	}
+	return fr.Req + 1 + e.Base + e.Cross[i], nil
+}
