@@ -62,6 +62,7 @@ span.fp{background:#f9d0d0} span.ok{background:#d4efd4}
 ul.notes li{margin:2px 0}
 div.scroll{overflow-x:auto;max-width:100%}
 p.small{font-size:12px;color:#59636e}
+@media print{body{margin:0;max-width:none}figure,tr{break-inside:avoid}div.scroll{overflow:visible}table{font-size:10px}}
 `
 
 // HTMLPage writes a page with title and body (already markup).
