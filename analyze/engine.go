@@ -44,6 +44,11 @@ type Decision struct {
 	Window    int     // the agent's window size then
 	Action    Action
 	Reason    string
+	// Why is, for a firing (or a firing the disabled kill switch would
+	// have made), the profile's explanation of its score when it has one
+	// (which rule, which requests: progress and the peer profiles); Reason
+	// ends with it. "" otherwise.
+	Why string
 	// KillSeq is, for a request refused because the kill switch had
 	// deactivated its agent (ActionBlocked), the Seq of the killing
 	// request; else 0. Reason says it in words (BlockedReason).

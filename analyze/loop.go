@@ -182,6 +182,7 @@ func (p *LoopPolicy) explain(a *LoopAgent, d *Decision, sc Score) {
 	}
 	if sc.Explain != "" && why != "" {
 		why += ": " + sc.Explain
+		d.Why = sc.Explain
 	}
 	d.Reason = why
 }

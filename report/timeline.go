@@ -312,6 +312,12 @@ func eachAlert(s *analyze.Summary, shown []*analyze.AgentSummary, fn func(line s
 		if err := fn("  " + strings.Join(printableRow(strings.Split(k.Alert.Message, "\n")), "\n  ")); err != nil {
 			return 0, err
 		}
+		if k.Why != "" {
+			// Not part of the alert: the profile's own words on what fired.
+			if err := fn("  why: " + printableRow([]string{k.Why})[0]); err != nil {
+				return 0, err
+			}
+		}
 	}
 	return s.Totals.Kills - len(kept), nil
 }
@@ -627,18 +633,21 @@ type jsonAlert struct {
 }
 
 type jsonKill struct {
-	Seq               int64      `json:"seq"`
-	AgentRequest      int        `json:"agent_request"`
-	TS                string     `json:"ts"`
-	Source            string     `json:"source"`
-	Action            string     `json:"action"`
-	Score             float64    `json:"score"`
-	Threshold         float64    `json:"threshold"`
-	Window            int        `json:"window"`
-	SimilarPrompts    int        `json:"similar_prompts"`
-	SimilarResponses  int        `json:"similar_responses"`
-	RepeatedToolCalls int        `json:"repeated_tool_calls"`
-	Alert             *jsonAlert `json:"alert,omitempty"`
+	Seq               int64   `json:"seq"`
+	AgentRequest      int     `json:"agent_request"`
+	TS                string  `json:"ts"`
+	Source            string  `json:"source"`
+	Action            string  `json:"action"`
+	Score             float64 `json:"score"`
+	Threshold         float64 `json:"threshold"`
+	Window            int     `json:"window"`
+	SimilarPrompts    int     `json:"similar_prompts"`
+	SimilarResponses  int     `json:"similar_responses"`
+	RepeatedToolCalls int     `json:"repeated_tool_calls"`
+	// Why is the profile's explanation of the firing (progress and the
+	// peer profiles), left out when it has none.
+	Why   string     `json:"why,omitempty"`
+	Alert *jsonAlert `json:"alert,omitempty"`
 }
 
 type jsonAgent struct {
@@ -773,7 +782,8 @@ func agentJSON(a *analyze.AgentSummary) jsonAgent {
 	for _, k := range a.Kills() {
 		jk := jsonKill{Seq: k.Seq, AgentRequest: k.AgentN, TS: ingest.FormatTime(k.TS), Source: k.Source.String(),
 			Action: k.Action.String(), Score: k.Score, Threshold: k.Threshold, Window: k.Window,
-			SimilarPrompts: k.Counts.SimilarPrompts, SimilarResponses: k.Counts.SimilarResponses, RepeatedToolCalls: k.Counts.RepeatedToolCalls}
+			SimilarPrompts: k.Counts.SimilarPrompts, SimilarResponses: k.Counts.SimilarResponses, RepeatedToolCalls: k.Counts.RepeatedToolCalls,
+			Why: k.Why}
 		if k.Action == analyze.ActionKill {
 			jk.Alert = &jsonAlert{k.Alert.AgentID, k.Alert.RuleType, k.Alert.Message, ingest.FormatTime(k.Alert.Timestamp)}
 		}
