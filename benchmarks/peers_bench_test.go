@@ -17,7 +17,7 @@ func BenchmarkPeerReplay(b *testing.B) {
 	for _, in := range []struct {
 		name string
 		load func(*testing.B) ([]ingest.Record, int64)
-	}{{"fixtures", fixtureRecords}, {"trajectories", trajectoryRecords}} {
+	}{{"fixtures", fixtureRecords}, {"trajectories", trajectoryRecords}, {"chat", chatRecords}} {
 		recs, size := in.load(b)
 		for _, name := range []string{"spec", "gemini-cli", "openhands", "openhands-headless", "roo", "cline", "openclaw"} {
 			p, err := analyze.ParseProfile(name)
