@@ -44,6 +44,11 @@ type Decision struct {
 	Window    int     // the agent's window size then
 	Action    Action
 	Reason    string
+	// Why is, for a firing (or a firing the disabled kill switch would
+	// have made), the profile's explanation of its score when it has one
+	// (which rule, which requests: progress and the peer profiles); Reason
+	// ends with it. "" otherwise.
+	Why string
 	// KillSeq is, for a request refused because the kill switch had
 	// deactivated its agent (ActionBlocked), the Seq of the killing
 	// request; else 0. Reason says it in words (BlockedReason).
@@ -134,7 +139,7 @@ func (w Warning) String() string { return w.Pos.String() + ": " + w.Msg }
 type Engine struct {
 	cfg      Config
 	policies []Policy
-	loop     *LoopPolicy // the loop kill switch among the policies, if any: its agents' state lives in their books
+	loop     bookedPolicy // the policy whose agents' state lives in the engine's books, if any
 	seq      int64
 	sum      Summary
 	fx       Effects
@@ -145,6 +150,22 @@ type Engine struct {
 	// outOfOrder: the engine warned that the record being replayed is out
 	// of time order for its agent.
 	outOfOrder bool
+}
+
+// bookedPolicy is a policy whose per-agent state the engine keeps in its
+// agent books, so that one lookup per request serves both (the default
+// replay's hot path): the core's own loop kill switch (loop.go). Every
+// other policy keeps its own state.
+type bookedPolicy interface {
+	Policy
+	// claimBooks reports whether the policy's state may live in this
+	// engine's books: false when another engine already holds it.
+	claimBooks() bool
+	// initBook sets up the agent's state in its new book.
+	initBook(a *LoopAgent, name string)
+	// selectBook points the policy at the book of the record's agent,
+	// before each call.
+	selectBook(a *LoopAgent)
 }
 
 // OutOfOrderPrefix begins every out-of-order warning: the engine's, per
@@ -227,8 +248,8 @@ func NewEngine(cfg Config) (*Engine, error) {
 	names := make([]string, len(policies))
 	for i, p := range policies {
 		names[i] = p.Name()
-		if lp, ok := p.(*LoopPolicy); ok && e.loop == nil && !lp.shared {
-			e.loop, lp.shared = lp, true
+		if bp, ok := p.(bookedPolicy); ok && e.loop == nil && bp.claimBooks() {
+			e.loop = bp
 		}
 	}
 	e.sum.Policy = strings.Join(names, "+")
@@ -246,7 +267,7 @@ func (e *Engine) book(name string) *agentBook {
 	b, added := e.agents.find(name)
 	if added {
 		if e.loop != nil {
-			e.loop.init(&b.loop, name)
+			e.loop.initBook(&b.loop, name)
 		}
 		e.sum.Agents = append(e.sum.Agents, &b.sum)
 	}
@@ -284,7 +305,7 @@ func (e *Engine) step(rec *ingest.Record, f *Features) (*Decision, []Transition)
 	}
 	b := e.book(rec.Agent)
 	if e.loop != nil {
-		e.loop.cur = &b.loop
+		e.loop.selectBook(&b.loop)
 	}
 	// Order matters per agent: a capture grouped by agent, each agent in
 	// order, is not out of order.

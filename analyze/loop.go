@@ -67,6 +67,20 @@ func (p *LoopPolicy) agent(name string) *LoopAgent {
 }
 
 // init sets a up as the new agent name.
+// claimBooks, initBook and selectBook make the policy a bookedPolicy of
+// the engine.
+func (p *LoopPolicy) claimBooks() bool {
+	if p.shared {
+		return false
+	}
+	p.shared = true
+	return true
+}
+
+func (p *LoopPolicy) selectBook(a *LoopAgent) { p.cur = a }
+
+func (p *LoopPolicy) initBook(a *LoopAgent, name string) { p.init(a, name) }
+
 func (p *LoopPolicy) init(a *LoopAgent, name string) {
 	s := p.settings[name]
 	if s == nil {
@@ -168,6 +182,7 @@ func (p *LoopPolicy) explain(a *LoopAgent, d *Decision, sc Score) {
 	}
 	if sc.Explain != "" && why != "" {
 		why += ": " + sc.Explain
+		d.Why = sc.Explain
 	}
 	d.Reason = why
 }

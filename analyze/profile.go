@@ -64,6 +64,20 @@ type Profile struct {
 	// tool calls change (Summary.ToolAgentKills): a tool-using agent's
 	// last user message is its task. "": no suggestion.
 	ToolAgentHint string
+	// CountNames name, as a report's columns do, what a kill's Counts
+	// hold in this profile (SimilarPrompts, SimilarResponses,
+	// RepeatedToolCalls, in that order); empty: SPEC §1's similar
+	// prompts, similar responses and repeated tool calls.
+	CountNames [3]string
+}
+
+// CountColumns returns CountNames, or SPEC §1's "prompts", "responses",
+// "tool calls" when the profile names none.
+func (p *Profile) CountColumns() [3]string {
+	if n := p.or().CountNames; n != [3]string{} {
+		return n
+	}
+	return [3]string{"prompts", "responses", "tool calls"}
 }
 
 // String returns the profile's name. A nil *Profile is ProfileSpec in

@@ -26,6 +26,10 @@ var ProfileProgress = &Profile{
 	// library the first false positive is at 1 and the first miss at 9.5,
 	// on the real trajectories 2 and 4.5 (docs/progress.md).
 	SweepThresholds: "1:12:0.5",
+	// A kill's counts are the earlier steps its rule matched: steps
+	// without an action (SimilarPrompts), repeated answers
+	// (SimilarResponses), steps with an action (RepeatedToolCalls).
+	CountNames: [3]string{"no-action repeats", "answer repeats", "action repeats"},
 }
 
 func init() { RegisterProfile(ProfileProgress) }

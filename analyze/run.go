@@ -95,22 +95,71 @@ func needsFeatures(rec *ingest.Record) bool {
 	return rec.Err == nil && rec.Skip == "" && rec.Control == nil
 }
 
+// A batch closes at batchRecords records or once its records' bodies fill
+// batchBytes, whichever comes first: short records are handed over in
+// hundreds, long ones (tool agents sending 10–30 KB of history a call) in
+// tens, so that a batch's bodies stay in the cache between the copy and the
+// extraction, the engine starts after a quarter of a megabyte rather than
+// after megabytes, and the arena, sized once, is reused and never grows.
 const (
-	batchSize = 256
-	maxArena  = 64 << 20 // larger batches copy into buffers of their own
+	batchRecords = 256
+	batchBytes   = 256 << 10
+	arenaCap     = 2 * batchBytes // a record up to batchBytes always fits; a larger one gets a buffer of its own
 )
 
 type batch struct {
 	recs  []*ingest.Record
 	feats []Features
 	arena []byte // the batch's copies of its records' bodies
-	need  int    // bytes its records needed, to size the arena's next use
 	done  chan struct{}
 }
 
+func newBatch() *batch {
+	return &batch{recs: make([]*ingest.Record, 0, batchRecords), arena: make([]byte, 0, arenaCap)}
+}
+
+// fill reads records from src into b (emptied first), copying their
+// bodies into its arena, until b closes or src ends; more is false when
+// src has ended.
+func (b *batch) fill(src ingest.Reader) (more bool) {
+	b.recs, b.arena = b.recs[:0], b.arena[:0]
+	more = true
+	for len(b.recs) < batchRecords && len(b.arena) < batchBytes {
+		if more = src.Scan(); !more {
+			break
+		}
+		rec := src.Record()
+		b.arena = rec.CopyInto(b.arena)
+		b.recs = append(b.recs, rec)
+	}
+	if cap(b.feats) >= len(b.recs) {
+		b.feats = b.feats[:len(b.recs)]
+	} else {
+		b.feats = make([]Features, len(b.recs), batchRecords)
+	}
+	return more
+}
+
 func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error) error {
-	work := make(chan *batch, workers*2)
-	ordered := make(chan *batch, workers*4)
+	// An input that fits one batch (a check's small capture, a one-line
+	// replay) is extracted here: no goroutine would earn its start.
+	first := newBatch()
+	if !first.fill(src) {
+		x := NewExtractor(p)
+		for i, rec := range first.recs {
+			if needsFeatures(rec) {
+				first.feats[i] = x.Extract(rec)
+			}
+			if err := step(rec, &first.feats[i]); err != nil {
+				return err
+			}
+		}
+		return src.Err()
+	}
+	// At most 2×workers+2 batches are out at a time (one filling, the
+	// queued, one being stepped): a few megabytes whatever the input.
+	work := make(chan *batch, workers)
+	ordered := make(chan *batch, workers*2)
 	stop := make(chan struct{})
 	var readErr error
 	var wg sync.WaitGroup
@@ -137,33 +186,9 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 	go func() {
 		defer close(ordered)
 		defer close(work)
+		b, more := first, true
 		for {
-			var b *batch
-			select {
-			case b = <-free:
-				if b.need > cap(b.arena) && b.need <= maxArena {
-					b.arena = make([]byte, 0, b.need+b.need/4) // it overflowed last time
-				}
-				b.recs, b.arena, b.need = b.recs[:0], b.arena[:0], 0
-			default:
-				b = &batch{recs: make([]*ingest.Record, 0, batchSize), arena: make([]byte, 0, 1<<20)}
-			}
 			b.done = make(chan struct{})
-			for len(b.recs) < batchSize && src.Scan() {
-				rec := src.Record()
-				b.need += len(rec.Request) + len(rec.Response)
-				b.arena = rec.CopyInto(b.arena)
-				b.recs = append(b.recs, rec)
-			}
-			if len(b.recs) == 0 {
-				readErr = src.Err()
-				return
-			}
-			if cap(b.feats) >= len(b.recs) {
-				b.feats = b.feats[:len(b.recs)]
-			} else {
-				b.feats = make([]Features, len(b.recs))
-			}
 			select {
 			case work <- b:
 			case <-stop:
@@ -174,7 +199,16 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 			case <-stop:
 				return
 			}
-			if len(b.recs) < batchSize {
+			if !more {
+				readErr = src.Err()
+				return
+			}
+			select {
+			case b = <-free:
+			default:
+				b = newBatch()
+			}
+			if more = b.fill(src); !more && len(b.recs) == 0 {
 				readErr = src.Err()
 				return
 			}

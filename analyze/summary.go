@@ -21,6 +21,8 @@ type Kill struct {
 	Window    int
 	Action    Action // ActionKill or ActionBlock
 	Alert     Alert  // what the live system would have sent (deactivate variant)
+	// Why is the profile's explanation of the firing (Decision.Why), or "".
+	Why string
 }
 
 // Alert is the kill-switch alert of SPEC §4.2 (webhook body).
@@ -240,7 +242,7 @@ func (s *Summary) add(a *AgentSummary, d *Decision) {
 		}
 		x.Saved.Add(d)
 		k := Kill{Seq: d.Seq, AgentN: d.AgentN, TS: d.TS, Source: d.Source, Counts: d.Counts,
-			Score: d.Score, Threshold: d.Threshold, Window: d.Window, Action: d.Action}
+			Score: d.Score, Threshold: d.Threshold, Window: d.Window, Action: d.Action, Why: d.Why}
 		k.Alert = AlertFor(d.Agent, k)
 		x.Kills = append(x.Kills, k)
 	}

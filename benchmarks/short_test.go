@@ -173,21 +173,28 @@ func sized(rng *rand.Rand, n int) string {
 // which a shared machine disturbs less than wall time.
 func BenchmarkShortReplay(b *testing.B) {
 	c := benchShort()
+	replayAtWorkers(b, c.data, c.recs, "short.jsonl")
+}
+
+// replayAtWorkers runs a whole replay (spec profile) of a JSONL capture of
+// recs requests at 1 and 2 workers, as sub-benchmarks: MB/s and records/s,
+// and cpu-MB/s per CPU second of all goroutines.
+func replayAtWorkers(b *testing.B, data []byte, recs int, name string) {
 	for _, workers := range []int{1, 2} {
 		b.Run("workers="+strconv.Itoa(workers), func(b *testing.B) {
 			cfg := analyze.NewConfig()
-			b.SetBytes(int64(len(c.data)))
+			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			cpu0, _ := cputime.Used()
 			for b.Loop() {
-				r := ingest.NewJSONL(bytes.NewReader(c.data), "short.jsonl", ingest.JSONLOptions{})
+				r := ingest.NewJSONL(bytes.NewReader(data), name, ingest.JSONLOptions{})
 				sum, err := analyze.Replay(r, cfg, workers, analyze.Hooks{})
-				if err != nil || sum.Totals.Requests != c.recs {
+				if err != nil || sum.Totals.Requests != recs {
 					b.Fatalf("%v %d", err, sum.Totals.Requests)
 				}
 			}
-			cputime.Report(b, cpu0, int64(len(c.data)))
-			reportRecords(b, c.recs)
+			cputime.Report(b, cpu0, int64(len(data)))
+			reportRecords(b, recs)
 		})
 	}
 }

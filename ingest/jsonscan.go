@@ -193,8 +193,8 @@ func stringValue(raw []byte) (string, error) {
 // "\ud800" and "\udbff" would name one key where the live system (a
 // JavaScript or Python service) sees two.
 func keyValue(raw []byte) (string, error) {
-	if u, ok := loneSurrogate(raw); ok {
-		return "", fmt.Errorf("holds a lone UTF-16 surrogate (\\u%04x), which cannot name a key: it would read as U+FFFD, the same as any other", u)
+	if err := LoneSurrogateError(raw); err != nil {
+		return "", err
 	}
 	return stringValue(raw)
 }
@@ -207,6 +207,19 @@ func memberValue(name string, raw []byte) (string, error) {
 		return keyValue(raw)
 	}
 	return stringValue(raw)
+}
+
+// LoneSurrogateError is the problem of a JSON string naming what a kill
+// switch keys on (raw, its JSON text, quotes included) that holds a lone
+// UTF-16 surrogate escape, or nil: such a string decodes to U+FFFD, so
+// "\ud800" and "\udbff" would name one key where the live system (a
+// JavaScript or Python service) sees two. Readers of other formats refuse
+// such keys with it, as the JSONL reader does.
+func LoneSurrogateError(raw []byte) error {
+	if u, ok := loneSurrogate(raw); ok {
+		return fmt.Errorf("holds a lone UTF-16 surrogate (\\u%04x), which cannot name a key: it would read as U+FFFD, the same as any other", u)
+	}
+	return nil
 }
 
 // loneSurrogate returns the first \uXXXX escape of a JSON string that is a

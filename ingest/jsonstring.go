@@ -1,6 +1,9 @@
 package ingest
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // AppendJSONString appends s as a JSON string literal (see AppendJSONEscaped).
 func AppendJSONString[T string | []byte](b []byte, s T) []byte {
@@ -26,6 +29,49 @@ func AppendJSONStringStd(b []byte, s string) []byte {
 	b = append(b, '"')
 	b = appendEscaped(b, s, true)
 	return append(b, '"')
+}
+
+// AppendJSONStringMarshal appends s as a JSON string literal exactly as
+// json.Marshal writes it: as AppendJSONStringStd, with <, > and & escaped
+// too (\u003c, \u003e, \u0026: encoding/json's HTML escaping).
+func AppendJSONStringMarshal(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for {
+		i := strings.IndexAny(s, "<>&")
+		if i < 0 {
+			break
+		}
+		b = appendEscaped(b, s[:i], true)
+		b = append(b, '\\', 'u', '0', '0', hex[s[i]>>4], hex[s[i]&0xf])
+		s = s[i+1:]
+	}
+	b = appendEscaped(b, s, true)
+	return append(b, '"')
+}
+
+// Hex4 returns the value of the 4 hex digits s starts with (a \u escape's),
+// or -1 when it does not start with 4.
+func Hex4[T string | []byte](s T) rune {
+	if len(s) < 4 {
+		return -1
+	}
+	var r rune
+	for i := range 4 {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // appendEscaped is AppendJSONEscaped; shortBF writes \b and \f as such

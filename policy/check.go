@@ -11,6 +11,9 @@ import (
 // settings and the command line's overrides become a replay, and what the
 // policy compares besides the engine's per-agent outcomes.
 type Checker interface {
+	// Schema is the policy's part of an expectation file: its settings,
+	// variants and sections.
+	Schema() *expect.Schema
 	// ProfileHelp names the policy's profiles for messages ("m22 or spec
 	// for the gateway"), or "" when it has none.
 	ProfileHelp() string
@@ -29,6 +32,9 @@ type CheckRun interface {
 	// Settings is the line that says which settings were replayed (""
 	// for the loop detector's, which check derives from the summary).
 	Settings() string
+	// Describe words what the replay did to one agent, for check's
+	// messages ("killed at request 6 (score 13.0 > 10)").
+	Describe(a *analyze.AgentSummary, s *analyze.Summary) string
 	// Update brings next's policy sections up to date with the replay
 	// (check --update) and returns what changed, one line each.
 	Update(next *expect.Expectation) []string
@@ -57,10 +63,25 @@ func (f *CheckFile) RefuseLoopSettings(name string, profile bool) error {
 	for _, o := range []struct {
 		set  bool
 		flag string
-	}{{f.Over.Window != nil, "--window"}, {f.Over.Threshold != nil, "--threshold"}, {f.Over.Mode != nil, "--mode"}, {profile, "--profile"}} {
+	}{{f.Over.Window != nil, "--window"}, {f.Over.Threshold != nil, "--threshold"}, {f.Over.Mode != nil, "--mode"}, {profile, "--profile " + f.Profile}} {
 		if o.set {
 			return fmt.Errorf("%s: %s is a loop detector setting: this file replays the %s", f.Path, o.flag, name)
 		}
 	}
 	return nil
+}
+
+// Schemas are the registered policies' parts of an expectation file, the
+// default policy's first: what expect.Parse reads a file with.
+func Schemas() []*expect.Schema {
+	var out []*expect.Schema
+	if d := Default(); d != nil && d.Check != nil {
+		out = append(out, d.Check.Schema())
+	}
+	for _, p := range All() {
+		if p.Check != nil && p != Default() {
+			out = append(out, p.Check.Schema())
+		}
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/killswitch/killswitch/analyze"
+	"github.com/killswitch/killswitch/ingest"
 )
 
 // HTML reports are one self-contained file: inline CSS, hand-written SVG,
@@ -50,14 +51,18 @@ div.row{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}
 div.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:14px}
 figure{margin:0;border:1px solid #e3e6ea;border-radius:6px;padding:8px 10px;background:#fff}
 figcaption{font-size:13px;margin-bottom:4px}
+figure.lane{margin:10px 0}
+b.lane{font-size:15px}
 svg text{font-size:11px;fill:#59636e}
 svg text.v{fill:#1d232a;font-size:10.5px}
+svg text.lane{fill:#1d232a;font-size:13px;font-weight:600}
 span.tag{display:inline-block;border-radius:3px;padding:0 5px;font-size:11.5px;margin-left:4px}
 span.loop{background:#fde2c8} span.legit{background:#d8ecfb} span.unknown{background:#eceef1}
 span.fp{background:#f9d0d0} span.ok{background:#d4efd4}
 ul.notes li{margin:2px 0}
 div.scroll{overflow-x:auto;max-width:100%}
 p.small{font-size:12px;color:#59636e}
+@media print{body{margin:0;max-width:none}figure,tr{break-inside:avoid}div.scroll{overflow:visible}table{font-size:10px}}
 `
 
 // HTMLPage writes a page with title and body (already markup).
@@ -345,8 +350,8 @@ func scoreChart(d *HTMLDoc, s *analyze.AgentSeries) {
 			pts = append(pts, SVGNum(clampX(x(float64(p.N)-half)))+","+SVGNum(y(p.Threshold)), SVGNum(clampX(x(float64(p.N)+half)))+","+SVGNum(y(p.Threshold)))
 			vals = append(vals, sweepNum(p.Threshold))
 		}
-		d.F(`<polyline class="threshold" data-values="%s" points="%s" fill="none" stroke="#d62728" stroke-dasharray="5 4" stroke-width="1.3"/>`+"\n",
-			strings.Join(vals, " "), strings.Join(pts, " "))
+		d.F(`<polyline class="threshold" data-values="%s" points="%s" fill="none" stroke="#d62728" stroke-dasharray="5 4" stroke-width="1.3"><title>threshold per request: %s to %s</title></polyline>`+"\n",
+			strings.Join(vals, " "), strings.Join(pts, " "), vals[0], vals[len(vals)-1])
 	}
 	pts, bucket := scoredPoints(s)
 	if len(pts) > 0 {
@@ -362,11 +367,13 @@ func scoreChart(d *HTMLDoc, s *analyze.AgentSeries) {
 			}
 			path = append(path, cmd+SVGNum(x(float64(p.N)))+","+SVGNum(y(p.Score)))
 		}
-		d.F(`<path class="score" data-n="%s" data-score="%s" data-bucket="%d" d="%s" fill="none" stroke="#3b6fb6" stroke-width="1.6" stroke-linejoin="round"/>`+"\n",
-			strings.Join(ns, " "), strings.Join(ss, " "), bucket, strings.Join(path, " "))
+		d.F(`<path class="score" data-n="%s" data-score="%s" data-bucket="%d" d="%s" fill="none" stroke="#3b6fb6" stroke-width="1.6" stroke-linejoin="round"><title>%s</title></path>`+"\n",
+			strings.Join(ns, " "), strings.Join(ss, " "), bucket, strings.Join(path, " "),
+			HTMLEsc(fmt.Sprintf("%s: score of requests 1–%d (%s – %s), at most %s", s.Agent, maxN, ingest.FormatTime(s.Points[0].TS), ingest.FormatTime(s.Points[len(s.Points)-1].TS), sweepNum(s.MaxScore()))))
 		if len(pts) <= 60 {
 			for _, p := range pts {
-				d.F(`<circle cx="%s" cy="%s" r="2" fill="#3b6fb6"><title>request %d: score %s</title></circle>`+"\n", SVGNum(x(float64(p.N))), SVGNum(y(p.Score)), p.N, sweepNum(p.Score))
+				d.F(`<circle cx="%s" cy="%s" r="2" fill="#3b6fb6"><title>%s</title></circle>`+"\n", SVGNum(x(float64(p.N))), SVGNum(y(p.Score)),
+					HTMLEsc(fmt.Sprintf("%s %s request %d: score %s (threshold %s)", ingest.FormatTime(p.TS), s.Agent, p.N, sweepNum(p.Score), sweepNum(p.Threshold))))
 			}
 		}
 	}
@@ -377,14 +384,15 @@ func scoreChart(d *HTMLDoc, s *analyze.AgentSeries) {
 		d.F(`<text x="%s" y="%s" text-anchor="end">if not killed</text>`+"\n", SVGNum(L+pw-4), SVGNum(T+12))
 	}
 	for _, k := range s.Kills {
-		sc := 0.0
+		var kp analyze.ScorePoint
 		for _, p := range s.Points {
 			if p.N == k {
-				sc = p.Score
+				kp = p
 			}
 		}
-		d.F(`<circle class="kill" data-n="%d" data-score="%s" cx="%s" cy="%s" r="5" fill="#d62728" stroke="#fff" stroke-width="1.5"><title>killed at request %d: score %s</title></circle>`+"\n",
-			k, sweepNum(sc), SVGNum(x(float64(k))), SVGNum(y(sc)), k, sweepNum(sc))
+		d.F(`<circle class="kill" data-n="%d" data-score="%s" cx="%s" cy="%s" r="5" fill="#d62728" stroke="#fff" stroke-width="1.5"><title>%s</title></circle>`+"\n",
+			k, sweepNum(kp.Score), SVGNum(x(float64(k))), SVGNum(y(kp.Score)),
+			HTMLEsc(fmt.Sprintf("%s %s killed at request %d: score %s, threshold %s", ingest.FormatTime(kp.TS), s.Agent, k, sweepNum(kp.Score), sweepNum(kp.Threshold))))
 	}
 	d.F("</svg>\n")
 }

@@ -60,7 +60,7 @@ func TimelineHTML(w io.Writer, s *analyze.Summary, series func(agent string) (an
 	d.F("<h2>Deactivation timelines</h2>\n")
 	shown, nrows := shownAgents(s, opt.All)
 	left := []int{0, 2}
-	htmlTableHead(&d.HTMLDoc, timelineHeader, left...)
+	htmlTableHead(&d.HTMLDoc, timelineHeaderOf(s), left...)
 	if err := eachRow(s, shown, func(r []string) error {
 		htmlRow(&d.HTMLDoc, r, false, left...)
 		return d.maybeFlush()

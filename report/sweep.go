@@ -22,13 +22,15 @@ import (
 //	late         … of which more than LateAfter requests into it
 //	early        loop agents killed before their loop started
 //	missed       loop agents not killed during their loop
-//	false pos.   agents killed outside a loop (ground truth)
+//	healthy killed  healthy agents killed (ground truth)
+//	outside loop loop agents killed outside their loop (before or after it);
+//	             healthy killed + outside loop are the false positives
 //	likely fp    agents without ground truth the heuristic flags
 //	blocked      requests refused: each kill and everything refused after
 //	saved/lost   tokens and cost of refused requests inside loops / of healthy traffic
 //	delay        requests and seconds from a loop's start to its catch: median / p90
 
-var sweepHeader = []string{"window", "threshold", "killed", "caught", "late", "early", "missed", "false pos.", "likely fp",
+var sweepHeader = []string{"window", "threshold", "killed", "caught", "late", "early", "missed", "healthy killed", "outside loop", "likely fp",
 	"blocked", "saved tokens", "saved cost", "lost tokens", "lost cost", "delay req (med / p90)", "delay s (med / p90)"}
 
 func sweepNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
@@ -63,16 +65,16 @@ func sweepRows(r *sweep.Result) [][]string {
 		lt, lc := sweepSaved(s.LostLegit)
 		row := []string{strconv.Itoa(s.Window), th, strconv.Itoa(s.AgentsKilled),
 			strconv.Itoa(s.LoopsCaught()), strconv.Itoa(s.CaughtLate), strconv.Itoa(s.KilledEarly), strconv.Itoa(s.Missed),
-			strconv.Itoa(len(s.FalsePositives)), strconv.Itoa(len(s.LikelyFalsePositives)), strconv.Itoa(s.Refused.Requests),
-			st, sc, lt, lc, sweepDelay(s.DelayRequests, ""), sweepDelay(s.DelaySeconds, "")}
+			strconv.Itoa(s.LegitKilled), strconv.Itoa(len(s.FalsePositives) - s.LegitKilled), strconv.Itoa(len(s.LikelyFalsePositives)),
+			strconv.Itoa(s.Refused.Requests), st, sc, lt, lc, sweepDelay(s.DelayRequests, ""), sweepDelay(s.DelaySeconds, "")}
 		if !truth {
-			for j := 3; j <= 7; j++ {
+			for j := 3; j <= 8; j++ {
 				row[j] = "-"
 			}
-			row[10], row[11], row[12], row[13] = "-", "-", "-", "-"
+			row[11], row[12], row[13], row[14] = "-", "-", "-", "-"
 		}
 		if r.Truth.Unknown == 0 {
-			row[8] = "-"
+			row[9] = "-"
 		}
 		rows = append(rows, row)
 	}
@@ -223,11 +225,33 @@ type SweepTableOptions struct {
 // setting the default sweep table shows.
 const SweepAround = 3
 
-// sweepCompact are the columns a narrow sweep table keeps.
-var sweepCompact = []int{0, 1, 2, 3, 7, 8, 11, 13, 14}
-
-// sweepCompactHeader names them briefly.
-var sweepCompactHeader = []string{"WINDOW", "THRESHOLD", "KILLED", "CAUGHT", "FALSE POS.", "LIKELY FP", "SAVED $", "LOST $", "DELAY REQ"}
+// sweepCompact returns the columns a narrow sweep table keeps and their
+// brief names: the setting, kills and catches, the false positives split
+// into healthy agents killed and loop agents killed outside their loop
+// (with ground truth), the heuristic's likely ones (for agents without
+// it), the cost saved and lost, the delay. With both kinds of agent, the
+// kill count goes to make room.
+func sweepCompact(r *sweep.Result) ([]int, []string) {
+	cols := []int{0, 1, 2, 3}
+	truth, unknown := hasTruth(r), r.Truth.Unknown > 0
+	if truth {
+		cols = append(cols, 7, 8)
+	}
+	if unknown {
+		cols = append(cols, 9)
+	}
+	if truth && unknown {
+		cols = append(cols[:2], cols[3:]...)
+	}
+	cols = append(cols, 12, 14, 15)
+	names := map[int]string{0: "WINDOW", 1: "THRESHOLD", 2: "KILLED", 3: "CAUGHT", 7: "HEALTHY", 8: "OUTSIDE", 9: "LIKELY FP",
+		12: "SAVED $", 14: "LOST $", 15: "DELAY REQ"}
+	header := make([]string, len(cols))
+	for i, c := range cols {
+		header[i] = names[c]
+	}
+	return cols, header
+}
 
 // SweepTableOpts renders the sweep as a terminal table: led by the
 // recommendation and the settings around it unless opt.All, fitting
@@ -258,9 +282,13 @@ func SweepTableOpts(w io.Writer, r *sweep.Result, opt SweepTableOptions) error {
 		notes = append(notes, fmt.Sprintf("%d of %d settings: the recommended one (*), %d thresholds either side, the other windows at its threshold; --all for the grid", shown, len(all), SweepAround))
 	}
 	if !opt.Wide && tableWidth(header, rows, nil) > width {
-		header = sweepCompactHeader
+		var cols []int
+		cols, header = sweepCompact(r)
 		for i := range rows {
-			rows[i] = pick(rows[i], sweepCompact)
+			rows[i] = pick(rows[i], cols)
+		}
+		if hasTruth(r) {
+			notes = append(notes, "HEALTHY: healthy agents killed; OUTSIDE: loop agents killed outside their loop; the false positives are both")
 		}
 		// Narrower still (a small terminal): the last columns go.
 		for tableWidth(header, rows, nil) > width && len(header) > 4 {

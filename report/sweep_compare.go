@@ -16,12 +16,14 @@ import (
 // are compared by what they do, never by value.
 
 var compareHeader = []string{"profile", "setting", "window", "threshold", "killed", "caught", "late", "early", "missed",
-	"false pos.", "likely fp", "saved cost", "lost cost", "delay req (med / p90)", "pr area"}
+	"healthy killed", "outside loop", "likely fp", "saved cost", "lost cost", "delay req (med / p90)", "pr area"}
 
-// compareCompact are the columns a narrow comparison keeps.
-var compareCompact = []int{0, 1, 2, 3, 5, 6, 9, 12, 13}
+// compareCompact are the columns a narrow comparison keeps: the false
+// positives as healthy agents killed and loop agents killed outside
+// their loop.
+var compareCompact = []int{0, 1, 2, 3, 5, 6, 9, 10, 14}
 
-var compareCompactHeader = []string{"PROFILE", "SETTING", "WINDOW", "THRESHOLD", "CAUGHT", "LATE", "FALSE POS.", "LOST $", "DELAY REQ"}
+var compareCompactHeader = []string{"PROFILE", "SETTING", "WINDOW", "THRESHOLD", "CAUGHT", "LATE", "HEALTHY", "OUTSIDE", "DELAY REQ"}
 
 func compareTitle(c *sweep.Comparison) string {
 	var names []string
@@ -38,7 +40,7 @@ func compareRows(c *sweep.Comparison) [][]string {
 	for _, cr := range c.Rows {
 		r := c.Results[cr.Result]
 		if cr.Setting < 0 {
-			row := []string{r.Profile.String(), "recommended", "none", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"}
+			row := []string{r.Profile.String(), "recommended", "none", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"}
 			rows = append(rows, row)
 			continue
 		}
@@ -49,9 +51,9 @@ func compareRows(c *sweep.Comparison) [][]string {
 		if a, ok := r.Area(s.Window); ok {
 			area = strconv.FormatFloat(a, 'f', 3, 64)
 		}
-		// full: window threshold killed caught late early missed fp likely blocked st sc lt lc delayreq delays
+		// full: window threshold killed caught late early missed healthy outside likely blocked st sc lt lc delayreq delays
 		rows = append(rows, []string{r.Profile.String(), cr.What, full[0], th, full[2], full[3], full[4], full[5], full[6],
-			full[7], full[8], full[11], full[13], full[14], area})
+			full[7], full[8], full[9], full[12], full[14], full[15], area})
 	}
 	return rows
 }
@@ -79,6 +81,9 @@ func SweepCompareTable(w io.Writer, c *sweep.Comparison, opt SweepTableOptions) 
 	}
 	if err := asciiTable(w, header, rows, nil); err != nil {
 		return err
+	}
+	if header[6] == "HEALTHY" {
+		fmt.Fprintln(w, Wrap("(HEALTHY: healthy agents killed; OUTSIDE: loop agents killed outside their loop; the false positives are both)", width))
 	}
 	fmt.Fprintln(w, Wrap("("+compareNote(c)+")", width))
 	for _, r := range c.Results {

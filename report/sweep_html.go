@@ -105,8 +105,8 @@ func prChart(d *HTMLDoc, r *sweep.Result) {
 		// gaps, and beside them.
 		width := 1.8 + 2*float64(len(r.Curves)-1-ci)
 		dash := prDash(ci)
-		d.F(`<polyline class="pr" data-window="%d" data-area="%s" data-threshold="%s" data-precision="%s" data-recall="%s" points="%s" fill="none" stroke="%s" stroke-width="%s" stroke-linejoin="round"%s opacity="0.85"/>`+"\n",
-			c.Window, strconv.FormatFloat(c.Area, 'f', 4, 64), strings.Join(ths, " "), strings.Join(ps, " "), strings.Join(rs, " "), strings.Join(xy, " "), color, SVGNum(width), dash)
+		d.F(`<polyline class="pr" data-window="%d" data-area="%s" data-threshold="%s" data-precision="%s" data-recall="%s" points="%s" fill="none" stroke="%s" stroke-width="%s" stroke-linejoin="round"%s opacity="0.85"><title>window %d: area %.3f</title></polyline>`+"\n",
+			c.Window, strconv.FormatFloat(c.Area, 'f', 4, 64), strings.Join(ths, " "), strings.Join(ps, " "), strings.Join(rs, " "), strings.Join(xy, " "), color, SVGNum(width), dash, c.Window, c.Area)
 		for _, p := range c.Points {
 			d.F(`<circle cx="%s" cy="%s" r="3" fill="%s"><title>window %d, threshold %s: precision %.2f, recall %.2f</title></circle>`+"\n",
 				SVGNum(x(p.Recall)), SVGNum(y(p.Precision)), color, c.Window, sweepNum(p.Threshold), p.Precision, p.Recall)
@@ -204,7 +204,7 @@ func sweepHTMLBody(d *HTMLDoc, r *sweep.Result) {
 	}
 	d.F("<h2>Catches and false positives over the grid</h2>\n<div class=\"row\">\n")
 	heatMap(d, r, "caught", "Loops caught, late ones included"+note, sweepCatches, [3]int{46, 158, 68})
-	heatMap(d, r, "false_positives", "False positives"+note, sweepFPs, [3]int{214, 39, 40})
+	heatMap(d, r, "false_positives", "False positives: healthy agents killed + loop agents killed outside their loop"+note, sweepFPs, [3]int{214, 39, 40})
 	if r.Recommended >= 0 {
 		d.F("</div>\n<p class=\"small\">The framed cell is the recommended setting: the most loops caught with at most %d false positives; ties go to the higher threshold.</p>\n", r.MaxFalsePositives)
 	} else {

@@ -33,6 +33,15 @@ const (
 
 var timelineHeader = []string{"agent", "requests", "killed at", "request #", "score", "prompts", "responses", "tool calls", "blocked after", "saved tokens", "saved cost"}
 
+// timelineHeaderOf is timelineHeader with the count columns named as the
+// replay's profile means them (analyze.Profile.CountColumns).
+func timelineHeaderOf(s *analyze.Summary) []string {
+	h := append([]string(nil), timelineHeader...)
+	n := s.Profile.CountColumns()
+	copy(h[5:8], n[:])
+	return h
+}
+
 // agentRows are the agent's timeline rows: one per kill, or one for an
 // agent never killed (its highest score shown as "max N").
 func agentRows(s *analyze.Summary, a *analyze.AgentSummary) [][]string {
@@ -303,6 +312,12 @@ func eachAlert(s *analyze.Summary, shown []*analyze.AgentSummary, fn func(line s
 		if err := fn("  " + strings.Join(printableRow(strings.Split(k.Alert.Message, "\n")), "\n  ")); err != nil {
 			return 0, err
 		}
+		if k.Why != "" {
+			// Not part of the alert: the profile's own words on what fired.
+			if err := fn("  why: " + printableRow([]string{k.Why})[0]); err != nil {
+				return 0, err
+			}
+		}
 	}
 	return s.Totals.Kills - len(kept), nil
 }
@@ -348,7 +363,7 @@ func TimelineTableOpts(w io.Writer, s *analyze.Summary, opt TableOptions) error 
 		width = DefaultWidth
 	}
 	fmt.Fprintf(w, "%s\n\n", Wrap("Deactivation timelines — "+settingsLine(s), width))
-	header := upper(timelineHeader)
+	header := upper(timelineHeaderOf(s))
 	widths := make([]int, len(header))
 	measure := func(r []string) error {
 		for i, c := range r {
@@ -515,7 +530,7 @@ func TimelineMarkdownOpts(w io.Writer, s *analyze.Summary, opt TableOptions) err
 	shown, nrows := shownAgents(s, opt.All)
 	total := timelineTotal(s)
 	fmt.Fprintf(w, "## Deactivation timelines\n\n%s\n\n", settingsLine(s))
-	mdRow(w, timelineHeader)
+	mdRow(w, timelineHeaderOf(s))
 	seps := make([]string, len(timelineHeader))
 	for i := range seps {
 		seps[i] = "---"
@@ -618,18 +633,21 @@ type jsonAlert struct {
 }
 
 type jsonKill struct {
-	Seq               int64      `json:"seq"`
-	AgentRequest      int        `json:"agent_request"`
-	TS                string     `json:"ts"`
-	Source            string     `json:"source"`
-	Action            string     `json:"action"`
-	Score             float64    `json:"score"`
-	Threshold         float64    `json:"threshold"`
-	Window            int        `json:"window"`
-	SimilarPrompts    int        `json:"similar_prompts"`
-	SimilarResponses  int        `json:"similar_responses"`
-	RepeatedToolCalls int        `json:"repeated_tool_calls"`
-	Alert             *jsonAlert `json:"alert,omitempty"`
+	Seq               int64   `json:"seq"`
+	AgentRequest      int     `json:"agent_request"`
+	TS                string  `json:"ts"`
+	Source            string  `json:"source"`
+	Action            string  `json:"action"`
+	Score             float64 `json:"score"`
+	Threshold         float64 `json:"threshold"`
+	Window            int     `json:"window"`
+	SimilarPrompts    int     `json:"similar_prompts"`
+	SimilarResponses  int     `json:"similar_responses"`
+	RepeatedToolCalls int     `json:"repeated_tool_calls"`
+	// Why is the profile's explanation of the firing (progress and the
+	// peer profiles), left out when it has none.
+	Why   string     `json:"why,omitempty"`
+	Alert *jsonAlert `json:"alert,omitempty"`
 }
 
 type jsonAgent struct {
@@ -764,7 +782,8 @@ func agentJSON(a *analyze.AgentSummary) jsonAgent {
 	for _, k := range a.Kills() {
 		jk := jsonKill{Seq: k.Seq, AgentRequest: k.AgentN, TS: ingest.FormatTime(k.TS), Source: k.Source.String(),
 			Action: k.Action.String(), Score: k.Score, Threshold: k.Threshold, Window: k.Window,
-			SimilarPrompts: k.Counts.SimilarPrompts, SimilarResponses: k.Counts.SimilarResponses, RepeatedToolCalls: k.Counts.RepeatedToolCalls}
+			SimilarPrompts: k.Counts.SimilarPrompts, SimilarResponses: k.Counts.SimilarResponses, RepeatedToolCalls: k.Counts.RepeatedToolCalls,
+			Why: k.Why}
 		if k.Action == analyze.ActionKill {
 			jk.Alert = &jsonAlert{k.Alert.AgentID, k.Alert.RuleType, k.Alert.Message, ingest.FormatTime(k.Alert.Timestamp)}
 		}

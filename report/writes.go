@@ -105,7 +105,7 @@ func WritesFormat(path string) (string, error) {
 	case strings.HasSuffix(path, ".sql"):
 		return FormatSQL, nil
 	}
-	return "", fmt.Errorf("state writes file %q: want a .jsonl or .sql extension", path)
+	return "", fmt.Errorf("--writes %s: want FILE.sql (the SQLite state script, for sqlite3 < FILE), - (the same on standard output) or FILE.jsonl (every state write, at its capture time)", path)
 }
 
 // FormatSQL names the SQLite script rendering of state writes.

@@ -7,12 +7,18 @@
 # to be faster changed no decision, no reason and no hash.
 #
 #   scripts/compare-progress.sh BASE [HEAD]     # revisions (HEAD: the work tree)
+#   PROFILES="gemini-cli openhands" scripts/compare-progress.sh BASE   # other profiles' replays too
+#
+# PROFILES (default: progress) are the profiles whose decision records are
+# compared on every capture; the peer profiles' fixtures are checked and
+# every profile named is swept side by side on ../shared/trajectories.
 #
 # Prints the commands whose standard output, standard error or exit status
 # differ, and exits 1 when any does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-base=${1:?usage: scripts/compare-progress.sh BASE [HEAD]}
+base=${1:?usage: [PROFILES="p1 p2"] scripts/compare-progress.sh BASE [HEAD]}
+profiles=${PROFILES:-progress}
 head=${2:-}
 tmp=$(mktemp -d)
 trap 'git worktree remove --force "$tmp/base" >/dev/null 2>&1 || true; [ -z "$head" ] || git worktree remove --force "$tmp/head" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
@@ -42,7 +48,13 @@ run_all() { # BIN OUTDIR
     printf '%s\n' "$*" > "$out/$i.cmd"
     "$bin" "$@" > "$out/$i.out" 2> "$out/$i.err" && echo "rc=0" >> "$out/$i.err" || echo "rc=$?" >> "$out/$i.err"
   }
-  for f in "${inputs[@]}"; do run replay --profile progress -f jsonl "$f"; done
+  for p in $profiles; do
+    for f in "${inputs[@]}"; do run replay --profile "$p" -f jsonl "$f"; done
+  done
+  if [ "$profiles" != progress ]; then
+    run check fixtures/peers/
+    [ ! -d ../shared/trajectories ] || run sweep --profiles "${profiles// /,}" -f json ../shared/trajectories/*.jsonl.gz
+  fi
   run replay --profile progress -f json fixtures/progress/*.jsonl fixtures/progress/rules/*.jsonl
   run sweep --profile progress -f json fixtures/progress/*.jsonl
   if [ -d ../shared/trajectories ]; then
@@ -65,5 +77,5 @@ for f in "$tmp"/base-out/*; do
 done
 n=$(ls "$tmp"/base-out/*.cmd | wc -l)
 decisions=$(cat "$tmp"/base-out/*.out | wc -l)
-[ $status = 0 ] && echo "compare-progress: $n commands ($decisions lines of output), all identical ($base vs ${head:-work tree})"
+[ $status = 0 ] && echo "compare-progress ($profiles): $n commands ($decisions lines of output), all identical ($base vs ${head:-work tree})"
 exit $status

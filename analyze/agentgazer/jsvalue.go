@@ -4,6 +4,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"sync"
 
 	"github.com/valyala/fastjson"
 )
@@ -28,12 +29,17 @@ import (
 // rawStringType is fastjson's internal type of a not-yet-decoded string.
 const rawStringType = 7
 
-// rawAccess locates the fields of fastjson.Value read by kindOf and jsString.
-var rawAccess = func() (a struct {
+// rawFields locates the fields of fastjson.Value read by kindOf and
+// jsString; ok is false when fastjson's layout is not the one expected.
+type rawFields struct {
 	ok     bool
 	tField int
 	sField int
-}) {
+}
+
+// rawAccess finds rawFields on first use (not at start-up: only the
+// agentgazer profile reads fastjson values).
+var rawAccess = sync.OnceValue(func() (a rawFields) {
 	rt := reflect.TypeFor[fastjson.Value]()
 	t, okT := rt.FieldByName("t")
 	s, okS := rt.FieldByName("s")
@@ -49,14 +55,15 @@ var rawAccess = func() (a struct {
 	rv := reflect.ValueOf(v).Elem()
 	a.ok = rv.Field(a.tField).Int() == rawStringType && rv.Field(a.sField).String() == `\ud800`
 	return a
-}()
+})
 
 // kindOf returns v's JSON type without making fastjson decode a string.
 func kindOf(v *fastjson.Value) fastjson.Type {
-	if !rawAccess.ok {
+	raw := rawAccess()
+	if !raw.ok {
 		return v.Type()
 	}
-	t := fastjson.Type(reflect.ValueOf(v).Elem().Field(rawAccess.tField).Int())
+	t := fastjson.Type(reflect.ValueOf(v).Elem().Field(raw.tField).Int())
 	if t == rawStringType {
 		return fastjson.TypeString
 	}
@@ -66,18 +73,19 @@ func kindOf(v *fastjson.Value) fastjson.Type {
 // jsString returns the code units of the JSON string v as JSON.parse
 // would, and false if v is not a string.
 func jsString(v *fastjson.Value) ([]uint16, bool) {
-	if !rawAccess.ok {
+	raw := rawAccess()
+	if !raw.ok {
 		if v.Type() != fastjson.TypeString {
 			return nil, false
 		}
 		return appendUnits(nil, string(v.GetStringBytes()), false), true
 	}
 	rv := reflect.ValueOf(v).Elem()
-	switch rv.Field(rawAccess.tField).Int() {
+	switch rv.Field(raw.tField).Int() {
 	case rawStringType:
-		return appendJSONString(nil, rv.Field(rawAccess.sField).String()), true
+		return appendJSONString(nil, rv.Field(raw.sField).String()), true
 	case int64(fastjson.TypeString):
-		return appendUnits(nil, rv.Field(rawAccess.sField).String(), false), true
+		return appendUnits(nil, rv.Field(raw.sField).String(), false), true
 	}
 	return nil, false
 }

@@ -149,6 +149,10 @@ func NewConfig() Config {
 	return Config{Default: DefaultRules, TTL: TTLRefresh, Errors: DefaultErrors, GroupWithin: 2 * time.Minute}
 }
 
+// RulesFor returns the rules of agent's breakers: its override, or the
+// default.
+func (c *Config) RulesFor(agent string) Rules { return c.rules(agent) }
+
 func (c *Config) rules(agent string) Rules {
 	if r, ok := c.Agents[agent]; ok {
 		return r

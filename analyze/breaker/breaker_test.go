@@ -1,6 +1,8 @@
 package breaker
 
 import (
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,6 +164,26 @@ func TestCorrelatedTrips(t *testing.T) {
 	}
 	if want := "3 scopes of tenant globex tripped within a second, all on 503: likely an upstream outage, not the agents"; res.Groups[0].Text != want {
 		t.Errorf("text %q, want %q", res.Groups[0].Text, want)
+	}
+}
+
+// A group's span is said in whole seconds rounded up: trips 1.4 s apart
+// are "within 2s", 2 s apart too, and never "within 1s".
+func TestCorrelatedTripsSpan(t *testing.T) {
+	for _, c := range []struct {
+		lag  time.Duration
+		want string
+	}{{1400 * time.Millisecond, "within 2s"}, {2 * time.Second, "within 2s"}, {time.Second, "within a second"}, {61500 * time.Millisecond, "within 1m2s"}} {
+		var reqs []req
+		for i := 0; i < 12; i++ {
+			at := time.Duration(i) * time.Second
+			reqs = append(reqs, req{at, "globex", "a", "", 503}, req{at + c.lag, "globex", "b", "", 503})
+		}
+		sort.SliceStable(reqs, func(i, j int) bool { return reqs[i].at < reqs[j].at })
+		_, res := run(t, NewConfig(), reqs)
+		if len(res.Groups) != 1 || !strings.Contains(res.Groups[0].Text, "2 scopes of tenant globex tripped "+c.want+",") {
+			t.Errorf("lag %v: groups %+v, want %q", c.lag, res.Groups, c.want)
+		}
 	}
 }
 

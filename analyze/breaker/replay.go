@@ -537,8 +537,13 @@ func groupText(g *Group) string {
 		on += " from the same " + strings.Join(kv, ", ")
 	}
 	within := "a second" // not "0s"
-	if g.Span >= time.Second {
-		within = g.Span.Round(time.Second).String()
+	if g.Span > time.Second {
+		// Whole seconds, rounded up: trips 1.4 s apart are not "within 1s".
+		d := g.Span.Truncate(time.Second)
+		if d < g.Span {
+			d += time.Second
+		}
+		within = d.String()
 	}
 	return fmt.Sprintf("%d scopes of %s %s tripped within %s%s: likely an upstream outage, not the agents",
 		scopes, g.Key, g.Value, within, on)

@@ -10,18 +10,17 @@ import (
 
 // Result is the outcome of one agent expectation or one total bound.
 type Result struct {
-	Agent  string // the agent id; "" for a total or a scope
-	Scope  string // the breaker scope (tenant/agent/workflow); "" for an agent or a total
+	Agent  string // the agent id; "" for a total or a policy's entry
 	Total  string // the total's key; "" for an agent
-	Key    string // a gateway entry: "http_status.423", "block_reason.killswitch", "incidents", "incidents[0]"
-	Line   int    // line of the agent's or total's key in the expectation file
+	Key    string // a policy's entry: "scopes.acme/a/default", "http_status.423", "incidents[0]"
+	Line   int    // line of the entry's key in the expectation file
 	Pass   bool
 	Got    string // what the replay did: "killed at request 6 (score 13.0 > 10)", "not killed (max score 7.0)", "agents_killed 1"
 	Want   string // what was expected: "killed at request 6–8", "not killed", "agents_killed ≤ 1"
 	Reason string // why it failed, what was expected included ("killed at request 4, expected 6–8"); "" when it passed
 }
 
-// Name is the agent id, "scopes.SCOPE" for a scope or "totals.KEY" for a
+// Name is the agent id, the policy entry's key, or "totals.KEY" for a
 // total.
 func (r Result) Name() string {
 	if r.Key != "" {
@@ -30,20 +29,25 @@ func (r Result) Name() string {
 	if r.Total != "" {
 		return "totals." + r.Total
 	}
-	if r.Scope != "" {
-		return "scopes." + r.Scope
-	}
 	return r.Agent
 }
 
+// Describe says what the replay summarized by s did to one agent, for
+// messages; nil is DescribeAgent, the loop detector's wording.
+type Describer func(a *analyze.AgentSummary, s *analyze.Summary) string
+
 // Compare checks s, the summary of replaying the expectation's capture,
 // against e: one Result per agent (in e's order: by name), then one per
-// total (by key).
-func Compare(e *Expectation, s *analyze.Summary) []Result {
+// total (by key). describe words what happened to an agent (nil:
+// DescribeAgent).
+func Compare(e *Expectation, s *analyze.Summary, describe Describer) []Result {
+	if describe == nil {
+		describe = DescribeAgent
+	}
 	byName := agentsByName(s)
 	out := make([]Result, 0, len(e.Agents)+len(e.Totals))
 	for _, want := range e.Agents {
-		out = append(out, compareAgent(want, byName[want.Name], s))
+		out = append(out, compareAgent(want, byName[want.Name], s, describe))
 	}
 	for _, t := range e.Totals {
 		def, _ := totalDefOf(t.Key)
@@ -69,17 +73,17 @@ func agentsByName(s *analyze.Summary) map[string]*analyze.AgentSummary {
 
 // compareAgent checks one agent; got is nil when the capture has no
 // request of it.
-func compareAgent(want Agent, got *analyze.AgentSummary, sum *analyze.Summary) Result {
-	r := Result{Agent: want.Name, Line: want.Line, Want: describeWant(want)}
+func compareAgent(want Agent, got *analyze.AgentSummary, sum *analyze.Summary, describe Describer) Result {
+	r := Result{Agent: want.Name, Line: want.Line, Want: describeWant(want, AgentKeys)}
 	if got == nil || got.Requests == 0 {
 		r.Got = "no requests in the capture"
 		r.Reason = "no requests from this agent in the capture"
 		return r
 	}
-	r.Got = Describe(got, sum)
-	fired := agentWords
+	r.Got = describe(got, sum)
+	fired := AgentKeys
 	if len(got.Kills()) > 0 {
-		fired.verb = verb(got.Kills()[0])
+		fired.Fired = verb(got.Kills()[0])
 	}
 	r.Reason = judge(want, fired, firsts(got), r.Got, r.Want)
 	r.Pass = r.Reason == ""
@@ -95,53 +99,31 @@ func firsts(a *analyze.AgentSummary) []int {
 	return out
 }
 
-// words name an outcome in messages: an agent is killed (or blocked), a
-// breaker scope tripped.
-type words struct {
-	verb, not, count string // "killed", "not killed", "kills"
-}
-
-var (
-	agentWords = words{"killed", "not killed", "kills"}
-	scopeWords = words{"tripped", "never tripped", "trips"}
-)
-
 // judge compares an expectation with the request numbers of the firings
 // seen; it returns why it fails, "" when it holds.
-func judge(want Agent, w words, fired []int, got, wantText string) string {
+func judge(want Agent, w OutcomeKeys, fired []int, got, wantText string) string {
 	var why []string
 	switch {
 	case want.Killed && len(fired) == 0:
 		why = append(why, got+", expected "+wantText)
 	case !want.Killed && len(fired) > 0:
-		why = append(why, got+", expected "+w.not)
+		why = append(why, got+", expected "+w.Not)
 	case len(fired) > 0:
 		if !want.AtRequest.Contains(fired[0]) {
-			why = append(why, fmt.Sprintf("%s at request %d, expected %s", w.verb, fired[0], want.AtRequest))
+			why = append(why, fmt.Sprintf("%s at request %d, expected %s", w.Fired, fired[0], want.AtRequest))
 		}
 		if n := len(fired); !want.Kills.Contains(n) {
-			why = append(why, fmt.Sprintf("%s: %d, expected %s", w.count, n, want.Kills))
+			why = append(why, fmt.Sprintf("%s: %d, expected %s", w.Count, n, want.Kills))
 		}
 	}
 	return strings.Join(why, "; ")
 }
 
-// Describe says what the kill switch did to one agent in a replay under
-// profile p: "killed at request 6 (score 13.0 > 10)", with ", 2 kills"
-// when it fired more than once, or "not killed (max score 7.0)".
-func Describe(a *analyze.AgentSummary, sum *analyze.Summary) string {
-	if sum.Policy == "breaker" {
-		if len(a.Kills()) == 0 {
-			return "never tripped"
-		}
-		k := a.Kills()[0]
-		s := fmt.Sprintf("tripped at request %d (error rate %s%% ≥ %s%%)", k.AgentN,
-			strconv.FormatFloat(k.Score*100, 'f', 1, 64), strconv.FormatFloat(k.Threshold*100, 'f', -1, 64))
-		if n := len(a.Kills()); n > 1 {
-			s += ", " + strconv.Itoa(n) + " trips"
-		}
-		return s
-	}
+// DescribeAgent says what the kill switch did to one agent in a replay
+// under the loop detector: "killed at request 6 (score 13.0 > 10)", with
+// ", 2 kills" when it fired more than once, or "not killed (max score
+// 7.0)".
+func DescribeAgent(a *analyze.AgentSummary, sum *analyze.Summary) string {
 	p := sum.Profile
 	if len(a.Kills()) == 0 {
 		return "not killed (max score " + strconv.FormatFloat(a.MaxScore, 'f', 1, 64) + ")"
@@ -164,18 +146,16 @@ func verb(k analyze.Kill) string {
 	return "killed"
 }
 
-func describeWant(a Agent) string { return describeWantW(a, agentWords) }
-
-func describeWantW(a Agent, w words) string {
+func describeWant(a Agent, w OutcomeKeys) string {
 	if !a.Killed {
-		return w.not
+		return w.Not
 	}
-	s := w.verb
+	s := w.Fired
 	if a.AtRequest.IsSet() {
 		s += " at request " + a.AtRequest.String()
 	}
 	if a.Kills.IsSet() {
-		s += ", " + w.count + " " + a.Kills.String()
+		s += ", " + w.Count + " " + a.Kills.String()
 	}
 	return s
 }

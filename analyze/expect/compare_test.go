@@ -64,9 +64,9 @@ func TestCompareAgent(t *testing.T) {
 			false, "killed at request 7 (score 13.0 > 10)", "not killed", "killed at request 7 (score 13.0 > 10), expected not killed"},
 		{"not killed as expected", bot(Agent{}), summaryOf(agentSum("bot", 40, 4.5)),
 			true, "not killed (max score 4.5)", "not killed", ""},
-		{"kills as expected", bot(Agent{Killed: true, AtRequest: Exactly(6), Kills: plainCount(2)}), summaryOf(agentSum("bot", 18, 13, 6, 15)),
+		{"kills as expected", bot(Agent{Killed: true, AtRequest: Exactly(6), Kills: Plain(2)}), summaryOf(agentSum("bot", 18, 13, 6, 15)),
 			true, "killed at request 6 (score 13.0 > 10), 2 kills", "killed at request 6, kills 2", ""},
-		{"kills too few", bot(Agent{Killed: true, Kills: plainCount(2)}), summaryOf(agentSum("bot", 18, 13, 6)),
+		{"kills too few", bot(Agent{Killed: true, Kills: Plain(2)}), summaryOf(agentSum("bot", 18, 13, 6)),
 			false, "killed at request 6 (score 13.0 > 10)", "killed, kills 2", "kills: 1, expected 2"},
 		{"request and kills both wrong", bot(Agent{Killed: true, AtRequest: Exactly(6), Kills: atMost(1)}), summaryOf(agentSum("bot", 18, 13, 4, 12)),
 			false, "killed at request 4 (score 13.0 > 10), 2 kills", "killed at request 6, kills ≤ 1", "killed at request 4, expected 6; kills: 2, expected ≤ 1"},
@@ -77,7 +77,7 @@ func TestCompareAgent(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := Compare(tc.exp, tc.sum)
+			res := Compare(tc.exp, tc.sum, nil)
 			want := []Result{{Agent: "bot", Line: 7, Pass: tc.pass, Got: tc.got, Want: tc.want, Reason: tc.reason}}
 			if !reflect.DeepEqual(res, want) {
 				t.Errorf("Compare =\n%+v\nwant\n%+v", res, want)
@@ -93,7 +93,7 @@ func TestCompareProfileAndMode(t *testing.T) {
 		{AgentN: 5, Score: 10.5, Threshold: 10, Action: analyze.ActionBlock},
 	}}}
 	s := &analyze.Summary{Profile: analyze.ProfileAgentGazer, Mode: analyze.ModeBlock, Agents: []*analyze.AgentSummary{a}}
-	res := Compare(exp, s)
+	res := Compare(exp, s, nil)
 	// AgentGazer fires on score ≥ threshold; block mode refuses with 429.
 	if want := "blocked (429) at request 4 (score 10.0 ≥ 10), 2 kills"; res[0].Got != want {
 		t.Errorf("Got = %q, want %q", res[0].Got, want)
@@ -118,13 +118,13 @@ func TestCompareTotals(t *testing.T) {
 	for _, key := range TotalKeys() {
 		v := values[key]
 		exp := &Expectation{Totals: []Total{{Key: key, Line: 3, Range: Exactly(v)}}}
-		res := Compare(exp, s)
+		res := Compare(exp, s, nil)
 		want := []Result{{Total: key, Line: 3, Pass: true, Got: key + " " + itoa(v), Want: key + " " + itoa(v)}}
 		if !reflect.DeepEqual(res, want) {
 			t.Errorf("%s = %d: %+v, want %+v", key, v, res, want)
 		}
 		exp.Totals[0].Range = atMost(v - 1)
-		res = Compare(exp, s)
+		res = Compare(exp, s, nil)
 		if r := res[0]; r.Pass || r.Reason != key+" "+itoa(v)+", expected ≤ "+itoa(v-1) || r.Name() != "totals."+key {
 			t.Errorf("%s ≤ %d: %+v", key, v-1, r)
 		}
@@ -141,7 +141,7 @@ func TestCompareOrder(t *testing.T) {
 	s := summaryOf(agentSum("billing-bot", 10, 13, 7), agentSum("report-writer", 40, 2))
 	s.Totals.AgentsKilled = 1
 	var names []string
-	for _, r := range Compare(e, s) {
+	for _, r := range Compare(e, s, nil) {
 		if !r.Pass {
 			t.Errorf("%s failed: %s", r.Name(), r.Reason)
 		}
@@ -160,7 +160,7 @@ func TestRangeString(t *testing.T) {
 		out  []int
 	}{
 		{Exactly(6), "6", []int{6}, []int{5, 7}},
-		{plainCount(0), "0", []int{0}, []int{-1, 1}},
+		{Plain(0), "0", []int{0}, []int{-1, 1}},
 		{between(6, 8), "6–8", []int{6, 7, 8}, []int{5, 9}},
 		{atLeast(6), "≥ 6", []int{6, 1000}, []int{5}},
 		{atMost(1), "≤ 1", []int{0, 1}, []int{2}},

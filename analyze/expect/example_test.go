@@ -23,7 +23,7 @@ func ExampleCompare() {
 		{Agent: "billing-bot", Requests: 12, Extra: &analyze.AgentExtra{Kills: []analyze.Kill{{AgentN: 4, Score: 13, Threshold: 10, Action: analyze.ActionKill}}}},
 		{Agent: "report-writer", Requests: 30, MaxScore: 3},
 	}}
-	for _, r := range expect.Compare(e, s) {
+	for _, r := range expect.Compare(e, s, nil) {
 		if r.Pass {
 			fmt.Printf("ok   line %d %s: %s\n", r.Line, r.Name(), r.Got)
 		} else {

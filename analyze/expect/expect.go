@@ -17,15 +17,15 @@
 //
 //   - about: a sentence saying what the capture holds (informational).
 //   - settings: the replay settings the expectation was recorded under:
-//     profile ("spec" | "agentgazer"), window (entries, 1..analyze.MaxWindow),
-//     threshold (a number ≥ 0), mode ("deactivate" | "block"). A setting left
-//     out takes the built-in default; settings given on the command line
+//     policy (the kill switch replayed: the default's name, or a policy
+//     given to Parse), then the loop detector's profile ("spec" |
+//     "agentgazer" | …), window (entries, 1..analyze.MaxWindow), threshold
+//     (a number ≥ 0), mode ("deactivate" | "block"). A setting left out
+//     takes the built-in default; settings given on the command line
 //     override the file's. Control records in the capture still apply at
-//     their time. Under "policy": "breaker" or "gateway" these loop
-//     detector settings are errors (never ignored), and the policy's own
-//     settings go in "breaker" (a settings file's "breaker" keys) or
-//     "gateway" (a gateway settings file's keys); "profile" is then the
-//     gateway's (m22 | spec), and the breaker has none.
+//     their time. A policy with a Schema of its own takes its settings in
+//     settings.<policy> and its variant in settings.variant, and refuses
+//     the loop detector's (never ignored).
 //   - agents: agent id → expectation. Every agent named must have requests
 //     in the capture. Agents not named are not checked.
 //   - killed (required): whether the kill switch fires for the agent at
@@ -34,12 +34,9 @@
 //     records not counted) the first firing must fall in. Only with killed.
 //   - kills: how many times the kill switch fires for the agent (more than
 //     once only after a re-activation, or in block mode). Only with killed.
-//   - scopes (policy "breaker"): "tenant/agent/workflow" (agent/workflow
-//     without a tenant; workflow "default" when the records name none) →
-//     {"tripped": bool, "at_request": count, "trips": count}, as for
-//     agents but per breaker: at_request counts the scope's own requests.
-//   - http_status, block_reason, incidents (policy "gateway"): see
-//     gateway.go.
+//   - a policy's own sections (see Schema): the breaker's "scopes", the
+//     gateway's "http_status", "block_reason" and "incidents"; each
+//     needs settings.policy naming its policy.
 //   - totals: bounds over the whole replay: agents (agents with requests),
 //     agents_killed (agents with at least one firing), kills (firings),
 //     blocked (requests refused because their agent was inactive),
@@ -70,8 +67,8 @@ type Range struct {
 // Exactly is the Range holding only n, written {"min": n, "max": n}.
 func Exactly(n int) Range { return Range{Min: n, Max: n, HasMin: true, HasMax: true} }
 
-// plainCount is the Range holding only n, written as the integer n.
-func plainCount(n int) Range {
+// Plain is the Range holding only n, written as the integer n.
+func Plain(n int) Range {
 	r := Exactly(n)
 	r.plain = true
 	return r
@@ -107,24 +104,20 @@ func (r Range) String() string {
 // Settings are the replay settings of an expectation. A nil field is not
 // set: the built-in default (or the command line) applies.
 type Settings struct {
-	// Policy is the kill switch the capture is replayed through: "loop"
-	// (nil) or "breaker" (the error-rate circuit breaker at its defaults;
-	// "killed" then means tripped, at_request counts the agent's requests
-	// over all its workflows, kills counts trips).
-	Policy    *string
+	// Policy is the kill switch the capture is replayed through (nil: the
+	// default policy, the first Schema given to Parse).
+	Policy *string
+	// The loop detector's settings (a policy whose Schema has
+	// LoopSettings).
 	Profile   *analyze.Profile
 	Mode      *analyze.Mode
 	Window    *int     // entries per agent window
 	Threshold *float64 // the kill switch fires when the score passes it
-	// GatewayProfile is settings.profile under the gateway policy ("m22"
-	// or "spec"; Profile is then nil); Gateway the gateway settings
-	// (settings.gateway, compact JSON). See gateway.go.
-	GatewayProfile *string
-	Gateway        []byte
-	// Breaker is the breaker's settings (settings.breaker, compact JSON:
-	// the keys of a settings file's "breaker" object) under the breaker
-	// policy. See BreakerConfig.
-	Breaker []byte
+	// Variant is settings.variant, one of the policy's Schema.Variants.
+	Variant *string
+	// Own is settings.<policy>, the policy's own settings object, as
+	// compact JSON (nil: not given).
+	Own []byte
 }
 
 // Override returns s with every setting o sets replacing s's.
@@ -144,8 +137,8 @@ func (s Settings) Override(o Settings) Settings {
 	if o.Threshold != nil {
 		s.Threshold = o.Threshold
 	}
-	if o.GatewayProfile != nil {
-		s.GatewayProfile = o.GatewayProfile
+	if o.Variant != nil {
+		s.Variant = o.Variant
 	}
 	return s
 }
@@ -193,19 +186,26 @@ type Expectation struct {
 	About    string
 	Settings Settings
 	Agents   []Agent // sorted by name
-	// Scopes are the breaker's scopes (tenant/agent/workflow), sorted by
-	// name: Killed is "tripped", Kills "trips", AtRequest counts the
-	// scope's own requests.
-	Scopes []Agent
-	Totals []Total // sorted by key
-	// The gateway's sections (see gateway.go): counts by answer code and by
-	// block reason (sorted by key), and the incidents in replay order
-	// (HasIncidents: "incidents" was given, perhaps empty).
-	HTTPStatus    []Count
-	BlockReasons  []Count
-	Incidents     []IncidentWant
-	HasIncidents  bool
-	IncidentsLine int
+	Totals   []Total // sorted by key
+	// Parts are the sections of the policy the file replays, by key, as
+	// its Schema read them (nil when it gave none).
+	Parts map[string]Part
+}
+
+// Part returns the section key as its policy read it, or nil.
+func (e *Expectation) Part(key string) Part { return e.Parts[key] }
+
+// expectsSomething reports whether e bounds anything.
+func (e *Expectation) expectsSomething() bool {
+	if len(e.Agents) > 0 || len(e.Totals) > 0 {
+		return true
+	}
+	for _, p := range e.Parts {
+		if !p.Empty() {
+			return true
+		}
+	}
+	return false
 }
 
 // totalDef names one total and reads it from a summary.

@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// FuzzParse: Parse never panics; what it rejects is an ErrorList of
+// FuzzParse: Parse (with the tests' schemas: the loop detector and a
+// policy with variants, settings and a section) never panics; what it rejects is an ErrorList of
 // positioned errors; what it accepts formats back to a file that parses to
 // the same expectation.
 func FuzzParse(f *testing.F) {
@@ -23,7 +24,7 @@ func FuzzParse(f *testing.F) {
 		"{\"agents\": {\"\xff\": {\"killed\": false}}}",                            // regression: invalid UTF-8 key
 		`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`,
 		"",
-		`{"settings": {"policy": "gateway", "profile": "spec", "gateway": {"rpm": 1, "budgets": {"a": 5}}}, "http_status": {"423": {"min": 1}}, "block_reason": {"killswitch": 2}, "incidents": [{"tenant": "a", "trigger": "freeze", "calls": 1, "started_at": "2026-03-01T10:00:00.0005+01:00"}]}`,
+		`{"settings": {"policy": "quota", "variant": "soft", "quota": {"limit": 1, "x": {"a": 5}}}, "users": {"u": {"throttled": true, "at_request": {"min": 1}}}}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -34,7 +35,7 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		e, err := Parse("fuzz.json", data)
+		e, err := Parse("fuzz.json", data, testSchemas...)
 		if err != nil {
 			var list ErrorList
 			if !errors.As(err, &list) || len(list) == 0 {
@@ -51,7 +52,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Format of a parsed expectation: %v", err)
 		}
-		back, err := Parse("fuzz.json", out)
+		back, err := Parse("fuzz.json", out, testSchemas...)
 		if err != nil {
 			t.Fatalf("Format's output does not parse: %v\n%s", err, out)
 		}

@@ -1,14 +1,14 @@
 package expect
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
 	"strconv"
 
 	"github.com/killswitch/killswitch/analyze"
-	"github.com/killswitch/killswitch/analyze/breaker"
-	"github.com/killswitch/killswitch/analyze/gateway"
 	"github.com/killswitch/killswitch/internal/jsontree"
 )
 
@@ -24,14 +24,16 @@ type ErrorList = jsontree.ErrorList
 const maxDepth = 32
 
 // Parse reads the expectation file named file (the name only labels
-// errors) from data. The error, when not nil, is an ErrorList holding
+// errors) from data. schemas are the policies a file may replay, the
+// default first; with none, the file replays the loop detector and may
+// not name a policy. The error, when not nil, is an ErrorList holding
 // every problem found, each with its line, column and key.
-func Parse(file string, data []byte) (*Expectation, error) {
+func Parse(file string, data []byte, schemas ...*Schema) (*Expectation, error) {
 	doc, root, err := jsontree.Parse(file, data, maxDepth, "an expectation file")
 	if err != nil {
 		return nil, ErrorList{err}
 	}
-	p := &parser{Doc: doc}
+	p := &parser{Parser: &Parser{Doc: doc}, schemas: schemas}
 	e := p.expectation(root)
 	if err := p.Err(); err != nil {
 		return nil, err
@@ -39,24 +41,15 @@ func Parse(file string, data []byte) (*Expectation, error) {
 	return e, nil
 }
 
-// node is a JSON value with the offset where it starts; member one key of
-// an object.
-type (
-	node   = jsontree.Node
-	member = jsontree.Member
-)
+// parser checks one expectation document against the policies' schemas.
+type parser struct {
+	*Parser
+	schemas []*Schema
+}
 
-const (
-	kindNull   = jsontree.Null
-	kindBool   = jsontree.Bool
-	kindNumber = jsontree.Number
-	kindString = jsontree.String
-	kindArray  = jsontree.Array
-	kindObject = jsontree.Object
-)
-
-// parser checks one expectation document, collecting its errors.
-type parser struct{ *jsontree.Doc }
+// loopOnly is the schema of a file read without schemas: the loop
+// detector's settings, no policy to name.
+var loopOnly = &Schema{LoopSettings: true}
 
 func (p *parser) pos(off int) (line, col int) { return p.Pos(off) }
 
@@ -64,7 +57,7 @@ func (p *parser) errorf(off int, key, format string, args ...any) {
 	p.Errorf(off, key, format, args...)
 }
 
-func (p *parser) object(n *node, path string, allowed ...string) []member {
+func (p *parser) object(n *Node, path string, allowed ...string) []Member {
 	return p.Object(n, path, allowed...)
 }
 
@@ -72,191 +65,220 @@ func join(path, key string) string { return jsontree.Join(path, key) }
 
 func quoteList(keys []string) string { return jsontree.QuoteList(keys) }
 
-func (p *parser) expectation(root *node) *Expectation {
-	e := &Expectation{}
-	var sawAgents, sawTotals, sawScopes bool
-	var gatewayOff = -1 // offset of the first gateway section
-	for _, m := range p.object(root, "", "about", "settings", "agents", "scopes", "totals", "http_status", "block_reason", "incidents") {
-		if slices.Contains(gatewaySections, m.Key) && gatewayOff < 0 {
-			gatewayOff = m.Off
+// schema returns the schema of the policy named name ("": the default).
+func (p *parser) schema(name string) *Schema {
+	if len(p.schemas) == 0 {
+		return loopOnly
+	}
+	if name == "" {
+		return p.schemas[0]
+	}
+	for _, s := range p.schemas {
+		if s.Policy == name {
+			return s
 		}
+	}
+	return nil
+}
+
+// owner returns the schema whose section key is, or nil.
+func (p *parser) owner(key string) *Schema {
+	for _, s := range p.schemas {
+		for _, sec := range s.Sections {
+			if sec.Key == key {
+				return s
+			}
+		}
+	}
+	return nil
+}
+
+func (p *parser) expectation(root *Node) *Expectation {
+	e := &Expectation{}
+	allowed := []string{"about", "settings", "agents", "totals"}
+	for _, s := range p.schemas {
+		for _, sec := range s.Sections {
+			allowed = append(allowed, sec.Key)
+		}
+	}
+	members := p.object(root, "", allowed...)
+	// settings first: they say which policy's sections the file may give.
+	sch := p.schema("")
+	for _, m := range members {
+		if m.Key == "settings" {
+			e.Settings, sch = p.settings(m.Val)
+		}
+	}
+	var saw bool
+	for _, m := range members {
 		switch m.Key {
 		case "about":
-			if m.Val.Kind != kindString {
+			if m.Val.Kind != KindString {
 				p.errorf(m.Val.Off, "about", "want a string, got %s", m.Val.Kind)
 			}
 			e.About = m.Val.Str
 		case "settings":
-			e.Settings = p.settings(m.Val)
 		case "agents":
-			sawAgents = true
-			e.Agents = p.agents(m.Val, agentKeys)
-		case "scopes":
-			sawScopes = true
-			e.Scopes = p.agents(m.Val, scopeKeys)
+			saw = true
+			e.Agents = p.Outcomes(m.Val, AgentKeys)
 		case "totals":
-			sawTotals = true
+			saw = true
 			e.Totals = p.totals(m.Val)
-		case "http_status":
-			e.HTTPStatus = p.counts(m.Val, m.Key, true)
-		case "block_reason":
-			e.BlockReasons = p.counts(m.Val, m.Key, false)
-		case "incidents":
-			e.Incidents, e.HasIncidents = p.incidents(m.Val), true
-			e.IncidentsLine, _ = p.pos(m.Off)
+		default:
+			saw = true
+			own := p.owner(m.Key)
+			if sch == nil {
+				continue // an unknown policy: reported
+			}
+			if own != sch {
+				p.errorf(m.Off, m.Key, "%q is the %s's: it needs \"settings\": {\"policy\": %q}", m.Key, own.Policy, own.Policy)
+				continue
+			}
+			for _, sec := range own.Sections {
+				if sec.Key == m.Key {
+					if e.Parts == nil {
+						e.Parts = map[string]Part{}
+					}
+					e.Parts[m.Key] = sec.Parse(p.Parser, m.Key, m.Val)
+				}
+			}
 		}
 	}
-	if gatewayOff >= 0 && (e.Settings.Policy == nil || *e.Settings.Policy != "gateway") {
-		p.errorf(gatewayOff, "", "\"http_status\", \"block_reason\" and \"incidents\" are the gateway's: they need \"settings\": {\"policy\": \"gateway\"}")
-	}
-	if root.Kind == kindObject && len(e.Agents) == 0 && len(e.Scopes) == 0 && len(e.Totals) == 0 && !e.HasGateway() && len(p.Errs) == 0 {
-		switch {
-		case sawAgents || sawTotals || sawScopes || gatewayOff >= 0:
-			p.errorf(root.Off, "", "expects nothing: \"agents\", \"scopes\", \"totals\" and the gateway's sections are empty")
-		default:
+	if root.Kind == KindObject && !e.expectsSomething() && len(p.Errs) == 0 {
+		if saw {
+			p.errorf(root.Off, "", "expects nothing: every section is empty")
+		} else {
 			p.errorf(root.Off, "", "expects nothing: give \"agents\" or \"totals\"")
 		}
 	}
 	return e
 }
 
-func (p *parser) settings(n *node) Settings {
+// loopKeys are the loop detector's settings.
+var loopKeys = []string{"profile", "mode", "window", "threshold"}
+
+// settings reads "settings" and returns them with the schema of the
+// policy they name (nil when it is unknown).
+func (p *parser) settings(n *Node) (Settings, *Schema) {
 	var s Settings
-	var profile, gw, brk *node
-	members := p.object(n, "settings", "policy", "profile", "window", "threshold", "mode", "gateway", "breaker")
-	for _, m := range members {
-		kp := "settings." + m.Key
-		switch m.Key {
-		case "policy":
-			if str, ok := p.str(m.Val, kp); ok {
-				if str != "loop" && str != "breaker" && str != "gateway" {
-					p.errorf(m.Val.Off, kp, "unknown policy %q (want \"loop\", \"breaker\" or \"gateway\")", str)
-				} else {
-					s.Policy = &str
-				}
-			}
-		case "profile":
-			profile = m.Val
-		case "gateway":
-			gw = m.Val
-		case "breaker":
-			brk = m.Val
+	allowed := append([]string{"policy", "variant"}, loopKeys...)
+	var names []string
+	for _, sc := range p.schemas {
+		names = append(names, sc.Policy)
+		if sc.Settings != nil {
+			allowed = append(allowed, sc.Policy)
 		}
 	}
-	isGateway := s.Policy != nil && *s.Policy == "gateway"
-	isBreaker := s.Policy != nil && *s.Policy == "breaker"
-	if isBreaker && profile != nil {
-		// The breaker has no profile: refused, never ignored.
-		p.errorf(profile.Off, "settings.profile", "the breaker has no profile (its settings go in \"breaker\")")
-		profile = nil
+	members := p.object(n, "settings", allowed...)
+	sch := p.schema("")
+	for _, m := range members {
+		if m.Key != "policy" {
+			continue
+		}
+		str, ok := p.Str(m.Val, "settings.policy")
+		if !ok {
+			return s, nil
+		}
+		if len(p.schemas) == 0 {
+			p.errorf(m.Val.Off, "settings.policy", "no policy to choose here")
+			return s, nil
+		}
+		if sch = p.schema(str); sch == nil || str == "" {
+			p.errorf(m.Val.Off, "settings.policy", "unknown policy %q (want %s)", str, quoteList(names))
+			return s, nil
+		}
+		s.Policy = &str
 	}
-	if profile != nil {
-		const kp = "settings.profile"
-		if str, ok := p.str(profile, kp); ok && isGateway {
-			if str != "m22" && str != "spec" {
-				p.errorf(profile.Off, kp, "unknown gateway profile %q (want \"m22\" or \"spec\")", str)
-			} else {
-				s.GatewayProfile = &str
+	for _, m := range members {
+		kp := "settings." + m.Key
+		switch {
+		case m.Key == "policy":
+		case m.Key == "variant":
+			if len(sch.Variants) == 0 {
+				p.errorf(m.Off, kp, "the %s policy has no variants", sch.Policy)
+				continue
 			}
-		} else if ok {
+			if str, ok := p.Str(m.Val, kp); ok {
+				if !contains(sch.Variants, str) {
+					p.errorf(m.Val.Off, kp, "unknown %s variant %q (want %s)", sch.Policy, str, quoteList(sch.Variants))
+				} else {
+					s.Variant = &str
+				}
+			}
+		case contains(loopKeys, m.Key):
+			if !sch.LoopSettings {
+				// They mean nothing to this policy: refused, never ignored.
+				hint := ""
+				if m.Key == "profile" && len(sch.Variants) > 0 {
+					hint = " (its " + quoteList(sch.Variants) + " goes in \"variant\")"
+				} else if sch.Settings != nil {
+					hint = " (its own settings go in settings." + sch.Policy + ")"
+				}
+				p.errorf(m.Off, kp, "a loop detector setting: this file replays the %s%s", sch.Policy, hint)
+				continue
+			}
+			p.loopSetting(&s, m, kp)
+		default: // a policy's settings object
+			if m.Key != sch.Policy {
+				p.errorf(m.Val.Off, kp, "%s settings need \"policy\": %q", m.Key, m.Key)
+				continue
+			}
+			if data, ok := p.ObjectJSON(m.Val, kp); ok {
+				sch.Settings(p.Parser, m.Val, kp)
+				s.Own = data
+			}
+		}
+	}
+	return s, sch
+}
+
+// loopSetting reads one of the loop detector's settings into s.
+func (p *parser) loopSetting(s *Settings, m Member, kp string) {
+	switch m.Key {
+	case "profile":
+		if str, ok := p.Str(m.Val, kp); ok {
 			if v, err := analyze.ParseProfile(str); err != nil || str == "" {
-				p.errorf(profile.Off, kp, "unknown profile %q (want %s)", str, analyze.ProfileNames())
+				p.errorf(m.Val.Off, kp, "unknown profile %q (want %s)", str, analyze.ProfileNames())
 			} else {
 				s.Profile = v
 			}
 		}
-	}
-	s.Gateway = p.policySection(gw, "gateway", isGateway, func(n *node, kp string) {
-		// Over the defaults (the same for both variants), as the
-		// replay applies it: the severity thresholds are checked in order.
-		cfg := gateway.DefaultConfig(gateway.M22)
-		cfg.ApplySettingsNode(p.Doc, n, kp)
-	})
-	s.Breaker = p.policySection(brk, "breaker", isBreaker, func(n *node, kp string) {
-		breaker.ParsePatch(p.Doc, n, kp)
-	})
-	for _, m := range members {
-		kp := "settings." + m.Key
-		switch m.Key {
-		case "mode", "window", "threshold":
-			if isGateway || isBreaker {
-				// The loop detector's settings mean nothing to these
-				// policies: refused, never ignored.
-				p.errorf(m.Off, kp, "a loop detector setting: this file replays the %s (its own settings go in settings.%s)", *s.Policy, *s.Policy)
-				continue
+	case "mode":
+		if str, ok := p.Str(m.Val, kp); ok {
+			if v, err := analyze.ParseMode(str); err != nil || str == "" {
+				p.errorf(m.Val.Off, kp, "unknown mode %q (want \"deactivate\" or \"block\")", str)
+			} else {
+				s.Mode = &v
 			}
 		}
-		switch m.Key {
-		case "mode":
-			if str, ok := p.str(m.Val, kp); ok {
-				if v, err := analyze.ParseMode(str); err != nil || str == "" {
-					p.errorf(m.Val.Off, kp, "unknown mode %q (want \"deactivate\" or \"block\")", str)
-				} else {
-					s.Mode = &v
-				}
+	case "window":
+		if w, ok := p.Integer(m.Val, kp); ok {
+			if w < 1 || w > analyze.MaxWindow {
+				p.errorf(m.Val.Off, kp, "window %d out of range 1..%d", w, analyze.MaxWindow)
+			} else {
+				s.Window = &w
 			}
-		case "window":
-			if w, ok := p.integer(m.Val, kp); ok {
-				if w < 1 || w > analyze.MaxWindow {
-					p.errorf(m.Val.Off, kp, "window %d out of range 1..%d", w, analyze.MaxWindow)
-				} else {
-					s.Window = &w
-				}
-			}
-		case "threshold":
-			if m.Val.Kind != kindNumber {
-				p.errorf(m.Val.Off, kp, "want a number, got %s", m.Val.Kind)
-				continue
-			}
-			t, err := strconv.ParseFloat(string(m.Val.Num), 64)
-			if err != nil || t < 0 || math.IsInf(t, 0) {
-				p.errorf(m.Val.Off, kp, "threshold %s is not a number ≥ 0", m.Val.Num)
-				continue
-			}
-			s.Threshold = &t
 		}
+	case "threshold":
+		if m.Val.Kind != KindNumber {
+			p.errorf(m.Val.Off, kp, "want a number, got %s", m.Val.Kind)
+			return
+		}
+		t, err := strconv.ParseFloat(string(m.Val.Num), 64)
+		if err != nil || t < 0 || math.IsInf(t, 0) {
+			p.errorf(m.Val.Off, kp, "threshold %s is not a number ≥ 0", m.Val.Num)
+			return
+		}
+		s.Threshold = &t
 	}
-	return s
 }
 
-// policySection reads settings.<policy> (n; nil when absent), the
-// settings object of a policy other than the loop detector, which only a
-// file replaying that policy (own) may give; check records the problems
-// of its keys. It returns the object as compact JSON, or nil.
-func (p *parser) policySection(n *node, policy string, own bool, check func(n *node, kp string)) []byte {
-	if n == nil {
-		return nil
-	}
-	kp := "settings." + policy
-	if !own {
-		p.errorf(n.Off, kp, "%s settings need \"policy\": %q", policy, policy)
-		return nil
-	}
-	if n.Kind != kindObject {
-		p.errorf(n.Off, kp, "want a JSON object, got %s", n.Kind)
-		return nil
-	}
-	data, err := settingsJSON(n)
-	if err != nil {
-		p.errorf(n.Off, kp, "%v", err)
-		return nil
-	}
-	check(n, kp)
-	return data
-}
+func contains(list []string, s string) bool { return slices.Contains(list, s) }
 
-func (p *parser) str(n *node, path string) (string, bool) {
-	if n.Kind != kindString {
-		p.errorf(n.Off, path, "want a string, got %s", n.Kind)
-		return "", false
-	}
-	return n.Str, true
-}
-
-// integer reads a whole number (6, or 6.0 as some JSON writers put it).
-func (p *parser) integer(n *node, path string) (int, bool) {
-	if n.Kind != kindNumber {
-		p.errorf(n.Off, path, "want a whole number, got %s", n.Kind)
+// Integer reads a whole number (6, or 6.0 as some JSON writers put it).
+func (p *Parser) Integer(n *Node, path string) (int, bool) {
+	if n.Kind != KindNumber {
+		p.Errorf(n.Off, path, "want a whole number, got %s", n.Kind)
 		return 0, false
 	}
 	if i, err := strconv.Atoi(string(n.Num)); err == nil {
@@ -264,40 +286,41 @@ func (p *parser) integer(n *node, path string) (int, bool) {
 	}
 	f, err := strconv.ParseFloat(string(n.Num), 64)
 	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-		p.errorf(n.Off, path, "want a whole number, got %s", n.Num)
+		p.Errorf(n.Off, path, "want a whole number, got %s", n.Num)
 		return 0, false
 	}
 	return int(f), true
 }
 
-// count reads a count: an integer n (exactly n) or {"min": A, "max": B}
-// with either bound or both; no bound may be below least.
-func (p *parser) count(n *node, path string, least int, what string) (Range, bool) {
-	if n.Kind == kindNumber {
-		v, ok := p.integer(n, path)
+// Count reads a count: an integer n (exactly n) or {"min": A, "max": B}
+// with either bound or both; no bound may be below least (what says why
+// in the message).
+func (p *Parser) Count(n *Node, path string, least int, what string) (Range, bool) {
+	if n.Kind == KindNumber {
+		v, ok := p.Integer(n, path)
 		if !ok {
 			return Range{}, false
 		}
 		if v < least {
-			p.errorf(n.Off, path, "%d is below %d (%s)", v, least, what)
+			p.Errorf(n.Off, path, "%d is below %d (%s)", v, least, what)
 			return Range{}, false
 		}
-		return plainCount(v), true
+		return Plain(v), true
 	}
-	if n.Kind != kindObject {
-		p.errorf(n.Off, path, "want a whole number or {\"min\": …, \"max\": …}, got %s", n.Kind)
+	if n.Kind != KindObject {
+		p.Errorf(n.Off, path, "want a whole number or {\"min\": …, \"max\": …}, got %s", n.Kind)
 		return Range{}, false
 	}
 	var r Range
 	before := len(p.Errs)
-	for _, m := range p.object(n, path, "min", "max") {
+	for _, m := range p.Object(n, path, "min", "max") {
 		kp := path + "." + m.Key
-		v, ok := p.integer(m.Val, kp)
+		v, ok := p.Integer(m.Val, kp)
 		if !ok {
 			continue
 		}
 		if v < least {
-			p.errorf(m.Val.Off, kp, "%d is below %d (%s)", v, least, what)
+			p.Errorf(m.Val.Off, kp, "%d is below %d (%s)", v, least, what)
 			continue
 		}
 		if m.Key == "min" {
@@ -310,85 +333,21 @@ func (p *parser) count(n *node, path string, least int, what string) (Range, boo
 		return Range{}, false
 	}
 	if !r.IsSet() {
-		p.errorf(n.Off, path, "empty range: give \"min\", \"max\" or both")
+		p.Errorf(n.Off, path, "empty range: give \"min\", \"max\" or both")
 		return Range{}, false
 	}
 	if r.HasMin && r.HasMax && r.Min > r.Max {
-		p.errorf(n.Off, path, "min %d is greater than max %d", r.Min, r.Max)
+		p.Errorf(n.Off, path, "min %d is greater than max %d", r.Min, r.Max)
 		return Range{}, false
 	}
 	return r, true
 }
 
-// outcomeKeys name the keys of one entry of "agents" or "scopes".
-type outcomeKeys struct {
-	section, what    string // "agents", "agent id"
-	fired, at, count string // "killed", "at_request", "kills"
-	atHint           string
-}
-
-var (
-	agentKeys = outcomeKeys{"agents", "agent id", "killed", "at_request", "kills", "an agent's requests are counted from 1"}
-	scopeKeys = outcomeKeys{"scopes", "scope", "tripped", "at_request", "trips", "a scope's requests are counted from 1"}
-)
-
-// agents reads "agents" (or, with scopeKeys, "scopes") into Agents.
-func (p *parser) agents(n *node, k outcomeKeys) []Agent {
-	var out []Agent
-	for _, m := range p.object(n, k.section) {
-		kp := k.section + "." + m.Key
-		if m.Key == "" {
-			p.errorf(m.Off, kp, "empty %s", k.what)
-			continue
-		}
-		line, _ := p.pos(m.Off)
-		a := Agent{Name: m.Key, Line: line}
-		var hasKilled, sawKilled bool
-		var atOff, killsOff int
-		for _, f := range p.object(m.Val, kp, k.fired, k.at, k.count) {
-			fp := kp + "." + f.Key
-			switch f.Key {
-			case k.fired:
-				sawKilled = true
-				if f.Val.Kind != kindBool {
-					p.errorf(f.Val.Off, fp, "want true or false, got %s", f.Val.Kind)
-					continue
-				}
-				a.Killed, hasKilled = f.Val.Bool, true
-			case k.at:
-				a.AtRequest, _ = p.count(f.Val, fp, 1, k.atHint)
-				atOff = f.Off
-			case k.count:
-				a.Kills, _ = p.count(f.Val, fp, 0, "a count")
-				killsOff = f.Off
-			}
-		}
-		if m.Val.Kind == kindObject && !sawKilled {
-			p.errorf(m.Val.Off, kp, "missing key %q (true or false)", k.fired)
-			continue
-		}
-		if hasKilled && !a.Killed {
-			if a.AtRequest.IsSet() {
-				p.errorf(atOff, kp+"."+k.at, "given but %q is false", k.fired)
-			}
-			if a.Kills.IsSet() {
-				p.errorf(killsOff, kp+"."+k.count, "given but %q is false (leave it out)", k.fired)
-			}
-		}
-		if a.Killed && a.Kills.HasMax && a.Kills.Max < 1 {
-			p.errorf(killsOff, kp+"."+k.count, "at most %d contradicts %q: true", a.Kills.Max, k.fired)
-		}
-		out = append(out, a)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
-
-func (p *parser) totals(n *node) []Total {
+func (p *parser) totals(n *Node) []Total {
 	var out []Total
 	for _, m := range p.object(n, "totals", TotalKeys()...) {
 		kp := "totals." + m.Key
-		r, ok := p.count(m.Val, kp, 0, "a count")
+		r, ok := p.Count(m.Val, kp, 0, "a count")
 		if !ok {
 			continue
 		}
@@ -397,4 +356,38 @@ func (p *parser) totals(n *node) []Total {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
+}
+
+// settingsJSON renders the object n (a policy's settings object) back
+// to compact JSON; lists are no setting of any policy.
+func settingsJSON(n *Node) ([]byte, error) {
+	var v func(n *Node) (any, error)
+	v = func(n *Node) (any, error) {
+		switch n.Kind {
+		case KindNull:
+			return nil, nil
+		case KindBool:
+			return n.Bool, nil
+		case KindNumber:
+			return n.Num, nil
+		case KindString:
+			return n.Str, nil
+		case KindObject:
+			m := map[string]any{}
+			for _, mb := range n.Members {
+				x, err := v(mb.Val)
+				if err != nil {
+					return nil, err
+				}
+				m[mb.Key] = x
+			}
+			return m, nil
+		}
+		return nil, fmt.Errorf("a list is no setting here")
+	}
+	x, err := v(n)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(x)
 }

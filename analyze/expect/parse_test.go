@@ -3,7 +3,9 @@ package expect
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,7 +44,7 @@ func TestParse(t *testing.T) {
 			Totals:   []Total{{Key: "agents_killed", Line: 4, Range: atMost(1)}},
 		}},
 		{"bare integers are exact counts", `{"agents": {"a": {"killed": true, "at_request": 7, "kills": 2}}}`, Expectation{
-			Agents: []Agent{{Name: "a", Line: 1, Killed: true, AtRequest: plainCount(7), Kills: plainCount(2)}},
+			Agents: []Agent{{Name: "a", Line: 1, Killed: true, AtRequest: Plain(7), Kills: Plain(2)}},
 		}},
 		{"one bound", "{\"agents\": {\"a\": {\"killed\": true, \"at_request\": {\"min\": 3}},\n\"b\": {\"killed\": true, \"at_request\": {\"max\": 9}}}}", Expectation{
 			Agents: []Agent{agentAt("a", 1, atLeast(3)), agentAt("b", 2, atMost(9))},
@@ -53,18 +55,18 @@ func TestParse(t *testing.T) {
 		{"partial settings, other profile and mode", `{"about": "x", "settings": {"profile": "agentgazer", "mode": "block", "threshold": 12.5}, "totals": {"requests": 40}}`, Expectation{
 			About:    "x",
 			Settings: Settings{Profile: pp(analyze.ProfileAgentGazer), Mode: mp(analyze.ModeBlock), Threshold: fp(12.5)},
-			Totals:   []Total{{Key: "requests", Line: 1, Range: plainCount(40)}},
+			Totals:   []Total{{Key: "requests", Line: 1, Range: Plain(40)}},
 		}},
 		{"whole-number floats", `{"settings": {"window": 30.0}, "agents": {"a": {"killed": true, "at_request": {"min": 6.0, "max": 1e1}}}}`, Expectation{
 			Settings: Settings{Window: ip(30)},
 			Agents:   []Agent{agentAt("a", 1, between(6, 10))},
 		}},
 		{"byte order mark ignored", "\uFEFF{\"totals\": {\"kills\": 0}}", Expectation{
-			Totals: []Total{{Key: "kills", Line: 1, Range: plainCount(0)}},
+			Totals: []Total{{Key: "kills", Line: 1, Range: Plain(0)}},
 		}},
 		{"every total", `{"totals": {"skipped": 0, "requests": 1, "malformed": 2, "kills": 3, "blocked": 4, "agents_killed": 5, "agents": 6}}`, Expectation{
-			Totals: []Total{{"agents", 1, plainCount(6)}, {"agents_killed", 1, plainCount(5)}, {"blocked", 1, plainCount(4)},
-				{"kills", 1, plainCount(3)}, {"malformed", 1, plainCount(2)}, {"requests", 1, plainCount(1)}, {"skipped", 1, plainCount(0)}},
+			Totals: []Total{{"agents", 1, Plain(6)}, {"agents_killed", 1, Plain(5)}, {"blocked", 1, Plain(4)},
+				{"kills", 1, Plain(3)}, {"malformed", 1, Plain(2)}, {"requests", 1, Plain(1)}, {"skipped", 1, Plain(0)}},
 		}},
 	}
 	for _, tc := range tests {
@@ -81,12 +83,34 @@ func TestParse(t *testing.T) {
 }
 
 func dump(e *Expectation) string {
-	s := fmt.Sprintf("about %q settings %s agents %+v scopes %+v totals %+v", e.About, settingsString(e.Settings), e.Agents, e.Scopes, e.Totals)
-	if e.Settings.GatewayProfile != nil || e.Settings.Gateway != nil || e.HasGateway() {
-		s += fmt.Sprintf(" gateway %v %s http_status %+v block_reason %+v incidents %+v", e.Settings.GatewayProfile, e.Settings.Gateway, e.HTTPStatus, e.BlockReasons, e.Incidents)
+	s := fmt.Sprintf("about %q settings %s agents %+v totals %+v", e.About, settingsString(e.Settings), e.Agents, e.Totals)
+	for _, k := range slices.Sorted(maps.Keys(e.Parts)) {
+		s += fmt.Sprintf(" %s %+v", k, e.Parts[k])
 	}
 	return s
 }
+
+// The schemas of the tests: the loop detector (the default) and a policy
+// made up for them, "quota", with two variants, a settings object whose
+// only key is "limit" (a number), and a section of named outcomes,
+// "users", so that this package's tests name no real policy.
+var (
+	loopSchema  = &Schema{Policy: "loop", LoopSettings: true}
+	userKeys    = OutcomeKeys{Section: "users", What: "user", Fired: "throttled", At: "at_request", Count: "throttles", Not: "never throttled", AtHint: "a user's requests are counted from 1"}
+	quotaSchema = &Schema{
+		Policy:   "quota",
+		Variants: []string{"hard", "soft"},
+		Settings: func(p *Parser, n *Node, path string) {
+			for _, m := range p.Object(n, path, "limit") {
+				p.Integer(m.Val, path+"."+m.Key)
+			}
+		},
+		Sections: []Section{{Key: "users", Parse: func(p *Parser, _ string, n *Node) Part {
+			return &Outcomes{Keys: userKeys, List: p.Outcomes(n, userKeys)}
+		}}},
+	}
+	testSchemas = []*Schema{loopSchema, quotaSchema}
+)
 
 func settingsString(s Settings) string {
 	var parts []string
@@ -101,6 +125,15 @@ func settingsString(s Settings) string {
 	}
 	if s.Threshold != nil {
 		parts = append(parts, fmt.Sprint("threshold ", *s.Threshold))
+	}
+	if s.Policy != nil {
+		parts = append(parts, "policy "+*s.Policy)
+	}
+	if s.Variant != nil {
+		parts = append(parts, "variant "+*s.Variant)
+	}
+	if s.Own != nil {
+		parts = append(parts, "own "+string(s.Own))
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
@@ -154,12 +187,12 @@ func TestParseErrors(t *testing.T) {
 		{"too deep", deep, []wantErr{{"@42", "", "nested more than 32 levels deep: not an expectation file"}}},
 		{"expects nothing", `{}`, []wantErr{{"{", "", `expects nothing: give "agents" or "totals"`}}},
 		{"only about", `{"about": "x"}`, []wantErr{{"{", "", `expects nothing: give "agents" or "totals"`}}},
-		{"empty agents", `{"agents": {}}`, []wantErr{{"{", "", `expects nothing: "agents", "scopes", "totals" and the gateway's sections are empty`}}},
+		{"empty agents", `{"agents": {}}`, []wantErr{{"{", "", `expects nothing: every section is empty`}}},
 
 		// Unknown and repeated keys.
-		{"unknown top key", `{"agent": {"a": {"killed": true}}}`, []wantErr{{`"agent"`, "agent", `unknown key (want "about", "settings", "agents", "scopes", "totals", "http_status", "block_reason" or "incidents")`}}},
+		{"unknown top key", `{"agent": {"a": {"killed": true}}}`, []wantErr{{`"agent"`, "agent", `unknown key (want "about", "settings", "agents", "totals" or "users")`}}},
 		{"agent key typo", `{"agents": {"a": {"killed": true, "at_requst": 3}}}`, []wantErr{{`"at_requst"`, "agents.a.at_requst", `unknown key (want "killed", "at_request" or "kills")`}}},
-		{"settings typo", `{"settings": {"treshold": 10}, "totals": {"kills": 0}}`, []wantErr{{`"treshold"`, "settings.treshold", `unknown key (want "policy", "profile", "window", "threshold", "mode", "gateway" or "breaker")`}}},
+		{"settings typo", `{"settings": {"treshold": 10}, "totals": {"kills": 0}}`, []wantErr{{`"treshold"`, "settings.treshold", `unknown key (want "policy", "variant", "profile", "mode", "window", "threshold" or "quota")`}}},
 		{"totals typo", `{"totals": {"agent_killed": 1}}`, []wantErr{{`"agent_killed"`, "totals.agent_killed", `unknown key (want "agents", "agents_killed", "blocked", "kills", "malformed", "requests" or "skipped")`}}},
 		{"range typo", `{"totals": {"kills": {"minimum": 1}}}`, []wantErr{{`"minimum"`, "totals.kills.minimum", `unknown key (want "min" or "max")`}}},
 		{"repeated key", `{"totals": {"kills": 1, "kills": 2}}`, []wantErr{{`"kills": 2`, "totals.kills", "key given twice (first at 1:13)"}}},
@@ -198,12 +231,19 @@ func TestParseErrors(t *testing.T) {
 
 		// Every problem is reported, in file order.
 		// A policy's settings are its own: another's are refused, never ignored.
-		{"loop setting for the breaker", `{"settings": {"policy": "breaker", "threshold": 5}, "totals": {"kills": 0}}`, []wantErr{{`"threshold"`, "settings.threshold", "a loop detector setting: this file replays the breaker (its own settings go in settings.breaker)"}}},
-		{"loop setting for the gateway", `{"settings": {"policy": "gateway", "window": 5}, "totals": {"kills": 0}}`, []wantErr{{`"window"`, "settings.window", "a loop detector setting: this file replays the gateway (its own settings go in settings.gateway)"}}},
-		{"profile for the breaker", `{"settings": {"policy": "breaker", "profile": "spec"}, "totals": {"kills": 0}}`, []wantErr{{`"spec"`, "settings.profile", `the breaker has no profile (its settings go in "breaker")`}}},
-		{"breaker settings for the loop", `{"settings": {"breaker": {"min_samples": 5}}, "totals": {"kills": 0}}`, []wantErr{{`{"min`, "settings.breaker", `breaker settings need "policy": "breaker"`}}},
-		{"breaker settings typo", `{"settings": {"policy": "breaker", "breaker": {"rate": 0.3}}, "totals": {"kills": 0}}`, []wantErr{{`"rate"`, "settings.breaker.rate", `unknown key (want "enabled", "kill_on_error_rate", "error_window_minutes", "min_samples" or "auto_recover_after_minutes")`}}},
-		{"breaker settings out of range", `{"settings": {"policy": "breaker", "breaker": {"kill_on_error_rate": 2}}, "totals": {"kills": 0}}`, []wantErr{{`2}`, "settings.breaker.kill_on_error_rate", "want a rate in (0, 1], got 2"}}},
+		{"loop setting for another policy", `{"settings": {"policy": "quota", "threshold": 5}, "totals": {"kills": 0}}`, []wantErr{{`"threshold"`, "settings.threshold", "a loop detector setting: this file replays the quota (its own settings go in settings.quota)"}}},
+		{"profile for a policy with variants", `{"settings": {"policy": "quota", "profile": "spec"}, "totals": {"kills": 0}}`, []wantErr{{`"profile"`, "settings.profile", `a loop detector setting: this file replays the quota (its "hard" or "soft" goes in "variant")`}}},
+		{"unknown policy", `{"settings": {"policy": "brake"}, "totals": {"kills": 0}}`, []wantErr{{`"brake"`, "settings.policy", `unknown policy "brake" (want "loop" or "quota")`}}},
+		{"unknown variant", `{"settings": {"policy": "quota", "variant": "firm"}, "totals": {"kills": 0}}`, []wantErr{{`"firm"`, "settings.variant", `unknown quota variant "firm" (want "hard" or "soft")`}}},
+		{"variant for the loop", `{"settings": {"variant": "hard"}, "totals": {"kills": 0}}`, []wantErr{{`"variant"`, "settings.variant", `the loop policy has no variants`}}},
+		{"a policy's settings for the loop", `{"settings": {"quota": {"limit": 5}}, "totals": {"kills": 0}}`, []wantErr{{`{"limit`, "settings.quota", `quota settings need "policy": "quota"`}}},
+		{"a policy's settings checked", `{"settings": {"policy": "quota", "quota": {"limit": "x"}}, "totals": {"kills": 0}}`, []wantErr{{`"x"`, "settings.quota.limit", `want a whole number, got a JSON string`}}},
+		{"a policy's settings not an object", `{"settings": {"policy": "quota", "quota": [1]}, "totals": {"kills": 0}}`, []wantErr{{`[1]`, "settings.quota", `want a JSON object, got a JSON array`}}},
+		{"a policy's section in a loop file", `{"users": {"u": {"throttled": true}}}`, []wantErr{{`"users"`, "users", `"users" is the quota's: it needs "settings": {"policy": "quota"}`}}},
+		{"a policy's section read by it", `{"settings": {"policy": "quota"}, "users": {"u": {"killed": true}}}`, []wantErr{
+			{`{"killed"`, "users.u", `missing key "throttled" (true or false)`},
+			{`"killed"`, "users.u.killed", `unknown key (want "throttled", "at_request" or "throttles")`}}},
+		{"a policy's empty section", `{"settings": {"policy": "quota"}, "users": {}}`, []wantErr{{"{", "", `expects nothing: every section is empty`}}},
 		{"several", "{\"totals\": {\"kills\": -1},\n \"settings\": {\"window\": 0, \"mode\": \"x\"},\n \"agents\": {\"a\": {\"killed\": true, \"at_requst\": 6}}}", []wantErr{
 			{"-1", "totals.kills", "-1 is below 0 (a count)"},
 			{"0,", "settings.window", "window 0 out of range 1..100000"},
@@ -213,7 +253,7 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e, err := Parse("dir/f.expect.json", []byte(tc.doc))
+			e, err := Parse("dir/f.expect.json", []byte(tc.doc), testSchemas...)
 			if err == nil {
 				t.Fatalf("Parse accepted it: %s", dump(e))
 			}
@@ -269,5 +309,53 @@ func TestColumnsCountCharacters(t *testing.T) {
 	}
 	if list[0].Line != 1 || list[0].Col != 16 {
 		t.Errorf("error at %d:%d, want 1:16 (%v)", list[0].Line, list[0].Col, err)
+	}
+}
+
+// A policy's own parts of a file: its variant, its settings object (as
+// compact JSON), its section read by its own Parse; written back by
+// Format in the same form.
+func TestParsePolicySections(t *testing.T) {
+	doc := `{"settings": {"policy": "quota", "variant": "soft", "quota": {"limit": 5}},
+ "users": {"ann": {"throttled": true, "at_request": 3},
+           "bob": {"throttled": false}}}`
+	e, err := Parse("f", []byte(doc), testSchemas...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := settingsString(e.Settings); got != `{policy quota, variant soft, own {"limit":5}}` {
+		t.Errorf("settings %s", got)
+	}
+	users, ok := e.Part("users").(*Outcomes)
+	if !ok || len(users.List) != 2 || users.List[0] != (Agent{Name: "ann", Line: 2, Killed: true, AtRequest: Plain(3)}) || users.List[1] != (Agent{Name: "bob", Line: 3}) {
+		t.Fatalf("users %s", dump(e))
+	}
+	// Checked against outcomes as agents are.
+	res := users.Compare([]Outcome{{Name: "ann", Requests: 5, Fired: []int{4}, Desc: "throttled at 4"}, {Name: "bob", Requests: 2}})
+	if len(res) != 2 || res[0].Pass || res[0].Name() != "users.ann" || res[0].Reason != "throttled at request 4, expected 3" || !res[1].Pass {
+		t.Errorf("compare %+v", res)
+	}
+	out, err := Format(e)
+	want := `{
+  "settings": {
+    "policy": "quota",
+    "quota": {
+      "limit": 5
+    },
+    "variant": "soft"
+  },
+  "users": {
+    "ann": {
+      "at_request": 3,
+      "throttled": true
+    },
+    "bob": {
+      "throttled": false
+    }
+  }
+}
+`
+	if err != nil || string(out) != want {
+		t.Errorf("Format = %v\n%s\nwant\n%s", err, out, want)
 	}
 }

@@ -2,6 +2,7 @@ package expect
 
 import (
 	"encoding/json"
+	"maps"
 	"strconv"
 
 	"github.com/killswitch/killswitch/analyze"
@@ -25,15 +26,20 @@ import (
 //   - an agent with no request in the capture cannot be updated: it is left
 //     as is and reported.
 //
+// loopSettings says whether the file's policy takes the loop detector's
+// settings (its Schema's LoopSettings); a policy's own sections (Parts)
+// are its to update, on the copy.
+//
 // Lines in the copy are those of e; re-parse Format's output for fresh ones.
-func Update(e *Expectation, s *analyze.Summary) (*Expectation, []string) {
+func Update(e *Expectation, s *analyze.Summary, loopSettings bool) (*Expectation, []string) {
 	c := *e
 	n := &c
-	n.Agents, n.Scopes, n.Totals = append([]Agent(nil), e.Agents...), append([]Agent(nil), e.Scopes...), append([]Total(nil), e.Totals...)
-	n.HTTPStatus, n.BlockReasons = append([]Count(nil), e.HTTPStatus...), append([]Count(nil), e.BlockReasons...)
-	n.Incidents = append([]IncidentWant(nil), e.Incidents...)
+	n.Agents, n.Totals = append([]Agent(nil), e.Agents...), append([]Total(nil), e.Totals...)
+	n.Parts = maps.Clone(e.Parts)
 	var changes []string
-	n.Settings, changes = updateSettings(e.Settings, s)
+	if loopSettings {
+		n.Settings, changes = updateSettings(e.Settings, s)
+	}
 	byName := agentsByName(s)
 	for i := range n.Agents {
 		a := &n.Agents[i]
@@ -42,9 +48,9 @@ func Update(e *Expectation, s *analyze.Summary) (*Expectation, []string) {
 			changes = append(changes, a.Name+": no requests in the capture: left as is (remove it by hand if the agent is gone)")
 			continue
 		}
-		before := describeWant(*a)
+		before := describeWant(*a, AgentKeys)
 		updateOutcome(a, firsts(got))
-		if after := describeWant(*a); after != before {
+		if after := describeWant(*a, AgentKeys); after != before {
 			changes = append(changes, a.Name+": "+before+" → "+after)
 		}
 	}
@@ -52,7 +58,7 @@ func Update(e *Expectation, s *analyze.Summary) (*Expectation, []string) {
 		t := &n.Totals[i]
 		def, _ := totalDefOf(t.Key)
 		before := t.Range
-		t.Range = widen(t.Range, def.get(s))
+		t.Range = Widen(t.Range, def.get(s))
 		if t.Range != before {
 			changes = append(changes, "totals."+t.Key+": "+before.String()+" → "+t.Range.String())
 		}
@@ -71,18 +77,18 @@ func updateOutcome(a *Agent, fired []int) {
 	case !a.Killed && len(fired) > 0:
 		a.Killed, a.AtRequest = true, Exactly(fired[0])
 		if k := len(fired); k > 1 {
-			a.Kills = plainCount(k)
+			a.Kills = Plain(k)
 		}
 	case len(fired) > 0:
-		a.AtRequest = widen(a.AtRequest, fired[0])
-		a.Kills = widen(a.Kills, len(fired))
+		a.AtRequest = Widen(a.AtRequest, fired[0])
+		a.Kills = Widen(a.Kills, len(fired))
 	}
 }
 
-// widen returns r changed to hold v: unchanged when it already does (or is
+// Widen returns r changed to hold v: unchanged when it already does (or is
 // unset), v exactly when r was exact, else with the violated bound moved
 // to v.
-func widen(r Range, v int) Range {
+func Widen(r Range, v int) Range {
 	switch {
 	case !r.IsSet() || r.Contains(v):
 		return r
@@ -97,14 +103,9 @@ func widen(r Range, v int) Range {
 	return r
 }
 
-// replaySettings returns every setting the replay summarized by s ran with.
-// Under the breaker policy only the policy applies: the loop settings
-// are not written.
+// replaySettings returns every loop detector setting the replay
+// summarized by s ran with.
 func replaySettings(s *analyze.Summary) Settings {
-	if s.Policy == "breaker" || s.Policy == "gateway" {
-		pol := s.Policy
-		return Settings{Policy: &pol}
-	}
 	p, m, w, t := s.Profile, s.Mode, s.Default.WindowSize, s.Default.Threshold
 	return Settings{Profile: p, Mode: &m, Window: &w, Threshold: &t}
 }
@@ -114,7 +115,7 @@ func updateSettings(old Settings, s *analyze.Summary) (Settings, []string) {
 	got := replaySettings(s)
 	n := old
 	var changes []string
-	if got.Profile == nil { // the breaker: no loop settings to update
+	if got.Profile == nil { // a summary that names no profile: nothing to compare
 		return n, changes
 	}
 	def.Default = got.Profile.Defaults // a profile's own defaults are not news
@@ -163,8 +164,8 @@ func updateSettings(old Settings, s *analyze.Summary) (Settings, []string) {
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-// FromSummary returns an expectation that describes s exactly: every
-// setting the replay ran with, and every agent with requests (killed or
+// FromSummary returns an expectation that describes s, a replay of the
+// loop detector, exactly: every setting the replay ran with, and every agent with requests (killed or
 // not, the first firing's request exactly, kills when more than one). It
 // is what `killswitch check --update` writes for a capture that has no
 // expectation file yet. A summary without agents yields the bound
@@ -179,7 +180,7 @@ func FromSummary(s *analyze.Summary) *Expectation {
 		if x.Killed {
 			x.AtRequest = Exactly(a.Kills()[0].AgentN)
 			if len(a.Kills()) > 1 {
-				x.Kills = plainCount(len(a.Kills()))
+				x.Kills = Plain(len(a.Kills()))
 			}
 		}
 		e.Agents = append(e.Agents, x)
@@ -217,37 +218,27 @@ func Format(e *Expectation) ([]byte, error) {
 	if e.Settings.Threshold != nil {
 		st["threshold"] = *e.Settings.Threshold
 	}
-	formatGateway(doc, st, e)
-	if e.Settings.Breaker != nil {
-		st["breaker"] = json.RawMessage(e.Settings.Breaker)
+	if e.Settings.Variant != nil {
+		st["variant"] = *e.Settings.Variant
+	}
+	if e.Settings.Own != nil && e.Settings.Policy != nil {
+		st[*e.Settings.Policy] = json.RawMessage(e.Settings.Own)
 	}
 	if len(st) > 0 {
 		doc["settings"] = st
 	}
-	for _, sec := range []struct {
-		list []Agent
-		k    outcomeKeys
-	}{{e.Agents, agentKeys}, {e.Scopes, scopeKeys}} {
-		if len(sec.list) == 0 {
-			continue
+	if len(e.Agents) > 0 {
+		doc["agents"] = outcomesJSON(e.Agents, AgentKeys)
+	}
+	for key, p := range e.Parts {
+		if !p.Empty() {
+			doc[key] = p.JSON()
 		}
-		entries := map[string]any{}
-		for _, a := range sec.list {
-			m := map[string]any{sec.k.fired: a.Killed}
-			if a.AtRequest.IsSet() {
-				m[sec.k.at] = rangeJSON(a.AtRequest)
-			}
-			if a.Kills.IsSet() {
-				m[sec.k.count] = rangeJSON(a.Kills)
-			}
-			entries[a.Name] = m
-		}
-		doc[sec.k.section] = entries
 	}
 	if len(e.Totals) > 0 {
 		totals := map[string]any{}
 		for _, t := range e.Totals {
-			totals[t.Key] = rangeJSON(t.Range)
+			totals[t.Key] = RangeJSON(t.Range)
 		}
 		doc["totals"] = totals
 	}
@@ -258,7 +249,9 @@ func Format(e *Expectation) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-func rangeJSON(r Range) any {
+// RangeJSON is the value Format writes for r: the integer of an exact
+// count given as one, else {"min": A, "max": B} with the bounds set.
+func RangeJSON(r Range) any {
 	if r.plain && r.IsExact() {
 		return r.Min
 	}

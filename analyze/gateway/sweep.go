@@ -3,6 +3,7 @@ package gateway
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 
 	"github.com/killswitch/killswitch/ingest"
@@ -41,6 +42,11 @@ type SweepSetting struct {
 	// Added are the calls refused here and forwarded at the base; Dropped
 	// the calls forwarded here and refused at the base. In capture order.
 	Added, Dropped []ingest.Pos
+	// Tenants are the tenants with a call refused here (sorted; "" for
+	// calls without a tenant); NewTenants those of them with none refused
+	// at the base: tenants the base leaves alone that this value hits.
+	Tenants, NewTenants []string
+	tenants             map[string]bool
 }
 
 // SweepResult is a gateway sweep.
@@ -157,7 +163,7 @@ func newCounting(cfg Config) (*Gateway, error) {
 }
 
 func newSetting() SweepSetting {
-	return SweepSetting{ByStatus: map[int]int{}, ByReason: map[string]int{}}
+	return SweepSetting{ByStatus: map[int]int{}, ByReason: map[string]int{}, tenants: map[string]bool{}}
 }
 
 // Step replays one record (a request or a control record, in replay
@@ -184,6 +190,7 @@ func (sw *Sweeper) Step(r *ingest.Record) {
 		}
 		if ref {
 			s.Refused++
+			s.tenants[d.Tenant] = true
 		}
 		if d.Blocked {
 			s.CostAvoidedCents += d.CostCents
@@ -202,7 +209,19 @@ func (sw *Sweeper) Step(r *ingest.Record) {
 // Finish ends the replays and returns the sweep.
 func (sw *Sweeper) Finish() *SweepResult {
 	for i, g := range sw.gates {
-		sw.settings[i].Incidents = g.inc.made
+		s := sw.settings[i]
+		s.Incidents = g.inc.made
+		s.Tenants = make([]string, 0, len(s.tenants))
+		for t := range s.tenants {
+			s.Tenants = append(s.Tenants, t)
+		}
+		sort.Strings(s.Tenants)
+		s.NewTenants = []string{}
+		for _, t := range s.Tenants {
+			if !sw.res.Base.tenants[t] {
+				s.NewTenants = append(s.NewTenants, t)
+			}
+		}
 	}
 	return &sw.res
 }

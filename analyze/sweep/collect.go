@@ -286,15 +286,53 @@ func (c *Collector) Finish() *Traffic {
 // Collector (see NewCollector for problem) that spills as spill says.
 // The returned error is src's I/O error, problem's or the spill store's.
 func Collect(src ingest.Reader, p *analyze.Profile, workers int, problem func(rec *ingest.Record, warn string) error, spill Spill) (*Traffic, error) {
-	c, err := NewCollector(p, problem)
+	ts, err := CollectProfiles(src, []*analyze.Profile{p}, workers, problem, spill)
 	if err != nil {
 		return nil, err
 	}
-	c.SpillTo(spill)
-	if err := analyze.Drive(src, p, workers, c.Step); err != nil {
+	return ts[0], nil
+}
+
+// CollectProfiles is Collect for several profiles over one read of src
+// (analyze.DriveProfiles): it returns one Traffic per profile, in the
+// order of ps, each the Traffic Collect would return for that profile.
+// problem sees the items and warnings of the first profile's collection
+// only (the input's problems are the same for every profile). The
+// profiles share spill's store, and its budget: each Traffic keeps at most
+// its share of Budget in memory.
+func CollectProfiles(src ingest.Reader, ps []*analyze.Profile, workers int, problem func(rec *ingest.Record, warn string) error, spill Spill) ([]*Traffic, error) {
+	if len(ps) == 0 {
+		return nil, errors.New("no profile to collect")
+	}
+	cs := make([]*Collector, len(ps))
+	share := spill
+	share.Budget /= int64(len(ps))
+	for i, p := range ps {
+		var err error
+		if i > 0 {
+			problem = nil
+		}
+		if cs[i], err = NewCollector(p, problem); err != nil {
+			return nil, err
+		}
+		cs[i].SpillTo(share)
+	}
+	err := analyze.DriveProfiles(src, ps, workers, func(rec *ingest.Record, fs []analyze.Features) error {
+		for i, c := range cs {
+			if err := c.Step(rec, &fs[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	return c.Finish(), nil
+	ts := make([]*Traffic, len(cs))
+	for i, c := range cs {
+		ts[i] = c.Finish()
+	}
+	return ts, nil
 }
 
 // Sweep reads src once (see Collect) and evaluates the grid of cfg.

@@ -377,7 +377,7 @@ func TestStateFlagErrors(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"--writes", filepath.Join(dir, "w.txt")}, "want a .jsonl or .sql extension"},
+		{[]string{"--writes", filepath.Join(dir, "w.txt")}, "want FILE.sql (the SQLite state script, for sqlite3 < FILE), - (the same on standard output) or FILE.jsonl"},
 		{[]string{"--writes", "-"}, "--writes -: standard output carries the report: give -o FILE"},
 		{[]string{"--apply", "postgres:x"}, "want sqlite:PATH"},
 		{[]string{"--apply", "sqlite:"}, "want sqlite:PATH"},

@@ -248,7 +248,7 @@ func TestBreakerCheckScopes(t *testing.T) {
 	}
 
 	os.WriteFile(ef, []byte(`{"scopes": {"acme/billing/refund": {"tripped": true}}}`), 0o644)
-	if out, _, code := runCLI(t, "", "check", dir); code != 2 || !strings.Contains(out, `"scopes" are the breaker's`) {
+	if out, _, code := runCLI(t, "", "check", dir); code != 2 || !strings.Contains(out, `"scopes" is the breaker's: it needs "settings": {"policy": "breaker"}`) {
 		t.Errorf("scopes without the breaker: exit %d:\n%s", code, out)
 	}
 }
@@ -264,7 +264,7 @@ func TestCheckLoopOverridesRefusedForPolicies(t *testing.T) {
 		want string
 	}{
 		{"fixtures/breaker/outage.expect.json", []string{"--window", "5"}, "--window is a loop detector setting: this file replays the breaker"},
-		{"fixtures/breaker/outage.expect.json", []string{"--profile", "progress"}, "--profile is a loop detector setting: this file replays the breaker"},
+		{"fixtures/breaker/outage.expect.json", []string{"--profile", "progress"}, "--profile progress is a loop detector setting: this file replays the breaker"},
 		{"fixtures/gateway/m22.expect.json", []string{"--threshold", "3"}, "--threshold is a loop detector setting: this file replays the gateway"},
 		{"fixtures/gateway/m22.expect.json", []string{"--mode", "block"}, "--mode is a loop detector setting: this file replays the gateway"},
 	} {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -63,6 +64,14 @@ func cmdCheck(e *env, args []string) int {
 		}
 	}
 	profile := fs.String("profile", "", "override every file's profile: "+strings.Join(profiles, ", "))
+	var variants, variantHelp []string // every policy's variants
+	for _, sc := range policy.Schemas() {
+		if len(sc.Variants) > 0 {
+			variants = append(variants, sc.Variants...)
+			variantHelp = append(variantHelp, strings.Join(sc.Variants, " or ")+" for the "+sc.Policy)
+		}
+	}
+	variant := fs.String("variant", "", "override every file's variant: "+strings.Join(variantHelp, ", "))
 	window := fs.Int("window", 0, "override every file's window size N")
 	threshold := fs.Float64("threshold", 0, "override every file's threshold")
 	mode := fs.String("mode", "", "override every file's mode: deactivate or block")
@@ -108,6 +117,13 @@ func cmdCheck(e *env, args []string) int {
 			return errorf(e, "check", "unknown profile %q (want %s)", *profile, strings.Join(profiles, ", "))
 		}
 		overNames = append(overNames, "--profile "+name)
+	}
+	if fs.Changed("variant") {
+		if !slices.Contains(variants, *variant) {
+			return errorf(e, "check", "unknown variant %q (want %s)", *variant, strings.Join(variantHelp, ", "))
+		}
+		over.Variant = variant
+		overNames = append(overNames, "--variant "+*variant)
 	}
 	if fs.Changed("mode") {
 		m, err := analyze.ParseMode(*mode)
@@ -193,7 +209,7 @@ func checkOne(e *env, rf *readFlags, t checkTarget, over expect.Settings, profil
 			f.Err = err
 			return f
 		}
-		if exp, err = expect.Parse(t.expect, data); err != nil {
+		if exp, err = expect.Parse(t.expect, data, policy.Schemas()...); err != nil {
 			f.Err = err
 			return f
 		}
@@ -214,6 +230,10 @@ func checkOne(e *env, rf *readFlags, t checkTarget, over expect.Settings, profil
 	}
 	if p == nil || p.Check == nil {
 		f.Err = fmt.Errorf("%s: the %s policy cannot be checked", t.expect, *eff.Policy)
+		return f
+	}
+	if sc := p.Check.Schema(); over.Variant != nil && !slices.Contains(sc.Variants, *over.Variant) {
+		f.Err = fmt.Errorf("%s: --variant %s is not a variant of the %s, which this file replays", t.expect, *over.Variant, p.Name)
 		return f
 	}
 	run, err := p.Check.Prepare(&policy.CheckFile{Path: t.expect, Exp: exp, Eff: eff, Over: over, Profile: profile, ProfileOf: profileOf})
@@ -240,7 +260,7 @@ func checkOne(e *env, rf *readFlags, t checkTarget, over expect.Settings, profil
 			next = expect.FromSummary(sum)
 			for _, a := range sum.Agents {
 				if a.Requests > 0 {
-					changes = append(changes, a.Agent+": "+expect.Describe(a, sum))
+					changes = append(changes, a.Agent+": "+run.Describe(a, sum))
 				}
 			}
 			if len(changes) == 0 {
@@ -248,14 +268,14 @@ func checkOne(e *env, rf *readFlags, t checkTarget, over expect.Settings, profil
 			}
 			f.Created = true
 		} else {
-			next, changes = expect.Update(exp, sum)
+			next, changes = expect.Update(exp, sum, p.Check.Schema().LoopSettings)
 			changes = append(changes, run.Update(next)...)
 		}
 		if len(changes) > 0 {
 			data, err := expect.Format(next)
 			if err == nil {
 				// Re-read what is written: the results then point at its lines.
-				next, err = expect.Parse(t.expect, data)
+				next, err = expect.Parse(t.expect, data, policy.Schemas()...)
 			}
 			if err == nil {
 				err = outfile.Write(t.expect, func(w io.Writer) error { _, err := w.Write(data); return err })
@@ -267,7 +287,7 @@ func checkOne(e *env, rf *readFlags, t checkTarget, over expect.Settings, profil
 			exp, f.Changes = next, changes
 		}
 	}
-	f.Results = append(expect.Compare(exp, sum), run.Compare(exp)...)
+	f.Results = append(expect.Compare(exp, sum, run.Describe), run.Compare(exp)...)
 	return f
 }
 

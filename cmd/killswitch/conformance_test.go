@@ -265,7 +265,7 @@ func TestCheckShowsThePolicysOwnSettings(t *testing.T) {
 			`{"settings": {"policy": "breaker", "breaker": {"kill_on_error_rate": 0.9}}, "agents": {"crawler": {"killed": false}}}`,
 			"policy breaker, error rate ≥ 90% over 10+ samples, counters refresh over 5m0s, open 30m0s"},
 		{"fixtures/gateway/m22.jsonl",
-			`{"settings": {"policy": "gateway", "profile": "spec", "gateway": {"max_tokens": 100000, "rpm": 7}}, "http_status": {"200": {"min": 0}}}`,
+			`{"settings": {"policy": "gateway", "variant": "spec", "gateway": {"max_tokens": 100000, "rpm": 7}}, "http_status": {"200": {"min": 0}}}`,
 			"policy gateway, variant spec, max cost 100¢ a request, max tokens 100000, rpm 7, spike rate 0.5"},
 	} {
 		dir := t.TempDir()

@@ -61,23 +61,26 @@ func TestCheckGateway(t *testing.T) {
 // one freeze incident per frozen entity). incidents.expect.json states
 // spec's answers (6 × 200 …); under m22 the rpm rule never refuses, so 12
 // calls get 200 (the README's table). A loop profile on a gateway file, or
-// m22 on a loop file, makes that file unusable rather than being ignored.
-func TestCheckGatewayProfileOverride(t *testing.T) {
+// a variant on a loop file, makes that file unusable rather than being
+// ignored; --profile m22 is no profile at all.
+func TestCheckGatewayVariantOverride(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		code int
 		want []string
 	}{
-		{[]string{"--profile", "spec", "fixtures/gateway/m22.expect.json"}, exitFound,
-			[]string{"incidents: 4 incidents, expected 0", "overrides: --profile spec"}},
-		{[]string{"--profile", "m22", "fixtures/gateway/incidents.expect.json"}, exitFound,
-			[]string{"http_status.200: 12 calls, expected 6", "overrides: --profile m22"}},
-		{[]string{"--profile", "m22", "fixtures/gateway/m22.expect.json"}, exitOK,
-			[]string{"all 9 expectations hold (1 file); overrides: --profile m22"}},
+		{[]string{"--variant", "spec", "fixtures/gateway/m22.expect.json"}, exitFound,
+			[]string{"incidents: 4 incidents, expected 0", "overrides: --variant spec"}},
+		{[]string{"--variant", "m22", "fixtures/gateway/incidents.expect.json"}, exitFound,
+			[]string{"http_status.200: 12 calls, expected 6", "overrides: --variant m22"}},
+		{[]string{"--variant", "m22", "fixtures/gateway/m22.expect.json"}, exitOK,
+			[]string{"all 9 expectations hold (1 file); overrides: --variant m22"}},
 		{[]string{"--profile", "agentgazer", "fixtures/gateway/m22.expect.json"}, exitUsage,
-			[]string{`--profile agentgazer is a loop detector profile: this file replays the gateway (want m22 or spec)`}},
-		{[]string{"--profile", "m22", "fixtures/library/short-cycle.expect.json"}, exitUsage,
-			[]string{`--profile m22 is a gateway profile: this file replays the loop detector`}},
+			[]string{`m22.expect.json: --profile agentgazer is a loop detector setting: this file replays the gateway`}},
+		{[]string{"--profile", "spec", "fixtures/gateway/m22.expect.json"}, exitUsage,
+			[]string{`m22.expect.json: --profile spec is a loop detector setting: this file replays the gateway`}},
+		{[]string{"--variant", "m22", "fixtures/library/short-cycle.expect.json"}, exitUsage,
+			[]string{`short-cycle.expect.json: --variant m22 is not a variant of the loop, which this file replays`}},
 	} {
 		stdout, stderr, code := runCLI(t, "", append([]string{"check"}, c.args...)...)
 		if code != c.code {
@@ -89,16 +92,22 @@ func TestCheckGatewayProfileOverride(t *testing.T) {
 			}
 		}
 	}
-	if _, stderr, code := runCLI(t, "", "check", "--profile", "gazer", "fixtures/gateway"); code != exitUsage ||
-		!strings.Contains(stderr, `unknown profile "gazer" (want `+analyze.ProfileNames()+` for the loop detector, m22 or spec for the gateway)`) {
-		t.Errorf("--profile gazer: exit %d: %s", code, stderr)
+	for _, c := range []struct{ args, want string }{
+		{"--profile gazer", `unknown profile "gazer" (want ` + analyze.ProfileNames() + ` for the loop detector)`},
+		{"--profile m22", `unknown profile "m22" (want ` + analyze.ProfileNames() + ` for the loop detector)`},
+		{"--variant spek", `unknown variant "spek" (want m22 or spec for the gateway)`},
+	} {
+		args := append([]string{"check"}, strings.Fields(c.args)...)
+		if _, stderr, code := runCLI(t, "", append(args, "fixtures/gateway")...); code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d: %s", c.args, code, stderr)
+		}
 	}
 }
 
-// TestCheckGatewayProfileUpdate: --update under --profile spec writes the
-// profile into the file with the counts and incidents spec gives, so that
+// TestCheckGatewayVariantUpdate: --update under --variant spec writes the
+// variant into the file with the counts and incidents spec gives, so that
 // check without the flag then holds.
-func TestCheckGatewayProfileUpdate(t *testing.T) {
+func TestCheckGatewayVariantUpdate(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"m22.expect.json", "m22.jsonl"} {
 		data, err := os.ReadFile(filepath.Join("fixtures/gateway", name))
@@ -110,12 +119,12 @@ func TestCheckGatewayProfileUpdate(t *testing.T) {
 		}
 	}
 	exp := filepath.Join(dir, "m22.expect.json")
-	stdout, stderr, code := runCLI(t, "", "check", "--update", "--profile", "spec", exp)
-	if code != exitOK || !strings.Contains(stdout, "settings.profile: m22 → spec") {
-		t.Fatalf("--update --profile spec: exit %d\n%s%s", code, stdout, stderr)
+	stdout, stderr, code := runCLI(t, "", "check", "--update", "--variant", "spec", exp)
+	if code != exitOK || !strings.Contains(stdout, "settings.variant: m22 → spec") {
+		t.Fatalf("--update --variant spec: exit %d\n%s%s", code, stdout, stderr)
 	}
 	got, _ := os.ReadFile(exp)
-	if !strings.Contains(string(got), `"profile": "spec"`) {
+	if !strings.Contains(string(got), `"variant": "spec"`) {
 		t.Errorf("--update wrote\n%s", got)
 	}
 	if stdout, stderr, code := runCLI(t, "", "check", exp); code != exitOK {

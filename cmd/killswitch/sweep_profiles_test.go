@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -96,13 +97,33 @@ func TestSweepProfiles(t *testing.T) {
 	}
 }
 
+// TestSweepProfilesStdin: --profiles reads the captures once, so standard
+// input serves every profile, and the report is the one the files give.
+func TestSweepProfilesStdin(t *testing.T) {
+	f := "fixtures/progress/loop-cycle.jsonl"
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromFile, errs, code := runCLI(t, "", "sweep", "--profiles", "spec,progress,gemini-cli", "-f", "json", f)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	fromStdin, errs, code := runCLI(t, string(data), "sweep", "--profiles", "spec,progress,gemini-cli", "-f", "json", "-")
+	if code != 0 {
+		t.Fatalf("stdin: exit %d: %s", code, errs)
+	}
+	if strings.ReplaceAll(fromFile, f, "<stdin>") != fromStdin {
+		t.Errorf("standard input gives another report than the file:\n%s\n---\n%s", fromStdin, fromFile)
+	}
+}
+
 func TestSweepProfilesErrors(t *testing.T) {
 	f := "fixtures/progress/loop-cycle.jsonl"
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--profiles", "spec,progress", "-"}, "standard input can be read only once"},
 		{[]string{"--profiles", "spec,spec", f}, "spec given twice"},
 		{[]string{"--profiles", "spec,nope", f}, "--profiles:"},
 		{[]string{"--profile", "spec", "--profiles", "spec,progress", f}, "give one"},

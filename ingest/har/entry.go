@@ -159,7 +159,37 @@ func (r *Reader) entry(i int64, raw []byte) *ingest.Record {
 	}
 
 	rec.Agent = r.agent(route, e.Request.Headers)
+	if r.opt.Agent == "" && route.agent == "" && ingest.LoneSurrogateError(raw) != nil {
+		// Somewhere in the entry a string holds a lone surrogate escape (rare:
+		// look closer): in the agent header it cannot name an agent.
+		if err := r.agentHeaderSurrogate(raw); err != nil {
+			return bad("request header %s: %v", r.opt.AgentHeader, err)
+		}
+	}
 	return rec
+}
+
+// agentHeaderSurrogate returns the problem of the entry's agent header
+// value when it holds a lone UTF-16 surrogate escape (see
+// ingest.LoneSurrogateError), or nil.
+func (r *Reader) agentHeaderSurrogate(raw []byte) error {
+	var e struct {
+		Request struct {
+			Headers []struct {
+				Name  string          `json:"name"`
+				Value json.RawMessage `json:"value"`
+			} `json:"headers"`
+		} `json:"request"`
+	}
+	if json.Unmarshal(raw, &e) != nil {
+		return nil // the entry decoded once already: this cannot fail
+	}
+	for _, h := range e.Request.Headers {
+		if strings.EqualFold(h.Name, r.opt.AgentHeader) {
+			return ingest.LoneSurrogateError(h.Value) // the first, as headerValue takes
+		}
+	}
+	return nil
 }
 
 // agent picks the agent id per SPEC §3: the mapping flag, the AgentGazer

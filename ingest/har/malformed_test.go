@@ -162,6 +162,13 @@ func TestMalformedEntries(t *testing.T) {
 			want: "entry is a JSON number, want an object"},
 		{name: "entry is null", raw: "null",
 			want: "request.method is missing"},
+		{name: "agent header with a lone surrogate",
+			raw: func() string {
+				e := chat()
+				e.reqHeaders = []string{"X-Agent-Id", "AGENT"}
+				return strings.Replace(e.String(), `"AGENT"`, `"bot\ud800"`, 1)
+			}(),
+			want: `request header X-Agent-Id: holds a lone UTF-16 surrogate (\ud800), which cannot name a key: it would read as U+FFFD, the same as any other`},
 		{name: "non-UTF-8 bytes in the document",
 			raw:  strings.Replace(chat().String(), "gpt-4o", "gpt-\xff4o", 1),
 			want: "invalid UTF-8 at byte " + strconv.Itoa(strings.Index(chat().String(), "gpt-4o")+5) + " of the entry"},
@@ -205,6 +212,22 @@ func checkErr(t *testing.T, rec *ingest.Record, want string) {
 	}
 	if rec.Skip != "" || rec.Request != nil || rec.Response != nil || rec.Agent != "" {
 		t.Errorf("a malformed record carries data: %+v", rec)
+	}
+}
+
+// TestLoneSurrogateElsewhere: a lone surrogate escape outside the agent
+// header (another header, a body) names no key: the entry reads as usual.
+func TestLoneSurrogateElsewhere(t *testing.T) {
+	e := chat()
+	e.reqHeaders = []string{"X-Agent-Id", "bot-7", "X-Note", "NOTE"}
+	raw := strings.Replace(e.String(), `"NOTE"`, `"a\udc00b"`, 1)
+	data := strings.Replace(doc(chat()), chat().String(), raw, 1)
+	recs, err := readAll(t, []byte(data), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].Err != nil || recs[0].Agent != "bot-7" {
+		t.Fatalf("records %+v", recs)
 	}
 }
 

@@ -168,26 +168,7 @@ func strictString(b []byte, i int) int {
 }
 
 // hex4 reads the 4 hex digits at b[i:], or -1.
-func hex4(b []byte, i int) rune {
-	if len(b)-i < 4 {
-		return -1
-	}
-	var r rune
-	for _, c := range b[i : i+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return -1
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
-}
+func hex4(b []byte, i int) rune { return ingest.Hex4(b[i:]) }
 
 // strictNumber returns the end of the number at b[i], or -1 (RFC 8259,
 // ingest.SkipJSONNumber). A number must end where a delimiter can follow;

@@ -81,7 +81,7 @@ func TestFileErrors(t *testing.T) {
 		{"no ts", func(t *testing.T) []byte { return writeRows(t, []noTS{{ts, "a", okRequest}}) }, Options{},
 			[]string{`bad.parquet: no "ts" column`, "--map ts=COLUMN", "columns: time, agent, request"}},
 		{"no agent", func(t *testing.T) []byte { return writeRows(t, []noAgent{{ts, okRequest}}) }, Options{},
-			[]string{`bad.parquet: no "agent" column (give --agent NAME, or --map agent=COLUMN); columns: ts, request`}},
+			[]string{`bad.parquet: no "agent" column (give --agent NAME, or --map agent=COLUMN; a gateway log's "tenant" column stands in for it); columns: ts, request`}},
 		{"no request", func(t *testing.T) []byte { return writeRows(t, []noRequest{{ts, "a", okRequest}}) }, Options{},
 			[]string{`bad.parquet: no "request" column`, "columns: ts, agent, body"}},
 		{"mapped column missing", func(t *testing.T) []byte { return writeRows(t, []noRequest{{ts, "a", okRequest}}) },
@@ -167,8 +167,8 @@ func TestBadRows(t *testing.T) {
 		{"bad date", with(func(r *badRow) { r.TS = ptr("2026-13-01T00:00:00Z") }),
 			`ts: unparsable timestamp: a string of 20 characters where a time was expected (want RFC 3339)`},
 		{"negative Unix time", with(func(r *badRow) { r.TS = ptr("-5") }), "ts: timestamp -5 is not a Unix time"},
-		{"null agent", with(func(r *badRow) { r.Agent = nil }), "agent: is null (give --agent to name the agent of every record)"},
-		{"empty agent", with(func(r *badRow) { r.Agent = ptr("") }), "agent: is empty"},
+		{"null agent", with(func(r *badRow) { r.Agent = nil }), "agent: is null (give --agent to name the agent of every record; a row with a tenant and no agent is the tenant's)"},
+		{"empty agent", with(func(r *badRow) { r.Agent = ptr("") }), "agent: is empty (a row with a tenant and no agent is the tenant's)"},
 		{"agent not UTF-8", with(func(r *badRow) { r.Agent = ptr("a\xff") }), "agent: is not valid UTF-8"},
 		{"null request", with(func(r *badRow) { r.Request = nil }), "request: is null (a row is a request, or a control record with event)"},
 		{"empty request", with(func(r *badRow) { r.Request = ptr("  ") }), "request: is empty (want a JSON object)"},
@@ -221,5 +221,50 @@ func TestBadRows(t *testing.T) {
 		if next.Err != nil || string(next.Request) != okRequest || next.Agent != "a" || next.Pos.N != row+1 {
 			t.Errorf("%s: the good row after it: %+v", tc.name, next)
 		}
+	}
+}
+
+// TestTenantStandsInForAgent: a gateway log keyed by tenant and API key
+// needs no agent, as in JSONL: with no agent column, or a null or empty
+// agent, the row's tenant names its agent; a row with neither is
+// malformed, naming the row.
+func TestTenantStandsInForAgent(t *testing.T) {
+	const ts = "2026-01-01T00:00:00Z"
+	type gwRow struct {
+		TS      string  `parquet:"ts"`
+		Tenant  *string `parquet:"tenant"`
+		Key     string  `parquet:"api_key_id"`
+		Request string  `parquet:"request"`
+	}
+	acme := "acme"
+	rows := []gwRow{{ts, &acme, "k1", okRequest}, {ts, nil, "k2", okRequest}, {ts, ptr(""), "k3", okRequest}, {ts, &acme, "k4", okRequest}}
+	recs, err := readAll(t, writeRows(t, rows), "gw.parquet", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 4 {
+		t.Fatalf("%d records", len(recs))
+	}
+	for _, i := range []int{0, 3} {
+		if recs[i].Err != nil || recs[i].Agent != "acme" || recs[i].Tenant != "acme" {
+			t.Errorf("row %d: %+v", i+1, recs[i])
+		}
+	}
+	for _, i := range []int{1, 2} {
+		want := "gw.parquet:row " + strconv.Itoa(i+1) + ": tenant: is null or empty, and there is no agent column to name the agent (give --agent)"
+		if recs[i].Err == nil || recs[i].Err.Error() != want {
+			t.Errorf("row %d: error %v, want %q", i+1, recs[i].Err, want)
+		}
+	}
+	// With an agent column, a null agent falls back to the tenant too.
+	type gwAgentRow struct {
+		TS      string  `parquet:"ts"`
+		Agent   *string `parquet:"agent"`
+		Tenant  string  `parquet:"tenant"`
+		Request string  `parquet:"request"`
+	}
+	recs, err = readAll(t, writeRows(t, []gwAgentRow{{ts, nil, "acme", okRequest}, {ts, ptr("bot"), "acme", okRequest}}), "gw.parquet", Options{})
+	if err != nil || len(recs) != 2 || recs[0].Agent != "acme" || recs[1].Agent != "bot" {
+		t.Fatalf("records %+v, %v", recs, err)
 	}
 }

@@ -161,6 +161,41 @@ func (r *Reader) NumRows() int64 { return r.file.NumRows() }
 // mapped and its own name is absent.
 var aliases = map[field]string{fBy: "deactivated_by"}
 
+// agent sets rec.Agent from the row's agent, or, as in a JSONL gateway
+// log, from its tenant when the agent is missing (a gateway's calls are
+// keyed by tenant and API key).
+func (r *Reader) agent(rec *ingest.Record) *rowError {
+	a := r.byField[fAgent]
+	if a != nil && !a.v.IsNull() {
+		s, e := r.text(fAgent)
+		if e != nil {
+			return e
+		}
+		if s != "" {
+			rec.Agent = s
+			return nil
+		}
+	}
+	t := r.byField[fTenant]
+	if t != nil && !t.v.IsNull() {
+		s, e := r.text(fTenant)
+		if e != nil {
+			return e
+		}
+		if s != "" {
+			rec.Agent = s
+			return nil
+		}
+	}
+	switch {
+	case a == nil:
+		return r.bad(t.label, fmt.Errorf("%w, and there is no agent column to name the agent (give --agent)", errNoTenant))
+	case a.v.IsNull():
+		return r.bad(a.label, fmt.Errorf("%w (give --agent to name the agent of every record; a row with a tenant and no agent is the tenant's)", errNull))
+	}
+	return r.bad(a.label, fmt.Errorf("%w (a row with a tenant and no agent is the tenant's)", errEmptyID))
+}
+
 // resolve finds and checks the column of every field and plans its reading.
 func (r *Reader) resolve() error {
 	for _, k := range sortedKeys(r.opt.Map) {
@@ -174,6 +209,7 @@ func (r *Reader) resolve() error {
 	root := r.file.Root()
 	present := func() string { return leafPaths(root, 40) }
 
+	noAgent := false // no agent column: the tenant stands in, when there is one
 	for f := field(0); f < numFields; f++ {
 		if f == fAgent && r.opt.Agent != "" {
 			continue
@@ -200,7 +236,7 @@ func (r *Reader) resolve() error {
 			case f == fTS:
 				return fmt.Errorf(`no "ts" column (the request time; name another with --map ts=COLUMN); columns: %s`, present())
 			case f == fAgent:
-				return fmt.Errorf(`no "agent" column (give --agent NAME, or --map agent=COLUMN); columns: %s`, present())
+				noAgent = true // checked once the tenant's column is known
 			case f == fRequest:
 				return fmt.Errorf(`no "request" column (the request body; name another with --map request=COLUMN); columns: %s`, present())
 			}
@@ -210,6 +246,9 @@ func (r *Reader) resolve() error {
 		if err := r.plan(f, label, col, flat); err != nil {
 			return err
 		}
+	}
+	if noAgent && r.byField[fTenant] == nil {
+		return fmt.Errorf(`no "agent" column (give --agent NAME, or --map agent=COLUMN; a gateway log's "tenant" column stands in for it); columns: %s`, present())
 	}
 	if r.byField[fKillSwitch] != nil {
 		for _, f := range []field{fKSEnabled, fKSWindow, fKSThreshold} {
@@ -432,6 +471,7 @@ func (r *Reader) convert() *ingest.Record {
 var (
 	errNull      = errors.New("is null")
 	errEmptyID   = errors.New("is empty")
+	errNoTenant  = errors.New("is null or empty")
 	errNoRequest = errors.New("is null (a row is a request, or a control record with event)")
 )
 
@@ -504,19 +544,8 @@ func (r *Reader) fill(rec *ingest.Record) *rowError {
 
 	if r.opt.Agent != "" {
 		rec.Agent = r.opt.Agent
-	} else {
-		a := r.byField[fAgent]
-		if a.v.IsNull() {
-			return r.bad(a.label, fmt.Errorf("%w (give --agent to name the agent of every record)", errNull))
-		}
-		s, e := r.text(fAgent)
-		if e != nil {
-			return e
-		}
-		if s == "" {
-			return r.bad(a.label, errEmptyID)
-		}
-		rec.Agent = s
+	} else if e := r.agent(rec); e != nil {
+		return e
 	}
 
 	if ev, e := r.text(fEvent); e != nil {

@@ -35,3 +35,16 @@ func TestShotReadsTheConsole(t *testing.T) {
 		t.Errorf("no screenshot (%d bytes)", len(p.PNG))
 	}
 }
+
+// Elements reads what the serializer writes: quoted values holding '>'
+// and entities, comments, the text after a tag.
+func TestElements(t *testing.T) {
+	els := Elements(`<html><!-- <b>not</b> --><body><g data-scope="acme/b<x>/default" data-n='3'><td class="l">a &amp; b</td><circle cx="1"></circle></body></html>`)
+	var got []string
+	for _, e := range els {
+		got = append(got, e.Name+"["+e.Attrs["data-scope"]+e.Attrs["data-n"]+e.Attrs["class"]+"]"+e.Text)
+	}
+	if want := "html[],body[],g[acme/b<x>/default3],td[l]a & b,circle[]"; strings.Join(got, ",") != want {
+		t.Errorf("elements %q, want %q", strings.Join(got, ","), want)
+	}
+}

@@ -16,7 +16,8 @@ import (
 type El struct {
 	Name  string
 	Attrs map[string]string
-	Chart *El // the enclosing <svg>, if any
+	Chart *El    // the enclosing <svg>, if any
+	Title string // the text of its <title> child, if any
 }
 
 // Parse reads a page as XML (the HTML reports are well-formed XML by
@@ -28,6 +29,7 @@ func Parse(t testing.TB, page []byte) []*El {
 	var out []*El
 	var stack []*El
 	var svg *El
+	var text strings.Builder
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -50,9 +52,15 @@ func Parse(t testing.TB, page []byte) []*El {
 			}
 			stack = append(stack, e)
 			out = append(out, e)
+			text.Reset()
+		case xml.CharData:
+			text.Write(tk)
 		case xml.EndElement:
 			if stack[len(stack)-1].Name == "svg" {
 				svg = nil
+			}
+			if tk.Name.Local == "title" && len(stack) > 1 {
+				stack[len(stack)-2].Title = text.String()
 			}
 			stack = stack[:len(stack)-1]
 		}
@@ -70,6 +78,28 @@ func Find(els []*El, name, class string) []*El {
 	var out []*El
 	for _, e := range els {
 		if e.Name == name && slices.Contains(strings.Fields(e.Attrs["class"]), class) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Untitled returns the marks of the page's charts that have no hover
+// title: every circle, and every rect, path, polyline, line or g that
+// carries data (a data- attribute) but no <title> child.
+func Untitled(els []*El) []*El {
+	var out []*El
+	for _, e := range els {
+		if e.Chart == nil || e.Title != "" {
+			continue
+		}
+		mark := e.Name == "circle"
+		if slices.Contains([]string{"rect", "path", "polyline", "line", "g"}, e.Name) {
+			for a := range e.Attrs {
+				mark = mark || strings.HasPrefix(a, "data-")
+			}
+		}
+		if mark {
 			out = append(out, e)
 		}
 	}

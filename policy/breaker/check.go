@@ -13,6 +13,7 @@ import (
 // settings.breaker, and its "scopes" compared with the breaker's scopes.
 type checker struct{}
 
+func (checker) Schema() *expect.Schema                          { return schema }
 func (checker) ProfileHelp() string                             { return "" }
 func (checker) Profile(string, *expect.Settings) (string, bool) { return "", false }
 
@@ -22,7 +23,7 @@ func (checker) Prepare(f *policy.CheckFile) (policy.CheckRun, error) {
 	if err := f.RefuseLoopSettings("breaker", f.Profile != ""); err != nil {
 		return nil, err
 	}
-	bcfg, err := f.Eff.BreakerConfig()
+	bcfg, err := checkConfig(f.Eff)
 	var pol *breaker.Policy
 	if err == nil {
 		pol, err = breaker.NewPolicy(bcfg)
@@ -43,29 +44,44 @@ type checkRun struct {
 func (r *checkRun) Config() analyze.Config { return r.cfg }
 func (r *checkRun) Settings() string       { return SettingsLine(r.pol.Result()) }
 
+func (r *checkRun) Describe(a *analyze.AgentSummary, s *analyze.Summary) string {
+	return describeAgent(a, s)
+}
+
 func (r *checkRun) Update(next *expect.Expectation) []string {
-	return expect.UpdateScopes(next, r.scopes())
+	if sc, ok := next.Part("scopes").(*expect.Outcomes); ok {
+		c := &expect.Outcomes{Keys: sc.Keys, List: append([]expect.Agent(nil), sc.List...)}
+		next.Parts["scopes"] = c
+		return c.Update(r.scopes())
+	}
+	return nil
 }
 
 func (r *checkRun) Compare(exp *expect.Expectation) []expect.Result {
-	if len(exp.Scopes) == 0 {
-		return nil
+	if sc, ok := exp.Part("scopes").(*expect.Outcomes); ok {
+		return sc.Compare(r.scopes())
 	}
-	return expect.CompareScopes(exp, r.scopes())
+	return nil
 }
 
 // scopes are the breaker's scopes as check compares them.
-func (r *checkRun) scopes() []expect.ScopeOutcome {
+func (r *checkRun) scopes() []expect.Outcome {
 	res := r.pol.Result()
-	var out []expect.ScopeOutcome
+	var out []expect.Outcome
 	for _, sc := range res.Scopes {
-		o := expect.ScopeOutcome{Scope: sc.Scope.String(), Requests: sc.Requests, Threshold: res.RateOf(sc.Scope.Agent)}
+		o := expect.Outcome{Name: sc.Scope.String(), Requests: sc.Requests}
 		for _, tr := range sc.Trips {
-			o.Trips = append(o.Trips, tr.ScopeN)
+			o.Fired = append(o.Fired, tr.ScopeN)
 		}
+		rate := 0.0
 		if len(sc.Trips) > 0 {
-			o.Rate = sc.Trips[0].ErrorRate
+			rate = sc.Trips[0].ErrorRate
 		}
+		first := 0
+		if len(o.Fired) > 0 {
+			first = o.Fired[0]
+		}
+		o.Desc = describeTrip(first, rate, res.RateOf(sc.Scope.Agent), len(o.Fired))
 		out = append(out, o)
 	}
 	return out

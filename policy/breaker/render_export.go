@@ -4,9 +4,7 @@ import (
 	"encoding/csv"
 	"github.com/killswitch/killswitch/report"
 	"io"
-	"sort"
 	"strconv"
-	"time"
 
 	"github.com/killswitch/killswitch/analyze/breaker"
 	"github.com/killswitch/killswitch/ingest"
@@ -238,11 +236,11 @@ func CSV(w io.Writer, res *breaker.Result) error {
 }
 
 // HTML writes the breaker replay as one self-contained page: the
-// summary, correlated trips, a lane per scope showing when its breaker
-// was open (trips red, operators' openings grey) over the capture, and
-// the tables of the text report. Lanes carry data-scope, and each open
-// span data-from / data-until (RFC 3339) and data-kind (trip|operator).
-func HTML(w io.Writer, res *breaker.Result) error {
+// summary, correlated trips, a lane per breaker that opened with its
+// error rate against its threshold and its requests over time (from ds,
+// the decisions of the same replay: see breakerActivity), and the tables
+// of the text report.
+func HTML(w io.Writer, res *breaker.Result, ds []breaker.Decision) error {
 	var d report.HTMLDoc
 	title := "killswitch circuit breaker replay"
 	d.F("<h1>%s</h1>\n<p class=\"meta\">%s</p>\n", report.HTMLEsc(title), report.HTMLEsc(breakerTitle(res)))
@@ -258,7 +256,7 @@ func HTML(w io.Writer, res *breaker.Result) error {
 		}
 		d.F("</div>\n")
 	}
-	breakerLanes(&d, res)
+	breakerActivity(&d, res, ds)
 	d.F("<h2>Breakers</h2>\n<div class=\"scroll\">\n")
 	report.HTMLTable(&d, breakerScopeHeader, breakerScopeRows(res), -1, 0, 3)
 	d.F("</div>\n")
@@ -269,68 +267,4 @@ func HTML(w io.Writer, res *breaker.Result) error {
 	d.F("<h2>Tenants</h2>\n")
 	report.HTMLTable(&d, breakerTenantHeader, breakerTenantRows(res), -1, 0)
 	return report.HTMLPage(w, title, d.String())
-}
-
-// breakerLanes draws, for each scope that was ever open, a lane over the
-// capture's span with its open intervals (clipped at the capture's end).
-func breakerLanes(d *report.HTMLDoc, res *breaker.Result) {
-	type span struct {
-		from, until time.Time
-		kind        string
-	}
-	type lane struct {
-		scope string
-		spans []span
-	}
-	var lanes []lane
-	for _, s := range res.Scopes {
-		var l lane
-		l.scope = s.Scope.String()
-		for _, t := range s.Trips {
-			l.spans = append(l.spans, span{t.TS, t.Until, "trip"})
-		}
-		for _, m := range s.Manual {
-			if m.Open {
-				l.spans = append(l.spans, span{m.TS, m.Until, "operator"})
-			}
-		}
-		if len(l.spans) > 0 {
-			sort.SliceStable(l.spans, func(i, j int) bool { return l.spans[i].from.Before(l.spans[j].from) })
-			lanes = append(lanes, l)
-		}
-	}
-	if len(lanes) == 0 || !res.End.After(res.Start) {
-		return
-	}
-	const left, width, laneH = 230.0, 720.0, 18.0
-	total := res.End.Sub(res.Start).Seconds()
-	x := func(t time.Time) float64 {
-		v := t.Sub(res.Start).Seconds() / total
-		return left + width*min(max(v, 0), 1)
-	}
-	h := laneH*float64(len(lanes)) + 34
-	d.F("<h2>When each breaker was open</h2>\n<figure>\n<figcaption>Open spans over the capture (%s – %s): red after a trip, grey by an operator; a span that runs past the end is cut there.</figcaption>\n",
-		report.HTMLEsc(ingest.FormatTime(res.Start)), report.HTMLEsc(ingest.FormatTime(res.End)))
-	d.F("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" height=\"%s\" viewBox=\"0 0 %s %s\">\n",
-		report.SVGNum(left+width+10), report.SVGNum(h), report.SVGNum(left+width+10), report.SVGNum(h))
-	for i, l := range lanes {
-		y := 6 + laneH*float64(i)
-		d.F("<g data-scope=\"%s\">\n<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n", report.HTMLEsc(report.Printable(l.scope)), report.SVGNum(left-6), report.SVGNum(y+12), report.HTMLEsc(report.Ellipsis(report.Printable(l.scope), 34)))
-		d.F("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#f6f8fa\"/>\n", report.SVGNum(left), report.SVGNum(y+2), report.SVGNum(width), report.SVGNum(laneH-4))
-		for _, s := range l.spans {
-			fill := "#d62728"
-			if s.kind == "operator" {
-				fill = "#8c8c8c"
-			}
-			x0, x1 := x(s.from), x(s.until)
-			d.F("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" data-kind=\"%s\" data-from=\"%s\" data-until=\"%s\"/>\n",
-				report.SVGNum(x0), report.SVGNum(y+2), report.SVGNum(max(x1-x0, 1.5)), report.SVGNum(laneH-4), fill, s.kind,
-				report.HTMLEsc(ingest.FormatTime(s.from)), report.HTMLEsc(ingest.FormatTime(s.until)))
-		}
-		d.F("</g>\n")
-	}
-	axisY := 6 + laneH*float64(len(lanes)) + 14
-	d.F("<text x=\"%s\" y=\"%s\">%s</text>\n", report.SVGNum(left), report.SVGNum(axisY), report.HTMLEsc(ingest.FormatTime(res.Start)))
-	d.F("<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n", report.SVGNum(left+width), report.SVGNum(axisY), report.HTMLEsc(ingest.FormatTime(res.End)))
-	d.F("</svg>\n</figure>\n")
 }

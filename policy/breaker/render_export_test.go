@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"github.com/killswitch/killswitch/internal/htmltest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/killswitch/killswitch/analyze/breaker"
+	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/report"
 )
 
@@ -31,44 +33,121 @@ func breakerSample() *breaker.Result {
 	}
 }
 
-// The lanes: one per scope that was ever open, each open span placed on
-// the capture's axis (x = 230 + 720 × fraction of the hour) and cut at
-// its end: a's trip 10:15–10:45 → x 410 to 770; b's operator span from
-// 10:30 → x 590 to 950 (cut at 11:00).
-func TestBreakerHTML(t *testing.T) {
-	var b bytes.Buffer
-	if err := HTML(&b, breakerSample()); err != nil {
+// breakerReplay replays, from 10:00: scope acme/a answers 10 times and
+// fails 10 times, a request a minute, trips at its 21st (10:20: 10 errors
+// of 10 samples, 100%, since its successes expired at 10:14, 5 minutes
+// after the last one refreshed them), refuses its 22nd (10:21) and closes by itself at
+// 10:50; an operator opens acme/b<x> at 10:30 for an hour (past the
+// end), refusing its request at 10:40; scope c answers once, at 11:00,
+// and never opens.
+func breakerReplay(t *testing.T) (*breaker.Result, []breaker.Decision) {
+	t.Helper()
+	b, err := breaker.New(breaker.NewConfig())
+	if err != nil {
 		t.Fatal(err)
 	}
+	at := func(m int) time.Time { return time.Date(2026, 3, 2, 10, m, 0, 0, time.UTC) }
+	var ds []breaker.Decision
+	step := func(m int, tenant, agent string, status int) {
+		d, ok := b.Step(&ingest.Record{Pos: ingest.Pos{File: "b.jsonl", N: int64(len(ds) + 1)}, TS: at(m), Tenant: tenant, Agent: agent, Status: status}, false)
+		if !ok {
+			t.Fatalf("no decision at minute %d", m)
+		}
+		ds = append(ds, d)
+	}
+	for m := 0; m < 22; m++ {
+		status := 200
+		if m >= 10 {
+			status = 500
+		}
+		if m == 10 {
+			step(m, "acme", "b<x>", 200)
+		}
+		step(m, "acme", "a", status)
+	}
+	b.Control(&ingest.Record{TS: at(30), Tenant: "acme", Agent: "b<x>", Control: &ingest.Control{Event: ingest.ControlBreakerOpen, Duration: time.Hour, Reason: "incident 42"}})
+	step(40, "acme", "b<x>", 200)
+	step(60, "", "c", 200)
+	return b.Finish(), ds
+}
+
+// The page charts the breakers that opened, one lane each, with the
+// numbers of the table: a's trip at 10:20 on the hour's axis (x = 64 +
+// 880 × 20/60 = 357.3, y = 8 + 72 × (1 − 1) = 8), its recovery at 10:50
+// (x = 797.3); b's operator span from 10:30 (x = 504) cut at 11:00 (width
+// 440); c is counted as left out. Every mark has a hover title.
+func TestBreakerHTML(t *testing.T) {
+	res, ds := breakerReplay(t)
+	var b bytes.Buffer
+	if err := HTML(&b, res, ds); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
 	els := htmltest.Parse(t, b.Bytes())
 	var lanes []string
-	type span struct{ kind, from, until, x, w string }
-	var spans []span
-	for _, e := range els {
-		if e.Name == "g" && e.Attrs["data-scope"] != "" {
-			lanes = append(lanes, e.Attrs["data-scope"])
-		}
-		if e.Name == "rect" && e.Attrs["data-kind"] != "" {
-			spans = append(spans, span{e.Attrs["data-kind"], e.Attrs["data-from"], e.Attrs["data-until"], e.Attrs["x"], e.Attrs["width"]})
-		}
+	for _, e := range htmltest.Find(els, "figure", "lane") {
+		lanes = append(lanes, e.Attrs["data-scope"]+" "+e.Attrs["data-requests"]+" "+e.Attrs["data-errors"]+" "+e.Attrs["data-refused"]+" "+e.Attrs["data-trips"])
 	}
-	if strings.Join(lanes, ",") != "acme/a/default,acme/b<x>/default" {
-		t.Errorf("lanes %q, want the two scopes that were open", lanes)
+	if want := "acme/a/default 22 10 2 1,acme/b<x>/default 2 0 1 0"; strings.Join(lanes, ",") != want {
+		t.Errorf("lanes %q, want %q", lanes, want)
 	}
-	want := []span{
-		{"trip", "2026-03-02T10:15:00.000Z", "2026-03-02T10:45:00.000Z", "410.0", "360.0"},
-		{"operator", "2026-03-02T10:30:00.000Z", "2026-03-02T12:00:00.000Z", "590.0", "360.0"},
+	if !strings.Contains(page, "1 breaker that never opened is left out.") {
+		t.Error("the breaker that never opened is not counted")
 	}
-	if len(spans) != len(want) {
-		t.Fatalf("spans %+v, want %+v", spans, want)
-	}
-	for i := range want {
-		if spans[i] != want[i] {
-			t.Errorf("span %d: %+v, want %+v", i, spans[i], want[i])
+	trips := htmltest.Find(els, "circle", "trip")
+	if len(trips) != 1 || trips[0].Attrs["cx"] != "357.3" || trips[0].Attrs["cy"] != "8.0" || trips[0].Attrs["data-rate"] != "1" ||
+		trips[0].Attrs["data-samples"] != "10" || trips[0].Attrs["data-ts"] != "2026-03-02T10:20:00.000Z" {
+		for _, tr := range trips {
+			t.Errorf("trip mark %v", tr.Attrs)
 		}
 	}
-	if !strings.Contains(b.String(), "incident 42") {
+	if r := htmltest.Find(els, "line", "recovery"); len(r) != 1 || r[0].Attrs["x1"] != "797.3" {
+		t.Errorf("recovery marks %+v, want one at 10:50", r)
+	}
+	var spans []string
+	for _, e := range htmltest.Find(els, "rect", "open") {
+		spans = append(spans, e.Attrs["data-kind"]+" "+e.Attrs["x"]+" "+e.Attrs["width"])
+	}
+	if want := "trip 357.3 440.0,operator 504.0 440.0"; strings.Join(spans, ",") != want {
+		t.Errorf("open spans %q, want %q", spans, want)
+	}
+	var sum [3]int
+	for _, g := range htmltest.Find(els, "g", "bucket") {
+		if g.Chart.Attrs["class"] != "breaker-lane" {
+			continue
+		}
+		for k, a := range []string{"data-requests", "data-errors", "data-refused"} {
+			n, _ := strconv.Atoi(g.Attrs[a])
+			sum[k] += n
+		}
+	}
+	if sum != [3]int{24, 10, 3} {
+		t.Errorf("the bars add up to %v requests, errors, refused; want 24, 10, 3 (a's and b's)", sum)
+	}
+	// Hover titles: every circle, open span and bucket has one.
+	for _, mark := range []string{`<circle `, `<rect class="open"`, `<g class="bucket"`} {
+		n, titled := strings.Count(page, mark), 0
+		for _, part := range strings.Split(page, mark)[1:] {
+			if end := strings.Index(part, ">"); strings.HasPrefix(part[end+1:], "<title>") {
+				titled++
+			}
+		}
+		if n == 0 || titled != n {
+			t.Errorf("%s: %d of %d marks have a title", mark, titled, n)
+		}
+	}
+	if !strings.Contains(page, "incident 42") {
 		t.Error("the operator's reason is missing")
+	}
+	// Ticks at round times: every 10 minutes over the hour, in UTC.
+	var ticks []string
+	for _, e := range els {
+		if e.Name == "text" && e.Attrs["class"] == "tick" && e.Chart == htmltest.Find(els, "svg", "breaker-lane")[0] {
+			ticks = append(ticks, e.Attrs["data-t"])
+		}
+	}
+	if len(ticks) != 7 || ticks[0] != "2026-03-02T10:00:00Z" || ticks[1] != "2026-03-02T10:10:00Z" {
+		t.Errorf("ticks %q, want 10:00 to 11:00 every 10 minutes", ticks)
 	}
 }
 

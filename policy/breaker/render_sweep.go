@@ -124,8 +124,41 @@ func SweepCSV(w io.Writer, r *breaker.SweepResult) error {
 	return cw.Error()
 }
 
+// breakerSweepChart draws the trade-off of each setting: trips in
+// incidents against trips outside them when requests are labelled, else
+// the trips against the requests they refused.
+func breakerSweepChart(d *report.HTMLDoc, r *breaker.SweepResult) {
+	t := report.Tradeoff{Class: "breaker-sweep", Gain: "trips in incidents", Cost: "trips outside incidents"}
+	if !r.Labelled {
+		t.Gain, t.Cost = "trips", "requests refused"
+	}
+	for i, s := range r.Settings {
+		row := report.TradeoffRow{
+			Label:  fmt.Sprintf("rate %s · min %d · %s · %s", strconv.FormatFloat(s.Rate, 'f', -1, 64), s.MinSamples, s.Window, s.TTL),
+			Gain:   s.Inside,
+			Cost:   s.Outside,
+			Framed: i == r.Recommended,
+			Title: fmt.Sprintf("error rate %s, min_samples %d, window %s, %s counters: %s (%d in incidents, %d outside, %d unlabelled) in %s, %d requests refused",
+				strconv.FormatFloat(s.Rate, 'f', -1, 64), s.MinSamples, s.Window, s.TTL, report.Plural(s.Trips, "trip"), s.Inside, s.Outside, s.Unlabelled,
+				report.Plural(s.ScopesTripped, "scope"), s.Refused),
+		}
+		if !r.Labelled {
+			row.Gain, row.Cost = s.Trips, s.Refused
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	d.F("<h2>Trade-off per setting</h2>\n<figure>\n<figcaption>%s, per setting (each side scaled to its largest value)", report.HTMLEsc(t.Gain+" (right) against "+t.Cost+" (left)"))
+	if r.Recommended >= 0 {
+		d.F("; the framed row is the recommended setting")
+	}
+	d.F(".</figcaption>\n")
+	report.TradeoffChart(d, t)
+	d.F("</figure>\n")
+}
+
 // SweepHTML writes the sweep as one self-contained page: the
-// recommendation and every setting (the recommended row highlighted).
+// recommendation, the trade-off of each setting (breakerSweepChart) and
+// every setting (the recommended row highlighted).
 func SweepHTML(w io.Writer, r *breaker.SweepResult) error {
 	var d report.HTMLDoc
 	title := "killswitch circuit breaker sweep"
@@ -136,6 +169,7 @@ func SweepHTML(w io.Writer, r *breaker.SweepResult) error {
 	if l := breakerSweepRecommend(r); l != "" {
 		d.F("<div class=\"rec\">\n<p>%s</p>\n</div>\n", report.HTMLEsc(l))
 	}
+	breakerSweepChart(&d, r)
 	d.F("<h2>Every setting</h2>\n<div class=\"scroll\">\n")
 	report.HTMLTable(&d, breakerSweepHeader, breakerSweepRows(r, false), r.Recommended)
 	d.F("</div>\n")

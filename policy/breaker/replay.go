@@ -104,7 +104,7 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 		case report.FormatCSV:
 			return CSV(w, pol.Result())
 		case report.FormatHTML:
-			return HTML(w, pol.Result())
+			return HTML(w, pol.Result(), pol.Decisions())
 		}
 		return Text(w, pol.Result(), report.TextOptions{Width: e.Width})
 	})

@@ -10,28 +10,19 @@ import (
 )
 
 // checker is the gateway's part of `check`: an expectation's
-// settings.gateway and variant ("profile": "m22" or "spec"), and its
-// "http_status", "block_reason" and "incidents" sections.
+// settings.gateway and settings.variant ("m22" or "spec"), and its
+// "http_status", "block_reason" and "incidents" sections (expect.go).
 type checker struct{}
 
-func (checker) ProfileHelp() string { return "m22 or spec for the gateway" }
-
-func (checker) Profile(name string, over *expect.Settings) (string, bool) {
-	if _, err := gateway.VariantByName(name); err != nil {
-		return "", false
-	}
-	over.GatewayProfile = &name
-	return name, true
-}
+func (checker) Schema() *expect.Schema                          { return schema }
+func (checker) ProfileHelp() string                             { return "" }
+func (checker) Profile(string, *expect.Settings) (string, bool) { return "", false }
 
 func (checker) Prepare(f *policy.CheckFile) (policy.CheckRun, error) {
-	if err := f.RefuseLoopSettings("gateway", false); err != nil {
+	if err := f.RefuseLoopSettings("gateway", f.Profile != ""); err != nil {
 		return nil, err
 	}
-	if f.Profile != "" && f.Over.GatewayProfile == nil {
-		return nil, fmt.Errorf("%s: --profile %s is a loop detector profile: this file replays the gateway (want m22 or spec)", f.Path, f.Profile)
-	}
-	gcfg, err := f.Eff.GatewayConfig()
+	gcfg, err := checkConfig(f.Eff)
 	var pol *gateway.Policy
 	if err == nil {
 		pol, err = gateway.NewPolicy(gcfg)
@@ -51,9 +42,12 @@ type checkRun struct {
 
 func (r *checkRun) Config() analyze.Config { return r.cfg }
 func (r *checkRun) Settings() string       { return SettingsLine(r.pol.Result()) }
+func (r *checkRun) Describe(a *analyze.AgentSummary, s *analyze.Summary) string {
+	return expect.DescribeAgent(a, s)
+}
 func (r *checkRun) Update(next *expect.Expectation) []string {
-	return expect.UpdateGateway(next, r.pol.Result())
+	return updateSections(next, r.pol.Result())
 }
 func (r *checkRun) Compare(exp *expect.Expectation) []expect.Result {
-	return expect.CompareGateway(exp, r.pol.Result())
+	return compareSections(exp, r.pol.Result())
 }

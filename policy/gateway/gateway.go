@@ -20,7 +20,7 @@ func init() {
 		ReplayFormats: []string{report.FormatTable, report.FormatMarkdown, report.FormatJSON, report.FormatCSV,
 			report.FormatHTML, report.FormatJSONL},
 		Sweep:              newSweep,
-		SweepFormats:       []string{report.FormatTable, report.FormatMarkdown, report.FormatJSON},
+		SweepFormats:       []string{report.FormatTable, report.FormatMarkdown, report.FormatJSON, report.FormatHTML},
 		SweepReadsSettings: true,
 		Check:              checker{},
 		Commands: []policy.Command{{Name: "verify", Args: "[flags] EXPORT...",

@@ -459,12 +459,14 @@ func gatewayLanes(d *report.HTMLDoc, res *gateway.Result, ds []gateway.Decision)
 		d.F(" %d more tenants are not drawn (the first %d by name are).", hidden, MaxLanes)
 	}
 	d.F("</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" height=\"%s\" viewBox=\"0 0 %s %s\">\n",
-		report.SVGNum(gwLeft+gwWidth+10), report.SVGNum(h), report.SVGNum(gwLeft+gwWidth+10), report.SVGNum(h))
+		report.SVGNum(gwLeft+gwWidth+30), report.SVGNum(h), report.SVGNum(gwLeft+gwWidth+30), report.SVGNum(h))
 	for i, t := range names {
 		l := lanes[t]
 		y := gwTop + laneH*float64(i)
-		d.F("<g data-tenant=\"%s\">\n", report.HTMLEsc(report.Printable(t)))
-		for r, label := range []string{report.Ellipsis(report.Printable(t), 24) + " · freezes", "incidents", "refused calls"} {
+		d.F("<g data-tenant=\"%s\"><title>%s</title>\n", report.HTMLEsc(report.Printable(t)),
+			report.HTMLEsc(fmt.Sprintf("tenant %s: %s, %s, %s refused", report.Printable(t), report.Plural(len(l.freezes), "freeze"), report.Plural(len(l.incs), "incident"), report.Plural(l.refused, "call"))))
+		d.F("<text class=\"lane\" x=\"4\" y=\"%s\">%s</text>\n", report.SVGNum(y+12), report.HTMLEsc(report.Ellipsis(report.Printable(t), 20)))
+		for r, label := range []string{"freezes", "incidents", "refused calls"} {
 			ry := y + gwRowH*float64(r)
 			d.F("<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n", report.SVGNum(gwLeft-6), report.SVGNum(ry+12), report.HTMLEsc(label))
 			d.F("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#f6f8fa\"/>\n", report.SVGNum(gwLeft), report.SVGNum(ry+1), report.SVGNum(gwWidth), report.SVGNum(gwRowH-2))
@@ -475,9 +477,14 @@ func gatewayLanes(d *report.HTMLDoc, res *gateway.Result, ds []gateway.Decision)
 				fill = "#8fb3e0"
 			}
 			x0, x1 := x(s.from), x(s.until)
-			d.F("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" data-kind=\"freeze\" data-entity=\"%s\" data-id=\"%s\" data-from=\"%s\" data-until=\"%s\" data-frozen-at-end=\"%t\"/>\n",
+			until := ingest.FormatTime(s.until)
+			if s.atEnd {
+				until = "the end (still frozen)"
+			}
+			d.F("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" data-kind=\"freeze\" data-entity=\"%s\" data-id=\"%s\" data-from=\"%s\" data-until=\"%s\" data-frozen-at-end=\"%t\"><title>%s</title></rect>\n",
 				report.SVGNum(x0), report.SVGNum(y+1), report.SVGNum(max(x1-x0, 1.5)), report.SVGNum(gwRowH-2), fill, report.HTMLEsc(s.entity), report.HTMLEsc(report.Printable(s.id)),
-				report.HTMLEsc(ingest.FormatTime(s.from)), report.HTMLEsc(ingest.FormatTime(s.until)), s.atEnd)
+				report.HTMLEsc(ingest.FormatTime(s.from)), report.HTMLEsc(ingest.FormatTime(s.until)), s.atEnd,
+				report.HTMLEsc(fmt.Sprintf("%s %s frozen from %s to %s", s.entity, report.Printable(s.id), ingest.FormatTime(s.from), until)))
 		}
 		for _, in := range l.incs {
 			until := in.EndedAt
@@ -485,10 +492,12 @@ func gatewayLanes(d *report.HTMLDoc, res *gateway.Result, ds []gateway.Decision)
 				until = res.End
 			}
 			x0, x1 := x(in.StartedAt), x(until)
-			d.F("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" fill-opacity=\"0.8\" data-kind=\"incident\" data-incident=\"%s\" data-trigger=\"%s\" data-severity=\"%s\" data-calls=\"%d\" data-status=\"%s\" data-from=\"%s\" data-until=\"%s\"/>\n",
+			d.F("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" fill-opacity=\"0.8\" data-kind=\"incident\" data-incident=\"%s\" data-trigger=\"%s\" data-severity=\"%s\" data-calls=\"%d\" data-status=\"%s\" data-from=\"%s\" data-until=\"%s\"><title>%s</title></rect>\n",
 				report.SVGNum(x0), report.SVGNum(y+gwRowH+1), report.SVGNum(max(x1-x0, 1.5)), report.SVGNum(gwRowH-2), severityFill(in.Severity), report.HTMLEsc(in.ID),
 				report.HTMLEsc(in.Trigger), report.HTMLEsc(in.Severity), len(in.Calls), report.HTMLEsc(in.Status),
-				report.HTMLEsc(ingest.FormatTime(in.StartedAt)), report.HTMLEsc(ingest.FormatTime(until)))
+				report.HTMLEsc(ingest.FormatTime(in.StartedAt)), report.HTMLEsc(ingest.FormatTime(until)),
+				report.HTMLEsc(fmt.Sprintf("incident %s (%s, %s, trigger %s) from %s to %s: %s", in.ID, in.Severity, in.Status, in.Trigger,
+					ingest.FormatTime(in.StartedAt), ingest.FormatTime(until), report.Plural(len(in.Calls), "call"))))
 		}
 		colW := gwWidth / gatewayBins
 		for b, m := range l.bins {
@@ -509,15 +518,14 @@ func gatewayLanes(d *report.HTMLDoc, res *gateway.Result, ds []gateway.Decision)
 			bh := (gwRowH - 2) * float64(n) / float64(maxBin)
 			from := res.Start.Add(time.Duration(mulDiv(uint64(total), uint64(b), gatewayBins)))
 			until := res.Start.Add(time.Duration(mulDiv(uint64(total), uint64(b+1), gatewayBins)))
-			d.F("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#d62728\" data-kind=\"refused\" data-from=\"%s\" data-until=\"%s\" data-n=\"%d\" data-statuses=\"%s\"/>\n",
+			d.F("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#d62728\" data-kind=\"refused\" data-from=\"%s\" data-until=\"%s\" data-n=\"%d\" data-statuses=\"%s\"><title>%s</title></rect>\n",
 				report.SVGNum(gwLeft+colW*float64(b)), report.SVGNum(y+2*gwRowH+gwRowH-1-bh), report.SVGNum(colW), report.SVGNum(bh),
-				report.HTMLEsc(ingest.FormatTime(from)), report.HTMLEsc(ingest.FormatTime(until)), n, strings.Join(parts, " "))
+				report.HTMLEsc(ingest.FormatTime(from)), report.HTMLEsc(ingest.FormatTime(until)), n, strings.Join(parts, " "),
+				report.HTMLEsc(fmt.Sprintf("%s – %s: %s refused (status:count %s)", ingest.FormatTime(from), ingest.FormatTime(until), report.Plural(n, "call"), strings.Join(parts, " "))))
 		}
 		d.F("</g>\n")
 	}
-	axisY := gwTop + laneH*float64(len(names)) + 8
-	d.F("<text x=\"%s\" y=\"%s\">%s</text>\n", report.SVGNum(gwLeft), report.SVGNum(axisY), report.HTMLEsc(ingest.FormatTime(res.Start)))
-	d.F("<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n", report.SVGNum(gwLeft+gwWidth), report.SVGNum(axisY), report.HTMLEsc(ingest.FormatTime(res.End)))
+	report.TimeAxis(d, x, res.Start, res.End, gwTop, gwTop+laneH*float64(len(names))-gwGap, 9)
 	d.F("</svg>\n</figure>\n")
 }
 
@@ -568,8 +576,9 @@ func gatewayReasonBars(d *report.HTMLDoc, byReason map[string]int) {
 		y := 3 + rowH*float64(i)
 		bw := width * float64(r.n) / float64(top)
 		d.F("<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n", report.SVGNum(left-6), report.SVGNum(y+12), report.HTMLEsc(report.Ellipsis(report.Printable(r.k), 34)))
-		d.F("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#e07b39\" data-reason=\"%s\" data-n=\"%d\"/>\n",
-			report.SVGNum(left), report.SVGNum(y+2), report.SVGNum(bw), report.SVGNum(rowH-4), report.HTMLEsc(report.Printable(r.k)), r.n)
+		d.F("<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#e07b39\" data-reason=\"%s\" data-n=\"%d\"><title>%s</title></rect>\n",
+			report.SVGNum(left), report.SVGNum(y+2), report.SVGNum(bw), report.SVGNum(rowH-4), report.HTMLEsc(report.Printable(r.k)), r.n,
+			report.HTMLEsc(report.Printable(r.k)+": "+report.Plural(r.n, "call")))
 		d.F("<text class=\"v\" x=\"%s\" y=\"%s\">%d</text>\n", report.SVGNum(left+bw+4), report.SVGNum(y+12), r.n)
 	}
 	d.F("</svg>\n</figure>\n")

@@ -129,6 +129,20 @@ func TestGatewayHTML(t *testing.T) {
 	if got := strings.Join(bars, ","); got != "killswitch 2 300.0,max_tokens_per_request 1 150.0,rate_limit_rpm 1 150.0" {
 		t.Errorf("reason bars %q", got)
 	}
+	// The time axis: ticks every 10 minutes over the hour (x = 230 + 720
+	// × minutes/60), the first naming the day and UTC.
+	var ticks []string
+	for _, e := range els {
+		if e.Name == "text" && e.Attrs["class"] == "tick" {
+			ticks = append(ticks, e.Attrs["x"]+" "+e.Attrs["data-t"])
+		}
+	}
+	if got, want := strings.Join(ticks, ","), "230.0 2026-03-02T10:00:00Z,350.0 2026-03-02T10:10:00Z,470.0 2026-03-02T10:20:00Z,590.0 2026-03-02T10:30:00Z,710.0 2026-03-02T10:40:00Z,830.0 2026-03-02T10:50:00Z,950.0 2026-03-02T11:00:00Z"; got != want {
+		t.Errorf("ticks %s, want %s", got, want)
+	}
+	for _, e := range htmltest.Untitled(els) {
+		t.Errorf("a <%s> %v has no title", e.Name, e.Attrs)
+	}
 	page := b.String()
 	for _, w := range []string{
 		"variant spec: 6 calls, 2026-03-02T10:00:00.000Z – 2026-03-02T11:00:00.000Z",
@@ -139,6 +153,7 @@ func TestGatewayHTML(t *testing.T) {
 		"2026-03-02T10:45:00.000Z tenant acme unfrozen by ops (g.jsonl:6)",
 		"g.jsonl:11: key k9 is not frozen",
 		"b&lt;x&gt;",
+		">Mar 2 10:00 UTC</text>",
 	} {
 		if !strings.Contains(page, w) {
 			t.Errorf("the page has no %q", w)

@@ -84,8 +84,11 @@ func (gf *sweepFlags) Sweep(e *policy.Env, o *policy.SweepOptions) error {
 		return policy.NoRequests(0, malformed, nil)
 	}
 	return e.Output(func(w io.Writer) error {
-		if o.Format == report.FormatJSON {
+		switch o.Format {
+		case report.FormatJSON:
 			return SweepJSON(w, res)
+		case report.FormatHTML:
+			return SweepHTML(w, res)
 		}
 		return SweepText(w, res, report.TextOptions{Markdown: o.Format == report.FormatMarkdown, Width: e.Width})
 	})

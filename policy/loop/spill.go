@@ -110,22 +110,6 @@ func (s *spillFile) note() string {
 	return fmt.Sprintf("spilled %.1f MiB of packed requests to a temporary file in %s (--spill-budget %s)", float64(s.total)/(1<<20), s.dir, s.budget)
 }
 
-// Reset empties the file for another collection.
-func (s *spillFile) Reset() error {
-	if s.f == nil {
-		return nil
-	}
-	s.w.Reset(s.f)
-	s.off = 0
-	if err := s.f.Truncate(0); err != nil {
-		return s.fail("cannot truncate", err)
-	}
-	if _, err := s.f.Seek(0, 0); err != nil {
-		return s.fail("cannot rewind", err)
-	}
-	return nil
-}
-
 // Close closes and removes the file.
 func (s *spillFile) Close() {
 	if s == nil || s.f == nil {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/analyze/sweep"
-	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/policy"
 	"github.com/killswitch/killswitch/report"
 )
@@ -43,44 +42,37 @@ func newSweep(fs *pflag.FlagSet) policy.Sweeper {
 	return f
 }
 
-// Sweep is `sweep` of the loop kill switch: the captures read once per
-// profile, every setting of the grid replayed from what was read.
+// Sweep is `sweep` of the loop kill switch: the captures read once, every
+// profile's features extracted from that one read, every setting of the
+// grid replayed from what was collected.
 func (f *sweepFlags) Sweep(e *policy.Env, o *policy.SweepOptions) error {
 	profiles, err := f.profileList()
 	if err != nil {
 		return err
 	}
-	if len(profiles) > 1 && slices.Contains(e.Paths, "-") {
-		return errors.New("--profiles reads the captures once per profile: standard input can be read only once (give a file)")
+	cfgs := make([]sweep.Config, len(profiles))
+	for i, p := range profiles {
+		if cfgs[i], err = f.config(p, o); err != nil {
+			return err
+		}
 	}
 	spill, spillFile, err := f.spill.spill(e)
 	if err != nil {
 		return err
 	}
 	defer spillFile.Close()
+	traffic, err := collect(e, profiles, spill)
+	if err != nil {
+		return err
+	}
 	var results []*sweep.Result
-	for i, p := range profiles {
-		cfg, err := f.config(p, o)
-		if err != nil {
-			return err
-		}
-		// Each profile reads the same captures: their problems are
-		// reported on the first read only.
-		if spillFile != nil {
-			if err := spillFile.Reset(); err != nil {
-				return err
-			}
-		}
-		tr, err := collect(e, p, i > 0, spill)
-		if err != nil {
-			return err
-		}
+	for i, tr := range traffic {
 		if !o.AllowEmpty {
 			if err := policy.NoRequests(tr.Input.Requests, tr.Input.Malformed, tr.Input.Skips); err != nil {
 				return err
 			}
 		}
-		res, err := tr.Sweep(cfg)
+		res, err := tr.Sweep(cfgs[i])
 		if err != nil {
 			return err
 		}
@@ -213,18 +205,15 @@ func (f *sweepFlags) config(p *analyze.Profile, o *policy.SweepOptions) (sweep.C
 	return cfg, nil
 }
 
-// collect reads the captures once for the sweep of profile p. Problems go
-// to standard error as they are met, unless quiet (a second profile's
-// read of the same captures).
-func collect(e *policy.Env, p *analyze.Profile, quiet bool, spill sweep.Spill) (*sweep.Traffic, error) {
+// collect reads the captures once and collects, from that one read, the
+// traffic of every profile, in order. Problems go to standard error as
+// they are met (the first profile's: the input's problems are the same
+// for every profile).
+func collect(e *policy.Env, ps []*analyze.Profile, spill sweep.Spill) ([]*sweep.Traffic, error) {
 	src, closer, err := e.Open()
 	if err != nil {
 		return nil, err
 	}
 	defer closer()
-	problem := e.Problem
-	if quiet {
-		problem = func(*ingest.Record, string) error { return nil }
-	}
-	return sweep.Collect(src, p, e.Workers, problem, spill)
+	return sweep.CollectProfiles(src, ps, e.Workers, e.Problem, spill)
 }

@@ -2,8 +2,13 @@ package pyrepr
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
+
+// lowerTable is newLowerTable's map, built on first use: a gateway replay
+// that never lowers a non-ASCII string, and every other command, skip it.
+var lowerTable = sync.OnceValue(newLowerTable)
 
 // Lower returns s.lower() for a str given as UTF-8, with CPython's full
 // case mapping (U+0130 → "i̇", U+212A KELVIN SIGN → "k", …), except the
@@ -23,7 +28,7 @@ func Lower(s []byte) []byte {
 			continue
 		}
 		r, n := utf8.DecodeRune(s[i:])
-		if l, ok := lowerTable[r]; ok {
+		if l, ok := lowerTable()[r]; ok {
 			out = append(out, l...)
 		} else {
 			out = append(out, s[i:i+n]...)

@@ -82,6 +82,9 @@ func extract(x *analyze.Extractor, rec *ingest.Record) analyze.Features {
 // itself, a number or boolean its String(), null "null", and anything
 // else JSON.stringify(sortKeys(input)).
 func Signature(args string) string {
+	if jsjson.Canonical(args, jsjson.SortedIndexFirst) {
+		return args // an object as JSON.stringify(sortKeys(…)) writes it
+	}
 	v, ok := jsjson.Stringify(args, jsjson.SortedIndexFirst)
 	if !ok || strings.TrimSpace(args) == "" {
 		return "{}"

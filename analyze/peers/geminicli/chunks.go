@@ -7,23 +7,34 @@ package geminicli
 // gone, as the source's filter drops it. Each chunk's positions form a
 // chain of nodes, newest first; the table maps the chunk's hash to its
 // newest node. A reset is a new generation (no clearing).
+//
+// Every unit of a response looks its chunk up, and each agent has its own
+// table: slots are 8 bytes and the table is kept at most about a quarter
+// to three quarters full, so that it stays in cache (an agent's table was
+// evicted by the others' between two of its responses, and each lookup
+// was a cache miss).
 type chunkTable struct {
 	slots []slot
 	used  int
-	gen   uint32
+	gen   uint16
 	nodes []node
 }
 
+// slot is one chunk: live in the table's generation, its hash's top 16
+// bits (the node holds the whole hash) and its newest node.
 type slot struct {
-	gen  uint32
+	gen  uint16
+	tag  uint16
 	node int32
-	hash uint64
 }
 
 type node struct {
+	hash uint64
 	pos  int   // absolute position
 	prev int32 // the same chunk's previous occurrence, -1 for none
 }
+
+func tagOf(h uint64) uint16 { return uint16(h >> 48) }
 
 func (t *chunkTable) reset() {
 	t.gen++
@@ -43,9 +54,10 @@ func (t *chunkTable) find(h uint64) *slot {
 		t.gen = 1
 	}
 	mask := uint64(len(t.slots) - 1)
+	tag := tagOf(h)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
-		if s.gen != t.gen || s.hash == h {
+		if s.gen != t.gen || (s.tag == tag && t.nodes[s.node].hash == h) {
 			return s
 		}
 	}
@@ -65,13 +77,13 @@ func (t *chunkTable) head(h uint64, off int) (*slot, int32) {
 // absolute position pos; prev is the chunk's newest live node, or -1 to
 // start the chunk afresh.
 func (t *chunkTable) push(s *slot, h uint64, pos int, prev int32, off int) {
-	t.nodes = append(t.nodes, node{pos: pos, prev: prev})
+	t.nodes = append(t.nodes, node{hash: h, pos: pos, prev: prev})
 	if s.gen != t.gen {
-		*s = slot{gen: t.gen, hash: h}
+		*s = slot{gen: t.gen, tag: tagOf(h)}
 		t.used++
 	}
 	s.node = int32(len(t.nodes) - 1)
-	if t.used*2 > len(t.slots) || len(t.nodes) > 4*MaxHistoryLength+len(t.slots) {
+	if t.used*4 > 3*len(t.slots) || len(t.nodes) > 4*MaxHistoryLength+len(t.slots) {
 		t.compact(off)
 	}
 }
@@ -88,7 +100,7 @@ func (t *chunkTable) compact(off int) {
 		}
 	}
 	size := 1024
-	for size < 4*live {
+	for size < 2*live {
 		size *= 2
 	}
 	t.slots = make([]slot, size)
@@ -104,12 +116,13 @@ func (t *chunkTable) compact(off int) {
 		for n := s.node; n >= 0 && oldNodes[n].pos >= off; n = oldNodes[n].prev {
 			chain = append(chain, oldNodes[n].pos)
 		}
+		h := oldNodes[s.node].hash
 		prev := int32(-1)
 		for j := len(chain) - 1; j >= 0; j-- {
-			t.nodes = append(t.nodes, node{pos: chain[j], prev: prev})
+			t.nodes = append(t.nodes, node{hash: h, pos: chain[j], prev: prev})
 			prev = int32(len(t.nodes) - 1)
 		}
-		*t.find(s.hash) = slot{gen: t.gen, hash: s.hash, node: prev}
+		*t.find(h) = slot{gen: t.gen, tag: tagOf(h), node: prev}
 		t.used++
 	}
 }

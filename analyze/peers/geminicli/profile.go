@@ -92,6 +92,9 @@ func (e *extractor) key(c conv.Call) call {
 
 // argsString is JSON.stringify(args) for the call's arguments.
 func argsString(c conv.Call) string {
+	if jsjson.Canonical(c.Args, jsjson.PropertyOrder) {
+		return c.Args // as JSON.stringify wrote it: nothing to parse
+	}
 	v, ok := jsjson.Stringify(c.Args, jsjson.PropertyOrder)
 	switch {
 	case ok && !v.Falsy:

@@ -1,7 +1,6 @@
 package openhands
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -124,8 +123,7 @@ func canon(v any) string {
 	if v == nil {
 		return F(nil)
 	}
-	b, _ := json.Marshal(v)
-	return string(b)
+	return string(appendCanon(nil, v))
 }
 
 func str(args map[string]any, k, def string) (string, bool) {
@@ -154,12 +152,8 @@ func responseToActions(t *conv.Turn) ([]action, *Event) {
 	}
 	var acts []action
 	for i, c := range t.Calls {
-		var args map[string]any
-		d := json.NewDecoder(strings.NewReader(c.Args))
-		if err := d.Decode(&args); err != nil || d.More() || args == nil {
-			if err == nil && args == nil {
-				err = fmt.Errorf("not an object")
-			}
+		args, ok := decodeArgs(c.Args)
+		if !ok {
 			e := validationError("Failed to parse tool call arguments: %s", c.Args)
 			return nil, &e
 		}

@@ -1,4 +1,4 @@
-package expect
+package gateway
 
 import (
 	"errors"
@@ -6,11 +6,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/killswitch/killswitch/analyze/expect"
 	"github.com/killswitch/killswitch/analyze/gateway"
 )
 
+// parseExp reads an expectation file as check does with the loop
+// detector (the default) and the gateway registered.
+func parseExp(file, doc string) (*expect.Expectation, error) {
+	return expect.Parse(file, []byte(doc), &expect.Schema{Policy: "loop", LoopSettings: true}, schema)
+}
+
 const gatewayDoc = `{
-  "settings": {"policy": "gateway", "profile": "spec", "gateway": {"rpm": 1, "max_incidents_per_hour": 2}},
+  "settings": {"policy": "gateway", "variant": "spec", "gateway": {"rpm": 1, "max_incidents_per_hour": 2}},
   "http_status": {"200": 6, "429": {"min": 3}},
   "block_reason": {"rate_limit_rpm": 4, "killswitch": 0},
   "incidents": [
@@ -39,11 +46,11 @@ func gatewayResult() *gateway.Result {
 }
 
 func TestGatewayParseCompare(t *testing.T) {
-	e, err := Parse("g.expect.json", []byte(gatewayDoc))
+	e, err := parseExp("g.expect.json", gatewayDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := e.Settings.GatewayConfig()
+	cfg, err := checkConfig(e.Settings)
 	if err != nil || cfg.Variant != gateway.Spec || cfg.RPM != 1 || cfg.MaxIncidentsPerHour != 2 || cfg.MaxCostCents != 100 {
 		t.Fatalf("GatewayConfig = %+v, %v", cfg, err)
 	}
@@ -51,7 +58,7 @@ func TestGatewayParseCompare(t *testing.T) {
 		t.Errorf("the gateway's profile is no loop profile: %v", e.Settings.Profile)
 	}
 	var lines []string
-	for _, r := range CompareGateway(e, gatewayResult()) {
+	for _, r := range compareSections(e, gatewayResult()) {
 		lines = append(lines, r.Name()+" "+map[bool]string{true: "ok", false: "FAIL"}[r.Pass]+" "+r.Got+" | "+r.Reason)
 	}
 	want := []string{
@@ -74,7 +81,7 @@ func TestGatewayParseCompare(t *testing.T) {
 	res.Incidents[0].Status, res.Incidents[0].EndedAt, res.Incidents[0].Severity = "open", time.Time{}, "medium"
 	res.Incidents = append(res.Incidents, &gateway.Incident{Tenant: "u", Trigger: "freeze", Severity: "low", Status: "open", StartedAt: time.Unix(0, 0), Calls: make([]gateway.IncidentCall, 1)})
 	lines = nil
-	for _, r := range CompareGateway(e, res) {
+	for _, r := range compareSections(e, res) {
 		if !r.Pass {
 			lines = append(lines, r.Name()+": "+r.Reason)
 		}
@@ -91,19 +98,19 @@ func TestGatewayParseCompare(t *testing.T) {
 }
 
 func TestGatewayUpdateFormat(t *testing.T) {
-	e, err := Parse("g.expect.json", []byte(gatewayDoc))
+	e, err := parseExp("g.expect.json", gatewayDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := gatewayResult()
 	res.ByStatus[200] = 7
 	res.Incidents = res.Incidents[:1]
-	changes := UpdateGateway(e, res)
+	changes := updateSections(e, res)
 	want := "http_status.200: 6 → 7\nincidents: 2 expected → the replay's 1, every field given"
 	if got := strings.Join(changes, "\n"); got != want {
 		t.Errorf("changes\n%s\nwant\n%s", got, want)
 	}
-	data, err := Format(e)
+	data, err := expect.Format(e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +144,7 @@ func TestGatewayUpdateFormat(t *testing.T) {
       "rpm": 1
     },
     "policy": "gateway",
-    "profile": "spec"
+    "variant": "spec"
   }
 }
 `
@@ -145,11 +152,11 @@ func TestGatewayUpdateFormat(t *testing.T) {
 		t.Errorf("Format\n%s\nwant\n%s", data, wantDoc)
 	}
 	// What Format writes parses back and holds.
-	e2, err := Parse("g.expect.json", data)
+	e2, err := parseExp("g.expect.json", string(data))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range CompareGateway(e2, res) {
+	for _, r := range compareSections(e2, res) {
 		if !r.Pass {
 			t.Errorf("after update: %s: %s", r.Name(), r.Reason)
 		}
@@ -161,11 +168,13 @@ func TestGatewayParseErrors(t *testing.T) {
 	// Columns: the 1-based character where the offending value (or the
 	// entry's "{") starts, counted by hand with Python's str.index.
 	for _, tc := range []struct{ doc, want string }{
-		{`{"http_status": {"423": 1}}`, `f:1:2: "http_status", "block_reason" and "incidents" are the gateway's: they need "settings": {"policy": "gateway"}`},
+		{`{"http_status": {"423": 1}}`, `f:1:2: http_status: "http_status" is the gateway's: it needs "settings": {"policy": "gateway"}`},
 		{`{"settings": {"gateway": {"rpm": 1}}, "totals": {"kills": 0}}`, `f:1:26: settings.gateway: gateway settings need "policy": "gateway"`},
-		{`{"settings": {"policy": "gateway", "profile": "agentgazer"}, "incidents": []}`, `f:1:47: settings.profile: unknown gateway profile "agentgazer" (want "m22" or "spec")`},
+		{`{"settings": {"policy": "gateway", "variant": "agentgazer"}, "incidents": []}`, `f:1:47: settings.variant: unknown gateway variant "agentgazer" (want "m22" or "spec")`},
+		{`{"settings": {"policy": "gateway", "profile": "spec"}, "incidents": []}`, `f:1:36: settings.profile: a loop detector setting: this file replays the gateway (its "m22" or "spec" goes in "variant")`},
+		{`{"settings": {"policy": "gateway", "window": 3}, "incidents": []}`, `f:1:36: settings.window: a loop detector setting: this file replays the gateway (its own settings go in settings.gateway)`},
 		{`{"settings": {"policy": "gateway", "gateway": {"rpm": 0}}, "incidents": []}`, `f:1:55: settings.gateway.rpm: want an integer ≥ 1, got 0`},
-		{`{"settings": {"policy": "gateway", "gateway": {"rpm": [1]}}, "incidents": []}`, `f:1:47: settings.gateway: a list is no gateway setting`},
+		{`{"settings": {"policy": "gateway", "gateway": {"rpm": [1]}}, "incidents": []}`, `f:1:47: settings.gateway: a list is no setting here`},
 		{`{` + gw + `"http_status": {"42": 1}}`, `f:1:53: http_status.42: not an HTTP status (want 100..599)`},
 		{`{` + gw + `"http_status": {"200": -1}}`, `f:1:60: http_status.200: -1 is below 0 (a count)`},
 		{`{` + gw + `"block_reason": {"": 1}}`, `f:1:54: block_reason.: empty block reason`},
@@ -176,16 +185,16 @@ func TestGatewayParseErrors(t *testing.T) {
 		{`{` + gw + `"incidents": [{"tenant": "t", "trigger": "x", "started_at": "10:00"}]}`, `f:1:97: incidents[0].started_at: not an RFC 3339 time (2026-03-01T10:00:00Z)`},
 		{`{` + gw + `"incidents": [{"tenant": "t", "trigger": "x", "status": "open", "ended_at": "2026-03-01T10:00:00Z"}]}`, `f:1:51: incidents[0]: status "open" with an ended_at`},
 		{`{` + gw + `"incidents": [{"tenant": "t", "trigger": "x", "sev": "low"}]}`, `f:1:83: incidents[0].sev: unknown key (want "tenant", "trigger", "calls", "severity", "status", "started_at" or "ended_at")`},
-		{`{` + gw + `"http_status": {}}`, `f:1:1: expects nothing: "agents", "scopes", "totals" and the gateway's sections are empty`},
+		{`{` + gw + `"http_status": {}}`, `f:1:1: expects nothing: every section is empty`},
 	} {
-		_, err := Parse("f", []byte(tc.doc))
-		var list ErrorList
+		_, err := parseExp("f", tc.doc)
+		var list expect.ErrorList
 		if !errors.As(err, &list) || len(list) != 1 || list[0].Error() != tc.want {
 			t.Errorf("%s\n got %v\nwant %s", tc.doc, err, tc.want)
 		}
 	}
 	// An empty list of incidents expects none: it is an expectation.
-	if _, err := Parse("f", []byte(`{`+gw+`"incidents": []}`)); err != nil {
+	if _, err := parseExp("f", `{`+gw+`"incidents": []}`); err != nil {
 		t.Errorf("incidents []: %v", err)
 	}
 }

@@ -1,0 +1,100 @@
+package analyze
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/killswitch/killswitch/ingest"
+)
+
+// driveCapture returns n capture records whose prompts run from a few
+// bytes to past batchBytes (so that batches close by count, by bytes, and
+// around a record that needs a buffer of its own), with a malformed line
+// and a control record among them.
+func driveCapture(n int) []byte {
+	var buf bytes.Buffer
+	for i := range n {
+		size := 8 + i%7*900
+		if i%97 == 13 {
+			size = batchBytes + 1000 // larger than a batch
+		}
+		switch {
+		case i == 5:
+			buf.WriteString("{not json\n")
+			continue
+		case i == 9:
+			fmt.Fprintf(&buf, `{"ts":"2026-01-01T00:00:%02dZ","agent":"a%d","event":"deactivate"}`+"\n", i%60, i%5)
+			continue
+		}
+		prompt := strings.Repeat(fmt.Sprintf("word%d ", i%11), size/7)
+		fmt.Fprintf(&buf, `{"ts":"2026-01-01T00:%02d:%02dZ","agent":"a%d","request":{"messages":[{"role":"user","content":%q}]},"response":{"choices":[{"message":{"content":"ok %d"}}]}}`+"\n",
+			i/60%60, i%60, i%5, prompt, i%3)
+	}
+	return buf.Bytes()
+}
+
+type driven struct {
+	pos  ingest.Pos
+	f    Features
+	body string
+}
+
+func driveAll(t *testing.T, data []byte, workers, stopAt int) ([]driven, error) {
+	t.Helper()
+	var got []driven
+	src := ingest.NewJSONL(bytes.NewReader(data), "d.jsonl", ingest.JSONLOptions{})
+	err := Drive(src, ProfileSpec, workers, func(rec *ingest.Record, f *Features) error {
+		if len(got) == stopAt {
+			return errStop
+		}
+		got = append(got, driven{rec.Pos, *f, string(rec.Request) + string(rec.Response)})
+		return nil
+	})
+	return got, err
+}
+
+var errStop = errors.New("stop")
+
+// TestDriveAnyWorkers: every record reaches step in input order with the
+// features and bodies one worker gives, at any number of workers, for
+// inputs that fit one batch and inputs of many batches closed by count
+// or by bytes; a step error stops the drive and is returned.
+func TestDriveAnyWorkers(t *testing.T) {
+	for _, n := range []int{0, 1, 3, batchRecords - 1, batchRecords, batchRecords + 1, 700} {
+		data := driveCapture(n)
+		want, err := driveAll(t, data, 1, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) != n {
+			t.Fatalf("%d records: one worker gave %d", n, len(want))
+		}
+		for _, workers := range []int{2, 3, 8} {
+			got, err := driveAll(t, data, workers, -1)
+			if err != nil {
+				t.Fatalf("%d records, %d workers: %v", n, workers, err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d records, %d workers: %d records, want %d", n, workers, len(got), len(want))
+			}
+			for i := range want {
+				w, g := want[i], got[i]
+				if g.pos != w.pos || g.body != w.body || g.f.Entry != w.f.Entry || fmt.Sprint(g.f.Err) != fmt.Sprint(w.f.Err) || g.f.Warn != w.f.Warn {
+					t.Fatalf("%d records, %d workers: record %d is %v %+v, want %v %+v", n, workers, i, g.pos, g.f.Entry, w.pos, w.f.Entry)
+				}
+			}
+			if n == 0 {
+				continue
+			}
+			for _, stopAt := range []int{0, n / 2, n - 1} {
+				got, err := driveAll(t, data, workers, stopAt)
+				if err != errStop || len(got) != stopAt {
+					t.Fatalf("%d records, %d workers, step fails at %d: %d records, %v", n, workers, stopAt, len(got), err)
+				}
+			}
+		}
+	}
+}
