@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"runtime/debug"
 	"strings"
 
@@ -140,10 +141,35 @@ func parseFlags(e *env, fs *pflag.FlagSet, args []string) (code int, ok bool) {
 			fs.SetOutput(e.stdout)
 			return exitOK, false
 		}
-		fmt.Fprintf(e.stderr, "killswitch %s: %v\n", fs.Name(), err)
+		fmt.Fprintf(e.stderr, "killswitch %s: %s\n", fs.Name(), flagError(err))
 		return exitUsage, false
 	}
 	return 0, true
+}
+
+// badValue matches pflag's message for a value its type cannot parse:
+// invalid argument "x" for "-w, --window" flag: strconv.ParseInt: parsing "x": invalid syntax.
+var badValue = regexp.MustCompile(`^invalid argument ("(?:[^"\\]|\\.)*") for "(?:-., )?(--[^"]+)" flag: (?:strconv\.Parse(Int|Uint|Float|Bool): parsing "(?:[^"\\]|\\.)*": (invalid syntax|value out of range)|time: (.*))$`)
+
+// flagError says what is wrong with a flag in the words of the other
+// checks (`--window: "x" is not a whole number`), not in strconv's.
+func flagError(err error) string {
+	m := badValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err.Error()
+	}
+	val, flag := m[1], m[2]
+	switch {
+	case m[5] != "":
+		return flag + ": " + val + " is not a duration (want 30s, 5m, 1h30m)"
+	case m[4] == "value out of range":
+		return flag + ": " + val + " is out of range"
+	case m[3] == "Float":
+		return flag + ": " + val + " is not a number"
+	case m[3] == "Bool":
+		return flag + ": " + val + " is not true or false"
+	}
+	return flag + ": " + val + " is not a whole number"
 }
 
 func errorf(e *env, cmd, format string, args ...any) int {
