@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/tracegen"
 )
 
@@ -171,12 +172,15 @@ func readsAlike(t *testing.T, name string, format Format, data []byte, opt Optio
 
 // TestUnitOverLimit: an element of a top-level array, a document, or a
 // JSONL line over MaxValue is one malformed record at its position, read
-// past without being kept; the others read as before.
+// past without being kept; the others read as before. An input that is
+// one document over the limit is refused, not read whole; so is a
+// document input over the limit that cannot be read at offsets.
 func TestUnitOverLimit(t *testing.T) {
 	defer func(w int) { streamWindow = w }(streamWindow)
 	good := `{"call_type":"acompletion","startTime":1,"messages":[{"role":"user","content":"hi"}]}`
 	big := `{"call_type":"acompletion","startTime":1,"messages":[{"role":"user","content":"` + strings.Repeat(`x\"`, 3000) + `"}]}`
 	doc := "{\n\"x\": \"" + strings.Repeat("y", 2000) + "\"}"
+	broken := "[\n" + good + ",\n" + big + ",\n" + good + ",\n{\"x\": tru}\n]\n"
 	long := func(n int, what string) string {
 		return fmt.Sprintf("%s of %d bytes is %s than the 1024-byte limit (--max-line): skipped", what, n, map[string]string{"item": "larger", "line": "longer"}[what])
 	}
@@ -188,7 +192,10 @@ func TestUnitOverLimit(t *testing.T) {
 			"in.json:[0]", "in.json:[1]: " + long(len(big), "item"), "in.json:[2]"}},
 		{"document", doc + "\n" + multilineStr(good), []string{
 			"in.json:1: " + long(len(doc), "item"), "in.json:3"}},
-		{"the one document", doc, []string{`in.json:1: missing "startTime"`}}, // read whole
+		{"a problem after the limit", broken, []string{
+			"in.json:[0]", "in.json:[1]: " + long(len(big), "item"), "in.json:[2]",
+			"in.json:5: JSON from here on is not read: it is not valid JSON objects or arrays, and the input (" + fmt.Sprint(len(broken)) + " bytes) is larger than the 1024-byte limit (--max-line) for reading it whole to say where"}},
+		{"the one document", doc, []string{"in.json:1: document of 2010 bytes is larger than the 1024-byte limit (--max-line): skipped"}},
 		{"jsonl line", good + "\n" + big + "\n" + good + "\n", []string{
 			"in.json:1", "in.json:2: " + long(len(big), "line"), "in.json:3"}},
 	} {
@@ -205,23 +212,32 @@ func TestUnitOverLimit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for r.Scan() {
-				rec := r.Record()
-				if rec.Err != nil {
-					got = append(got, rec.Err.Error())
-				} else {
-					got = append(got, rec.Pos.String())
-				}
-			}
+			got := errsOrPositions(r)
+			want := tt.want
 			if tt.name != "jsonl line" && !at {
-				continue // the whole-document path has no limit on a document's items
+				// The whole-document path holds no more than the limit.
+				want = []string{fmt.Sprintf("in.json:1: JSON input of %d bytes is larger than the 1024-byte limit (--max-line) for an input read whole: skipped", len(tt.in))}
 			}
-			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
-				t.Errorf("%s (window %d):\n got %q\nwant %q", tt.name, way, got, tt.want)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%s (window %d):\n got %q\nwant %q", tt.name, way, got, want)
 			}
 		}
 	}
+}
+
+// errsOrPositions reads r and returns, per record, its error, or its
+// position when it has none.
+func errsOrPositions(r ingest.Reader) []string {
+	var got []string
+	for r.Scan() {
+		rec := r.Record()
+		if rec.Err != nil {
+			got = append(got, rec.Err.Error())
+		} else {
+			got = append(got, rec.Pos.String())
+		}
+	}
+	return got
 }
 
 // phoenixArray is a Phoenix page's spans as a top-level array.
