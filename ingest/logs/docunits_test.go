@@ -41,6 +41,23 @@ func unitCases(t testing.TB) []fastSeed {
 		fastSeed{FormatPhoenix, phoenixArray(t, tracegen.PhoenixSpans(calls))},
 		fastSeed{FormatOTelConsole, tracegen.ConsoleGenAI(calls, true)},
 		fastSeed{FormatLangSmith, tracegen.LangSmithRuns(calls)},
+		fastSeed{FormatLangSmith, jsonlAsArray(t, tracegen.LangSmithRuns(calls))},
+		fastSeed{FormatLangSmith, multiline(string(tracegen.LangSmithRuns(calls)))},
+		// Runs with what readAll orders and merges: a payload that is no
+		// object, a patch before... after its post, an error emptied by
+		// a patch, an llm run over an llm run, a run without an id.
+		fastSeed{FormatLangSmith, []byte(`[
+ {"id": "a", "run_type": "chain", "name": "Root", "start_time": "2026-01-02T03:04:05Z", "extra": {"metadata": {"thread_id": "th"}}},
+ 7,
+ {"id": "b", "parent_run_id": "a", "trace_id": "a", "run_type": "llm", "start_time": "2026-01-02T03:04:06Z", "inputs": {"messages": [{"role": "user", "content": "hi"}]}, "error": "RateLimitError"},
+ {"id": "c", "parent_run_id": "b", "trace_id": "a", "run_type": "llm", "start_time": "2026-01-02T03:04:06Z", "inputs": {"messages": [{"role": "user", "content": "hi"}]}},
+ {"id": "b", "error": null, "end_time": "2026-01-02T03:04:07Z"},
+ {"id": "d", "run_type": "llm", "start_time": "2026-01-02T03:04:01Z", "error": "boom", "extra": null},
+ {"id": "d", "error": "", "extra": {"metadata": {"agent_id": "x"}}},
+ {"run_type": "llm", "start_time": "bad"},
+ {"id": "e", "run_type": "llm", "inputs": {"prompts": ["p"]}}
+]
+`)},
 		fastSeed{FormatDatadog, tracegen.DatadogTraces(calls, 0)},
 		fastSeed{FormatBedrock, tracegen.BedrockConverse(calls)},
 		fastSeed{FormatLangfuse, []byte("{\n\"id\": \"t1\", \"observations\": []\n}\n{\n\"id\": \"t2\", \"observations\": [1]\n}\n")},
@@ -120,7 +137,7 @@ func TestUnitsReadAlike(t *testing.T) {
 		}
 	}
 	t.Logf("read span by span: %v", flatStreamed)
-	for _, f := range []Format{FormatPhoenix, FormatOTelConsole, "page"} {
+	for _, f := range []Format{FormatPhoenix, FormatOTelConsole, "page", FormatLangSmith} {
 		if flatStreamed[f] == 0 {
 			t.Errorf("no %s input was read span by span (planFlat)", f)
 		}
@@ -155,6 +172,9 @@ func readsAlike(t *testing.T, name string, format Format, data []byte, opt Optio
 		}
 		if rd, ok := r.(*reader); ok {
 			planned = planned || rd.src.planned
+			if _, ok := rd.stream.(*lsStream); ok {
+				flatStreamed[FormatLangSmith]++
+			}
 			if st, ok := rd.stream.(*flatStream); ok {
 				flatStreamed[format]++
 				if st.page {
@@ -238,6 +258,19 @@ func errsOrPositions(r ingest.Reader) []string {
 		}
 	}
 	return got
+}
+
+// jsonlAsArray is the lines of a JSONL input as an indented JSON array.
+func jsonlAsArray(t testing.TB, jsonl []byte) []byte {
+	var els []json.RawMessage
+	for _, l := range bytes.Split(bytes.TrimSpace(jsonl), []byte("\n")) {
+		els = append(els, l)
+	}
+	b, err := json.MarshalIndent(els, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // phoenixArray is a Phoenix page's spans as a top-level array.
