@@ -196,11 +196,7 @@ func (st *flatStream) decode(ref unitRef) (any, error) {
 // members are true). false when raw is not an object the strict scanner
 // takes (decodeTree then decides).
 func lightSpanTree(raw []byte) (any, bool) {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' || strictValue(raw, i, 0) < 0 {
-		return nil, false
-	}
-	return members(raw, i, func(key string, val []byte) (any, bool) {
+	return objectMembers(raw, func(key string, val []byte) (any, bool) {
 		switch {
 		case key == "attributes" && val[0] == '{':
 			return members(val, 0, func(k string, v []byte) (any, bool) {
@@ -237,6 +233,16 @@ func lightSpanTree(raw []byte) (any, bool) {
 		t, err := decodeTree(val)
 		return t, err == nil
 	})
+}
+
+// objectMembers decodes raw with members when it is an object the strict
+// scanner takes; false when it is not.
+func objectMembers(raw []byte, value func(key string, raw []byte) (any, bool)) (obj, bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' || strictValue(raw, i, 0) < 0 {
+		return nil, false
+	}
+	return members(raw, i, value)
 }
 
 // members decodes the object at b[i] (valid: the strict scanner took it)

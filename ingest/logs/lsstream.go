@@ -43,7 +43,34 @@ type lsStream struct {
 }
 
 // lsKeys are the top-level run members the first pass keeps.
-var lsKeys = []string{"id", "name", "trace_id", "parent_run_id", "run_type", "start_time", "end_time", "error", "session.id"}
+var lsKeys = [...]string{"id", "name", "trace_id", "parent_run_id", "run_type", "start_time", "end_time", "error", "session.id"}
+
+// lsRun is the first pass's view of a run, its payloads merged: the value
+// of each of lsKeys, then "extra" as an lsMeta (see lsLight); nil where no
+// payload has the member, or has it null (lsDecode reads both alike).
+type lsRun [len(lsKeys) + 1]any
+
+// attrs is the run as the object lsDecode reads.
+func (r *lsRun) attrs() obj {
+	o := obj{}
+	for j, v := range r {
+		if v == nil {
+			continue
+		}
+		if j == len(lsKeys) {
+			meta := obj{}
+			for i, val := range v.(lsMeta) {
+				if val != "" {
+					meta[lsAgentKeys[i].attr[len("metadata."):]] = val
+				}
+			}
+			o["extra"] = obj{"metadata": meta}
+		} else {
+			o[lsKeys[j]] = v
+		}
+	}
+	return o
+}
 
 // planLangSmith reads the first pass of c's input; nil when it is to be
 // read whole (nothing is consumed then).
@@ -56,7 +83,7 @@ func planLangSmith(c *langsmith) *lsStream {
 		return nil
 	}
 	st := &lsStream{c: c, refs: s.refs}
-	var runs []*tspan
+	var runs []lsRun
 	byID := map[string]int32{}
 	for k, ref := range st.refs {
 		e := lsEntry{ref: int32(k), run: -1, i: len(st.entries)}
@@ -69,15 +96,17 @@ func planLangSmith(c *langsmith) *lsStream {
 		if err != nil {
 			return nil
 		}
-		v, derr := decodeTree(raw)
-		if derr != nil {
-			e.msg = derr.Error()
-			st.entries = append(st.entries, e)
-			continue
-		}
-		o, ok := v.(obj)
+		o, ok := lsLightDecode(raw)
 		if !ok {
-			e.msg = "a LangSmith run is a JSON object, got " + kind(v)
+			v, derr := decodeTree(raw)
+			switch _, isObj := v.(obj); {
+			case derr != nil:
+				e.msg = derr.Error()
+			case !isObj:
+				e.msg = "a LangSmith run is a JSON object, got " + kind(v)
+			default:
+				return nil // an object the light decoder does not take: read whole
+			}
 			st.entries = append(st.entries, e)
 			continue
 		}
@@ -87,9 +116,9 @@ func planLangSmith(c *langsmith) *lsStream {
 		light := lsLight(o)
 		id := str(o["id"])
 		if r, seen := byID[id]; id != "" && seen {
-			for key, val := range light {
+			for j, val := range light {
 				if val != nil {
-					runs[r].attrs[key] = val
+					runs[r][j] = val
 				}
 			}
 			st.payload[r] = append(st.payload[r], int32(k))
@@ -99,19 +128,23 @@ func planLangSmith(c *langsmith) *lsStream {
 		if id != "" {
 			byID[id] = e.run
 		}
-		runs = append(runs, &tspan{attrs: light, order: e.i, agentKeys: lsAgentKeys})
+		runs = append(runs, light)
 		st.payload = append(st.payload, []int32{int32(k)})
 		st.entries = append(st.entries, e)
 	}
 	t := newLightTree(append(keyAttrs(lsAgentKeys), "session.id"))
-	for _, r := range runs {
+	starts := make([]time.Time, len(runs))
+	for j := range runs {
+		r := &tspan{attrs: runs[j].attrs()}
 		lsDecode(r)
 		t.add(r)
+		starts[j] = r.start
 	}
+	runs = nil
 	st.plan = t.plan(false)
 	for j := range st.entries {
 		if e := &st.entries[j]; e.run >= 0 {
-			e.at = runs[e.run].start
+			e.at = starts[e.run]
 		}
 	}
 	st.order = make([]int32, len(st.entries))
@@ -129,36 +162,59 @@ func planLangSmith(c *langsmith) *lsStream {
 	return st
 }
 
+// lsLightDecode decodes the run payload raw as decodeTree does, but only
+// the members lsLight keeps ("extra" whole, "post" and "patch" as an
+// empty list when they are lists); false when raw is not an object the
+// strict scanner takes (decodeTree then decides).
+func lsLightDecode(raw []byte) (obj, bool) {
+	return objectMembers(raw, func(key string, val []byte) (any, bool) {
+		switch {
+		case key == "post" || key == "patch":
+			if val[0] == '[' {
+				return []any{}, true
+			}
+			return true, true
+		case key == "extra" || slices.Contains(lsKeys[:], key):
+			t, err := decodeTree(val)
+			return t, err == nil
+		}
+		return true, true
+	})
+}
+
 // lsLight is what the first pass keeps of a run payload: the members
 // lsDecode and the agent lookup read, "extra" reduced to its metadata's
-// agent keys and "error" to whether it is empty (a payload's member
+// agent keys (lsMeta) and "error" to whether it is empty (a payload's member
 // replaces the run's whole, so the reduced members merge alike).
-func lsLight(o obj) obj {
-	l := obj{}
-	for _, k := range lsKeys {
-		if v, ok := o[k]; ok {
-			l[k] = v
-		}
+func lsLight(o obj) lsRun {
+	var l lsRun
+	for j, k := range lsKeys {
+		l[j] = o[k]
 	}
-	if e, ok := l["error"]; ok && !isEmpty(e) {
-		l["error"] = true
+	if e := o["error"]; e != nil && !isEmpty(e) {
+		l[slices.Index(lsKeys[:], "error")] = true
 	}
-	if x, ok := o["extra"]; ok {
-		meta := obj{}
+	if x := o["extra"]; x != nil {
+		var meta lsMeta
 		if m, ok := get(x, "metadata").(obj); ok {
-			for _, k := range lsAgentKeys {
-				name := k.attr[len("metadata."):]
-				if v, ok := m[name]; ok {
-					meta[name] = v
-				}
+			for i, k := range lsAgentKeys {
+				meta[i] = str(m[k.attr[len("metadata."):]])
 			}
 		}
-		l["extra"] = obj{"metadata": meta}
-		if x == nil {
-			l["extra"] = nil
-		}
+		l[len(lsKeys)] = meta
 	}
 	return l
+}
+
+// lsMeta is a run's "extra" as the first pass keeps it: the text of each
+// of lsAgentKeys in its metadata (lsDecode reads no other, and no other
+// kind of value). Its length is len(lsAgentKeys), checked in init.
+type lsMeta [5]string
+
+func init() {
+	if len(lsMeta{}) != len(lsAgentKeys) {
+		panic("lsMeta: one string per lsAgentKeys entry")
+	}
 }
 
 // next returns the next record of the second pass; nil at the end, with
