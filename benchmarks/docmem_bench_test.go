@@ -21,12 +21,14 @@ import (
 // Bedrock invocation logs as one pretty-printed JSON array (a CloudWatch
 // export's shape: an item per element, converted one at a time);
 // OpenTelemetry console output (documents one after another, a span
-// each: read in two passes, span by span); and Phoenix span JSON as a
-// {"data": [...]} page (read in two passes, span by span).
+// each: read in two passes, span by span); Phoenix span JSON as a
+// {"data": [...]} page (read in two passes, span by span); and LangSmith
+// runs as one JSON array (a chain run, an llm run and its patch per call:
+// read in two passes, a run at a time).
 func BenchmarkDocumentMemory(b *testing.B) {
 	dir := b.TempDir()
 	for _, n := range []int{5000, 20000} {
-		bedrock, phoenix, console := documentFiles(b, dir, n)
+		bedrock, phoenix, console, langsmith := documentFiles(b, dir, n)
 		b.Run(fmt.Sprintf("bedrock-array/calls=%d", n), func(b *testing.B) {
 			benchDocumentMemory(b, bedrock, "bedrock", n)
 		})
@@ -36,14 +38,17 @@ func BenchmarkDocumentMemory(b *testing.B) {
 		b.Run(fmt.Sprintf("phoenix-page/calls=%d", n), func(b *testing.B) {
 			benchDocumentMemory(b, phoenix, "phoenix", n)
 		})
+		b.Run(fmt.Sprintf("langsmith-array/calls=%d", n), func(b *testing.B) {
+			benchDocumentMemory(b, langsmith, "langsmith", n)
+		})
 	}
 }
 
-// documentFiles writes n calls as a Bedrock array and a Phoenix page in
-// dir, and the calls as OpenTelemetry console output (a chat span under an
-// invoke_agent span, each a pretty-printed document), and returns their
-// paths; nothing it made stays referenced.
-func documentFiles(b testing.TB, dir string, n int) (bedrock, phoenix, console string) {
+// documentFiles writes n calls as a Bedrock array, a Phoenix page and a
+// LangSmith run array in dir, and the calls as OpenTelemetry console
+// output (a chat span under an invoke_agent span, each a pretty-printed
+// document), and returns their paths; nothing it made stays referenced.
+func documentFiles(b testing.TB, dir string, n int) (bedrock, phoenix, console, langsmith string) {
 	recs := benchChatRecords(n)
 	calls := make([]tracegen.Span, n)
 	var spans []tracegen.Span
@@ -58,11 +63,13 @@ func documentFiles(b testing.TB, dir string, n int) (bedrock, phoenix, console s
 		c.ParentID = root.SpanID
 		spans = append(spans, root, c)
 	}
-	lines := bytes.Split(bytes.TrimSpace(tracegen.BedrockConverse(calls)), []byte("\n"))
-	array := append(append([]byte("[\n"), bytes.Join(lines, []byte(",\n"))...), "\n]\n"...)
 	bedrock = filepath.Join(dir, fmt.Sprintf("invocations-%d.json", n))
 	phoenix = filepath.Join(dir, fmt.Sprintf("spans-%d.json", n))
-	if err := os.WriteFile(bedrock, array, 0o644); err != nil {
+	if err := os.WriteFile(bedrock, linesAsArray(tracegen.BedrockConverse(calls)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	langsmith = filepath.Join(dir, fmt.Sprintf("runs-%d.json", n))
+	if err := os.WriteFile(langsmith, linesAsArray(tracegen.LangSmithRuns(calls)), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	if err := os.WriteFile(phoenix, tracegen.PhoenixSpans(spans), 0o644); err != nil {
@@ -72,7 +79,14 @@ func documentFiles(b testing.TB, dir string, n int) (bedrock, phoenix, console s
 	if err := os.WriteFile(console, tracegen.ConsoleGenAI(calls, false), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	return bedrock, phoenix, console
+	return bedrock, phoenix, console, langsmith
+}
+
+// linesAsArray is the lines of a JSONL input as a JSON array, an element
+// a line.
+func linesAsArray(jsonl []byte) []byte {
+	lines := bytes.Split(bytes.TrimSpace(jsonl), []byte("\n"))
+	return append(append([]byte("[\n"), bytes.Join(lines, []byte(",\n"))...), "\n]\n"...)
 }
 
 func benchDocumentMemory(b *testing.B, path, format string, calls int) {

@@ -39,6 +39,10 @@ type window struct {
 	base  int64
 	i     int
 	lines int64 // newlines skip has passed
+	// max bounds one value the window holds (value, take): a longer one
+	// is not read on, as if it were not valid (the caller then leaves
+	// the input to planUnits, which reads past it). 0: no bound.
+	max int
 }
 
 // more reads on, keeping buf[i:] (the window grows when it is full);
@@ -78,13 +82,17 @@ func (w *window) skip() byte {
 
 // value returns the end (in buf) of the valid JSON value at w.i, at
 // nesting depth depth, reading on as far as it needs (a number is not
-// taken to end where the window does); -1 when there is none.
+// taken to end where the window does); -1 when there is none, or when it
+// is longer than w.max.
 func (w *window) value(depth int) int {
 	for {
 		if end := strictValue(w.buf, w.i, depth); end >= 0 && (end < len(w.buf) || w.base+int64(end) >= w.size) {
+			if w.max > 0 && end-w.i > w.max {
+				return -1
+			}
 			return end
 		}
-		if !w.more() {
+		if w.max > 0 && len(w.buf)-w.i > w.max || !w.more() {
 			return -1
 		}
 	}
@@ -171,7 +179,7 @@ func (s *source) open() (*window, int64) {
 	if s.ra == nil || s.size <= 0 || !fastJSON || !s.wholeDocs() {
 		return nil, 0
 	}
-	w := &window{ra: s.ra, size: s.size}
+	w := &window{ra: s.ra, size: s.size, max: s.max}
 	for len(w.buf) < len(bom) && w.more() {
 	}
 	if bytes.HasPrefix(w.buf, bom) {
@@ -298,37 +306,62 @@ type unitRef struct {
 // it splits the input into units as splitDocsFast does (a top-level array
 // gives its elements) and keeps their places in s.refs; false, with
 // nothing consumed, when the input is no such input or has a problem.
+// Then s.whole is what decide needs to refuse an input larger than the
+// limit rather than read it whole.
 func (s *source) planUnits() bool {
 	w, _ := s.open()
-	if w == nil || w.skip() == '{' && oneDocument(w) {
+	if w == nil {
 		return false
+	}
+	if w.skip() == '{' {
+		line := w.lines + 1
+		n, ok := w.skipValue()
+		if !ok {
+			// Broken: the whole-document path says where.
+			s.whole = wholeInput{line: line, bad: true}
+			return false
+		}
+		if w.skip() == 0 {
+			// One object is the whole input (a Phoenix page, a Langfuse
+			// trace, an OTLP document): one unit, read whole as before, at
+			// its size, unless it is over the limit (the readers that take
+			// it apart hold what they need of it anyway).
+			s.whole = wholeInput{line: line, size: n}
+			return false
+		}
 	}
 	w, _ = s.open()
 	var refs []unitRef
 	ndocs := 0
+	fail := func() bool {
+		s.whole = wholeInput{line: w.lines + 1, bad: true, refs: refs, multi: ndocs > 1}
+		return false
+	}
 	for c := w.skip(); c != 0; c = w.skip() {
 		if c != '{' && c != '[' {
-			return false
+			return fail()
 		}
 		line := w.lines + 1
 		ndocs++
 		if c == '{' {
 			ref, ok := w.unit(0, s.max)
+			if !ok {
+				return fail()
+			}
 			ref.line, ref.index = line, -1
 			refs = append(refs, ref)
-			if !ok {
-				return false
-			}
 			continue
 		}
 		ok := w.elems(0, func(n int) bool {
 			ref, ok := w.unit(1, s.max)
-			ref.line, ref.index = line, n
-			refs = append(refs, ref)
+			if ok {
+				ref.line, ref.index = line, n
+				refs = append(refs, ref)
+			}
 			return ok
 		})
 		if !ok {
-			return false
+			return fail()
 		}
 	}
 	if w.base+int64(w.i) != w.size {
@@ -338,16 +371,38 @@ func (s *source) planUnits() bool {
 	return true
 }
 
-// oneDocument reports whether the object at w.i is the whole input (but
-// white space), reading past it without holding it: such an input (a
-// Phoenix page, a Langfuse trace, an OTLP document) is one unit, read
-// whole as before, at its size, whatever the limit (the readers that
-// take it apart hold what they need of it anyway).
-func oneDocument(w *window) bool {
-	if _, ok := w.skipValue(); !ok {
-		return true // broken: the whole-document path says where
+// wholeInput is what planUnits found of an input it did not plan, for
+// decide, which reads such an input whole only up to the limit: its
+// first document's line and size when it is one object; else, when it
+// has a problem (bad), where the problem's unit starts and the units
+// before it.
+type wholeInput struct {
+	line  int64
+	size  int64
+	bad   bool
+	refs  []unitRef
+	multi bool
+}
+
+// refuseWhole ends an input that is read whole (see decide) and is
+// larger than the limit, without reading it: the units planUnits placed
+// before a problem are read, then the problem is reported where its unit
+// starts; an input that is one document is reported at its line.
+func (s *source) refuseWhole() {
+	wh := s.whole
+	s.mode, s.done = modeDocs, true
+	pos := ingest.Pos{File: s.name, Kind: ingest.PosLine, N: max(wh.line, 1)}
+	var err *ingest.SyntaxError
+	switch {
+	case wh.bad:
+		s.refs, s.multi = wh.refs, wh.multi
+		err = ingest.Errorf(pos, "JSON from here on is not read: it is not valid JSON objects or arrays, and the input (%d bytes) is larger than the %d-byte limit (--max-line) for reading it whole to say where", s.size, s.max)
+	case wh.size > 0:
+		err = ingest.Errorf(pos, "document of %d bytes is larger than the %d-byte limit (--max-line): skipped", wh.size, s.max)
+	default:
+		err = ingest.Errorf(pos, "JSON input of %d bytes is larger than the %d-byte limit (--max-line) for an input read whole: skipped", s.size, s.max)
 	}
-	return w.skip() == 0
+	s.tail = &unit{line: pos.N, index: -1, err: err}
 }
 
 // unit moves past the value at w.i (at depth), which must be valid JSON

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/tracegen"
 )
 
@@ -40,6 +41,23 @@ func unitCases(t testing.TB) []fastSeed {
 		fastSeed{FormatPhoenix, phoenixArray(t, tracegen.PhoenixSpans(calls))},
 		fastSeed{FormatOTelConsole, tracegen.ConsoleGenAI(calls, true)},
 		fastSeed{FormatLangSmith, tracegen.LangSmithRuns(calls)},
+		fastSeed{FormatLangSmith, jsonlAsArray(t, tracegen.LangSmithRuns(calls))},
+		fastSeed{FormatLangSmith, multiline(string(tracegen.LangSmithRuns(calls)))},
+		// Runs with what readAll orders and merges: a payload that is no
+		// object, a patch before... after its post, an error emptied by
+		// a patch, an llm run over an llm run, a run without an id.
+		fastSeed{FormatLangSmith, []byte(`[
+ {"id": "a", "run_type": "chain", "name": "Root", "start_time": "2026-01-02T03:04:05Z", "extra": {"metadata": {"thread_id": "th"}}},
+ 7,
+ {"id": "b", "parent_run_id": "a", "trace_id": "a", "run_type": "llm", "start_time": "2026-01-02T03:04:06Z", "inputs": {"messages": [{"role": "user", "content": "hi"}]}, "error": "RateLimitError"},
+ {"id": "c", "parent_run_id": "b", "trace_id": "a", "run_type": "llm", "start_time": "2026-01-02T03:04:06Z", "inputs": {"messages": [{"role": "user", "content": "hi"}]}},
+ {"id": "b", "error": null, "end_time": "2026-01-02T03:04:07Z"},
+ {"id": "d", "run_type": "llm", "start_time": "2026-01-02T03:04:01Z", "error": "boom", "extra": null},
+ {"id": "d", "error": "", "extra": {"metadata": {"agent_id": "x"}}},
+ {"run_type": "llm", "start_time": "bad"},
+ {"id": "e", "run_type": "llm", "inputs": {"prompts": ["p"]}}
+]
+`)},
 		fastSeed{FormatDatadog, tracegen.DatadogTraces(calls, 0)},
 		fastSeed{FormatBedrock, tracegen.BedrockConverse(calls)},
 		fastSeed{FormatLangfuse, []byte("{\n\"id\": \"t1\", \"observations\": []\n}\n{\n\"id\": \"t2\", \"observations\": [1]\n}\n")},
@@ -119,7 +137,7 @@ func TestUnitsReadAlike(t *testing.T) {
 		}
 	}
 	t.Logf("read span by span: %v", flatStreamed)
-	for _, f := range []Format{FormatPhoenix, FormatOTelConsole, "page"} {
+	for _, f := range []Format{FormatPhoenix, FormatOTelConsole, "page", FormatLangSmith} {
 		if flatStreamed[f] == 0 {
 			t.Errorf("no %s input was read span by span (planFlat)", f)
 		}
@@ -154,6 +172,9 @@ func readsAlike(t *testing.T, name string, format Format, data []byte, opt Optio
 		}
 		if rd, ok := r.(*reader); ok {
 			planned = planned || rd.src.planned
+			if _, ok := rd.stream.(*lsStream); ok {
+				flatStreamed[FormatLangSmith]++
+			}
 			if st, ok := rd.stream.(*flatStream); ok {
 				flatStreamed[format]++
 				if st.page {
@@ -171,12 +192,15 @@ func readsAlike(t *testing.T, name string, format Format, data []byte, opt Optio
 
 // TestUnitOverLimit: an element of a top-level array, a document, or a
 // JSONL line over MaxValue is one malformed record at its position, read
-// past without being kept; the others read as before.
+// past without being kept; the others read as before. An input that is
+// one document over the limit is refused, not read whole; so is a
+// document input over the limit that cannot be read at offsets.
 func TestUnitOverLimit(t *testing.T) {
 	defer func(w int) { streamWindow = w }(streamWindow)
 	good := `{"call_type":"acompletion","startTime":1,"messages":[{"role":"user","content":"hi"}]}`
 	big := `{"call_type":"acompletion","startTime":1,"messages":[{"role":"user","content":"` + strings.Repeat(`x\"`, 3000) + `"}]}`
 	doc := "{\n\"x\": \"" + strings.Repeat("y", 2000) + "\"}"
+	broken := "[\n" + good + ",\n" + big + ",\n" + good + ",\n{\"x\": tru}\n]\n"
 	long := func(n int, what string) string {
 		return fmt.Sprintf("%s of %d bytes is %s than the 1024-byte limit (--max-line): skipped", what, n, map[string]string{"item": "larger", "line": "longer"}[what])
 	}
@@ -188,7 +212,10 @@ func TestUnitOverLimit(t *testing.T) {
 			"in.json:[0]", "in.json:[1]: " + long(len(big), "item"), "in.json:[2]"}},
 		{"document", doc + "\n" + multilineStr(good), []string{
 			"in.json:1: " + long(len(doc), "item"), "in.json:3"}},
-		{"the one document", doc, []string{`in.json:1: missing "startTime"`}}, // read whole
+		{"a problem after the limit", broken, []string{
+			"in.json:[0]", "in.json:[1]: " + long(len(big), "item"), "in.json:[2]",
+			"in.json:5: JSON from here on is not read: it is not valid JSON objects or arrays, and the input (" + fmt.Sprint(len(broken)) + " bytes) is larger than the 1024-byte limit (--max-line) for reading it whole to say where"}},
+		{"the one document", doc, []string{"in.json:1: document of 2010 bytes is larger than the 1024-byte limit (--max-line): skipped"}},
 		{"jsonl line", good + "\n" + big + "\n" + good + "\n", []string{
 			"in.json:1", "in.json:2: " + long(len(big), "line"), "in.json:3"}},
 	} {
@@ -205,23 +232,45 @@ func TestUnitOverLimit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for r.Scan() {
-				rec := r.Record()
-				if rec.Err != nil {
-					got = append(got, rec.Err.Error())
-				} else {
-					got = append(got, rec.Pos.String())
-				}
-			}
+			got := errsOrPositions(r)
+			want := tt.want
 			if tt.name != "jsonl line" && !at {
-				continue // the whole-document path has no limit on a document's items
+				// The whole-document path holds no more than the limit.
+				want = []string{fmt.Sprintf("in.json:1: JSON input of %d bytes is larger than the 1024-byte limit (--max-line) for an input read whole: skipped", len(tt.in))}
 			}
-			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
-				t.Errorf("%s (window %d):\n got %q\nwant %q", tt.name, way, got, tt.want)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%s (window %d):\n got %q\nwant %q", tt.name, way, got, want)
 			}
 		}
 	}
+}
+
+// errsOrPositions reads r and returns, per record, its error, or its
+// position when it has none.
+func errsOrPositions(r ingest.Reader) []string {
+	var got []string
+	for r.Scan() {
+		rec := r.Record()
+		if rec.Err != nil {
+			got = append(got, rec.Err.Error())
+		} else {
+			got = append(got, rec.Pos.String())
+		}
+	}
+	return got
+}
+
+// jsonlAsArray is the lines of a JSONL input as an indented JSON array.
+func jsonlAsArray(t testing.TB, jsonl []byte) []byte {
+	var els []json.RawMessage
+	for _, l := range bytes.Split(bytes.TrimSpace(jsonl), []byte("\n")) {
+		els = append(els, l)
+	}
+	b, err := json.MarshalIndent(els, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // phoenixArray is a Phoenix page's spans as a top-level array.

@@ -43,15 +43,6 @@ type flatReader struct {
 	opt Options
 }
 
-// readWhole is a reader of s whose records are all made, by read, on the
-// first Scan (a reader whose items refer to items that may come later).
-func readWhole(s *source, read func() []*ingest.Record) ingest.Reader {
-	return &reader{src: s, plan: func() recordStream {
-		recs := read()
-		return &queueStream{recs: recs, err: s.err}
-	}}
-}
-
 // queueStream yields records made before the first.
 type queueStream struct {
 	recs []*ingest.Record

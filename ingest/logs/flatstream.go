@@ -19,7 +19,9 @@ import (
 // the second re-reads and maps one unit at a time, in the order readAll
 // yields them. A Phoenix page ({"data": [...]}) that is the whole input
 // is read so too, a unit per span (scanPage); an input with a page among
-// other units, or one that is not planned, is read whole by readAll.
+// other units, or one that is not planned, is read whole by readAll. A
+// page larger than the limit (--max-line) is read a span at a time
+// whatever its size, so that the limit bounds one span, not the page.
 
 // flatStreamMin is the size from which a planned flat span input is read
 // in two passes: each span is decoded twice, which pays (in memory, and in
@@ -65,7 +67,7 @@ type flatStream struct {
 func planFlat(r *flatReader) *flatStream {
 	s := r.src
 	st := &flatStream{c: &otel{src: s, opt: r.opt}, up: newInherited()}
-	if s.mode == modeUndecided && s.size >= flatStreamMin {
+	if s.mode == modeUndecided && (s.size >= flatStreamMin || s.size > int64(s.max)) {
 		st.refs, st.page = s.scanPage()
 	}
 	if !st.page {
@@ -194,11 +196,7 @@ func (st *flatStream) decode(ref unitRef) (any, error) {
 // members are true). false when raw is not an object the strict scanner
 // takes (decodeTree then decides).
 func lightSpanTree(raw []byte) (any, bool) {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' || strictValue(raw, i, 0) < 0 {
-		return nil, false
-	}
-	return members(raw, i, func(key string, val []byte) (any, bool) {
+	return objectMembers(raw, func(key string, val []byte) (any, bool) {
 		switch {
 		case key == "attributes" && val[0] == '{':
 			return members(val, 0, func(k string, v []byte) (any, bool) {
@@ -235,6 +233,16 @@ func lightSpanTree(raw []byte) (any, bool) {
 		t, err := decodeTree(val)
 		return t, err == nil
 	})
+}
+
+// objectMembers decodes raw with members when it is an object the strict
+// scanner takes; false when it is not.
+func objectMembers(raw []byte, value func(key string, raw []byte) (any, bool)) (obj, bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' || strictValue(raw, i, 0) < 0 {
+		return nil, false
+	}
+	return members(raw, i, value)
 }
 
 // members decodes the object at b[i] (valid: the strict scanner took it)

@@ -129,7 +129,7 @@ func openJSONL(f *ingest.File) (ingest.Reader, error) {
 	opt := ingest.JSONLOptions{Agent: f.Options.Agent, MaxLine: f.Options.MaxLine}
 	if br, ok := f.Content.(interface{ Peek(int) ([]byte, error) }); ok {
 		if head, _ := br.Peek(ingest.SniffLen); isDocument(head) {
-			return newJSONL(f.Content, f.Name, Options{Agent: f.Options.Agent, MaxValue: f.Options.MaxLine}), nil
+			return newJSONL(sized(f), f.Name, Options{Agent: f.Options.Agent, MaxValue: f.Options.MaxLine}), nil
 		}
 	}
 	return ingest.NewJSONL(f.Content, f.Name, opt), nil

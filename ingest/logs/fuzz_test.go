@@ -62,16 +62,29 @@ func FuzzDetect(f *testing.F) {
 // fuzzReader checks what every reader promises on any input: no panic, no
 // I/O error from an in-memory input, every malformed item a *SyntaxError
 // at a position in the file, every call with an agent and a JSON request.
+//
+// It reads data forward and at offsets (as a file), under the default
+// limit and under a limit of 64 bytes, which most items pass: the paths
+// that refuse an item, a document or a whole input over --max-line keep
+// the same promises.
 func fuzzReader(t *testing.T, f Format, data []byte) {
-	r, err := NewReader(bytes.NewReader(data), "fuzz.in", f, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := collect(r, "fuzz.in"); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Err(); err != nil {
-		t.Fatalf("I/O error from memory: %v", err)
+	for _, max := range []int{0, 64} {
+		for _, at := range []bool{false, true} {
+			var in io.Reader = bytes.NewReader(data)
+			if at {
+				in = sizedReader{Reader: bytes.NewReader(data), size: int64(len(data)), ra: bytes.NewReader(data)}
+			}
+			r, err := NewReader(in, "fuzz.in", f, Options{MaxValue: max})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := collect(r, "fuzz.in"); err != nil {
+				t.Fatalf("limit %d, at offsets %v: %v", max, at, err)
+			}
+			if err := r.Err(); err != nil {
+				t.Fatalf("I/O error from memory: %v", err)
+			}
+		}
 	}
 }
 

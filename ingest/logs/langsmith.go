@@ -110,11 +110,12 @@ func (c *langsmith) readAll() []*ingest.Record {
 		lsDecode(s)
 	}
 	tree := newSpanTree(runs)
-	tree.markWrappers(runs, func(*tspan) string {
-		return "LangSmith llm run wrapping another llm run (the call counts once, at the inner run)"
-	})
+	tree.markWrappers(runs, func(*tspan) string { return lsWrapper })
 	return sortItems(append(problems, spanRecords(runs, tree, c.opt, lsBuild)...))
 }
+
+// lsWrapper is the skip reason of an llm run wrapping another.
+const lsWrapper = "LangSmith llm run wrapping another llm run (the call counts once, at the inner run)"
 
 // lsDecode sets the span view of a run (merged with its patches).
 func lsDecode(s *tspan) {

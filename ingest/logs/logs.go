@@ -168,15 +168,11 @@ func NewReader(r io.Reader, name string, f Format, opt Options) (ingest.Reader, 
 	case FormatOTelConsole, FormatPhoenix:
 		s := newSource(r, name, opt.MaxValue)
 		fr := &flatReader{src: s, opt: opt}
-		return &reader{src: s, plan: func() recordStream {
-			if st := planFlat(fr); st != nil {
-				return st
-			}
-			return &queueStream{recs: fr.readAll(), err: s.err}
-		}}, nil
+		return streamOrWhole(s, func() *flatStream { return planFlat(fr) }, fr.readAll), nil
 	case FormatLangSmith:
 		s := newSource(r, name, opt.MaxValue)
-		return readWhole(s, (&langsmith{src: s, opt: opt}).readAll), nil
+		c := &langsmith{src: s, opt: opt}
+		return streamOrWhole(s, func() *lsStream { return planLangSmith(c) }, c.readAll), nil
 	case FormatDatadog:
 		s := newSource(r, name, opt.MaxValue)
 		c := &datadog{src: s, opt: opt}
@@ -204,6 +200,22 @@ type reader struct {
 	// read in two passes (see docstream.go), or nil to read as usual.
 	plan   func() recordStream
 	stream recordStream
+}
+
+// streamOrWhole is a reader of s that reads the stream plan gives (the
+// second pass of an input read in two passes) or, when plan gives nil,
+// the records readAll makes on the first Scan (a reader whose items refer
+// to items that may come later).
+func streamOrWhole[S any, P interface {
+	*S
+	recordStream
+}](s *source, plan func() P, readAll func() []*ingest.Record) *reader {
+	return &reader{src: s, plan: func() recordStream {
+		if st := plan(); st != nil {
+			return st
+		}
+		return &queueStream{recs: readAll(), err: s.err}
+	}}
 }
 
 // recordStream yields records one at a time: nil at the end, with the

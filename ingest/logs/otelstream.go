@@ -29,6 +29,7 @@ type otelLight struct {
 	ri, si, pi int32 // resourceSpans, scopeSpans and spans index
 	oi         int32 // index in the OpenInference tree; -1 for a GenAI span
 	skip       int32 // a GenAI span's skip reason (0: a call)
+	long       int64 // the span's length when it is over the limit (not read)
 }
 
 // otelStream is both passes over one OTLP document.
@@ -186,10 +187,19 @@ func planOTel(c *otel) *otelStream {
 								if w.buf[w.i] != '{' {
 									return false
 								}
-								raw, ok := w.take(6)
+								ref, ok := w.unit(6, c.src.max)
 								if !ok {
 									return false
 								}
+								if ref.long > 0 {
+									// Over the limit: read past, a malformed record
+									// first in time order (it has no known start).
+									st.up.add(int32(len(st.spans)), &span{o: obj{}, attrs: obj{}})
+									st.spans = append(st.spans, otelLight{ri: int32(ri), si: int32(si), pi: int32(pi), oi: -1, long: ref.long})
+									starts = append(starts, time.Time{})
+									return true
+								}
+								raw := w.buf[w.i-ref.n : w.i]
 								s, ok := decodeOTLPSpan(raw)
 								if !ok {
 									return false
@@ -221,7 +231,7 @@ func planOTel(c *otel) *otelStream {
 		return nil // an empty document is a record of its own: read it whole
 	}
 	st.oi = oiTree.plan(false)
-	st.up.resolve(len(st.spans), func(i int) bool { return st.spans[i].oi < 0 && st.spans[i].skip == 0 })
+	st.up.resolve(len(st.spans), func(i int) bool { return st.spans[i].oi < 0 && st.spans[i].skip == 0 && st.spans[i].long == 0 })
 	st.order = make([]int32, len(st.spans))
 	for i := range st.order {
 		st.order[i] = int32(i)
@@ -262,6 +272,8 @@ func (st *otelStream) next() (*ingest.Record, error) {
 		case flags&lightWrapped != 0:
 			return skip(pos, oiWrapper(nil)), nil
 		}
+	} else if l.long > 0 {
+		return bad(pos, "item of %d bytes is larger than the %d-byte limit (--max-line): skipped", l.long, st.c.src.max), nil
 	} else if l.skip != 0 {
 		return skip(pos, st.up.strs.strs[l.skip]), nil
 	}

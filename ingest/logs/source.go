@@ -62,7 +62,12 @@ type source struct {
 	// planUnits); planned says that planUnits took the input.
 	refs    []unitRef
 	planned bool
-	frags   [][]byte // readLine's full buffers of a long line
+	// whole is what planUnits found of an input it did not plan; tail,
+	// when set, is the unit that follows the refs (an input refused
+	// rather than read whole: see refuseWhole).
+	whole wholeInput
+	tail  *unit
+	frags [][]byte // readLine's full buffers of a long line
 }
 
 // newSource returns the source of r; max is Options.MaxValue.
@@ -77,21 +82,28 @@ func newSource(r io.Reader, name string, max int) *source {
 	return s
 }
 
-// readAll reads the rest of the input; into a buffer made at its size
-// when the size is known.
-func (s *source) readAll() ([]byte, error) {
+// readAll reads the rest of the input, up to s.max bytes; into a buffer
+// made at its size when the size is known. long is the input's length
+// when it is longer: it is then read past, not kept.
+func (s *source) readAll() (all []byte, long int64, err error) {
 	if s.size <= 0 {
-		return io.ReadAll(s.br)
+		all, err = io.ReadAll(io.LimitReader(s.br, int64(s.max)+1))
+		if len(all) > s.max && err == nil {
+			n, err := io.Copy(io.Discard, s.br)
+			return nil, int64(len(all)) + n, err
+		}
+		return all, 0, err
 	}
 	var b bytes.Buffer
 	b.Grow(int(min(s.size, math.MaxInt32)) + bytes.MinRead) // MinRead: room to see the end without growing
-	_, err := b.ReadFrom(s.br)
-	return b.Bytes(), err
+	_, err = b.ReadFrom(s.br)
+	return b.Bytes(), 0, err
 }
 
 // decide chooses JSONL or documents. In documents mode it plans the
 // units of an input it can read at offsets (planUnits), or else reads the
-// whole input and queues its units.
+// whole input and queues its units: an input of more than s.max bytes is
+// not read whole, but refused at its position (see refuseWhole).
 func (s *source) decide() {
 	if s.planUnits() {
 		return
@@ -99,9 +111,19 @@ func (s *source) decide() {
 	if !s.wholeDocs() {
 		return
 	}
-	all, err := s.readAll()
+	if s.size > int64(s.max) {
+		s.refuseWhole()
+		return
+	}
+	line := s.firstLine()
+	all, long, err := s.readAll()
 	if err != nil {
 		s.err, s.done = err, true
+		return
+	}
+	if long > 0 {
+		s.size, s.whole = long, wholeInput{line: line}
+		s.refuseWhole()
 		return
 	}
 	all = bytes.TrimPrefix(all, bom)
@@ -119,6 +141,14 @@ func (s *source) decide() {
 	s.pend = units
 	s.multi = ndocs > 1
 	s.done = true
+}
+
+// firstLine is the line where the input's first value starts, as far as
+// its head shows (1 past a blank head).
+func (s *source) firstLine() int64 {
+	head, _ := s.br.Peek(peekSize)
+	h := bytes.TrimPrefix(head, bom)
+	return int64(bytes.Count(h[:skipSpace(h, 0)], []byte{'\n'})) + 1
 }
 
 // wholeDocs looks at the head of the input and reports whether it is to
@@ -183,6 +213,11 @@ func (s *source) next() (unit, bool) {
 		}
 		if len(s.refs) > 0 {
 			return s.readUnit()
+		}
+		if s.tail != nil {
+			u := *s.tail
+			s.tail = nil
+			return u, true
 		}
 		if s.done {
 			return unit{}, false
