@@ -13,6 +13,7 @@ func JoinSummaries(cfg Config, parts []*Summary, warnings []Warning) *Summary {
 		s.Agents = append(s.Agents, p.Agents...)
 		s.Malformed += p.Malformed
 		s.Controls += p.Controls
+		s.ToolAgentKills += p.ToolAgentKills
 		for _, sk := range p.Skips {
 			s.skips[sk.Reason] += sk.Count
 		}

@@ -17,6 +17,9 @@ func TestJoinSummaries(t *testing.T) {
 not json
 {"ts":"2026-01-02T03:04:03Z","agent":"b","request":{"messages":[{"role":"user","content":"same"}]}}
 {"ts":"2026-01-02T03:04:04Z","agent":"b","request":{"messages":[{"role":"user","content":"same"}]}}
+{"ts":"2026-01-02T03:04:05Z","agent":"t","request":{"messages":[{"role":"user","content":"task"},{"role":"assistant","tool_calls":[{"id":"1","type":"function","function":{"name":"ls","arguments":"{\"p\":1}"}}]},{"role":"tool","tool_call_id":"1","content":"out 1"},{"role":"user","content":"task"}]}}
+{"ts":"2026-01-02T03:04:06Z","agent":"t","request":{"messages":[{"role":"user","content":"task"},{"role":"assistant","tool_calls":[{"id":"2","type":"function","function":{"name":"cat","arguments":"{\"p\":2}"}}]},{"role":"tool","tool_call_id":"2","content":"out 2"},{"role":"user","content":"task"}]}}
+{"ts":"2026-01-02T03:04:07Z","agent":"t","request":{"messages":[{"role":"user","content":"task"},{"role":"assistant","tool_calls":[{"id":"3","type":"function","function":{"name":"grep","arguments":"{\"p\":3}"}}]},{"role":"tool","tool_call_id":"3","content":"out 3"},{"role":"user","content":"task"}]}}
 `
 	cfg := analyze.NewConfig()
 	cfg.Default.Threshold = 1
@@ -28,7 +31,7 @@ not json
 	// lines that belong to it, at their line numbers.
 	lines := strings.SplitAfter(capture, "\n")
 	var parts []*analyze.Summary
-	for _, pick := range []string{`"agent":"a"`, `"agent":"b"`, "not json"} {
+	for _, pick := range []string{`"agent":"a"`, `"agent":"b"`, `"agent":"t"`, "not json"} {
 		var sub strings.Builder
 		for _, l := range lines {
 			if strings.Contains(l, pick) {
@@ -44,8 +47,8 @@ not json
 		parts = append(parts, p)
 	}
 	got := analyze.JoinSummaries(cfg, parts, whole.Warnings)
-	if whole.Totals.Kills != 1 || whole.Malformed != 1 {
-		t.Fatalf("the whole replay should kill b once and see one malformed line: %+v", whole.Totals)
+	if whole.Totals.Kills != 2 || whole.Malformed != 1 || whole.ToolAgentKills != 1 {
+		t.Fatalf("the whole replay should kill b and the tool agent t once each (t by its unchanged task) and see one malformed line: %+v, tool-agent kills %d", whole.Totals, whole.ToolAgentKills)
 	}
 	// The per-part replays number requests within their part; the joined
 	// summary keeps those numbers (a distributed replay renumbers them).
@@ -65,7 +68,7 @@ not json
 			t.Errorf("agent %d differs:\n got %+v\nwant %+v", i, got.Agents[i], whole.Agents[i])
 		}
 	}
-	if got.Totals != whole.Totals || got.Malformed != whole.Malformed || got.Controls != whole.Controls ||
+	if got.Totals != whole.Totals || got.Malformed != whole.Malformed || got.Controls != whole.Controls || got.ToolAgentKills != whole.ToolAgentKills ||
 		len(got.Skips) != len(whole.Skips) || len(got.Agents) != len(whole.Agents) {
 		t.Errorf("joined summary differs:\n got %+v\nwant %+v", got, whole)
 	}
