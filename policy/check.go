@@ -14,15 +14,20 @@ type Checker interface {
 	// Schema is the policy's part of an expectation file: its settings,
 	// variants and sections.
 	Schema() *expect.Schema
-	// ProfileHelp names the policy's profiles for messages ("m22 or spec
-	// for the gateway"), or "" when it has none.
-	ProfileHelp() string
-	// Profile records name in over when it is one of the policy's
-	// profiles (check's --profile), and returns the profile's own name.
-	Profile(name string, over *expect.Settings) (canonical string, ok bool)
 	// Prepare returns the replay of one expectation file. An error names
 	// the file (and the line, where it has one).
 	Prepare(f *CheckFile) (CheckRun, error)
+}
+
+// Profiler is the part of a Checker whose policy has profiles (check's
+// --profile): the loop detector's.
+type Profiler interface {
+	// ProfileHelp names the policy's profiles for messages ("spec,
+	// progress, … for the loop detector").
+	ProfileHelp() string
+	// Profile records name in over when it is one of the policy's
+	// profiles, and returns the profile's own name.
+	Profile(name string, over *expect.Settings) (canonical string, ok bool)
 }
 
 // CheckRun is one expectation file's replay as its policy sees it.
@@ -58,7 +63,8 @@ type CheckFile struct {
 // RefuseLoopSettings refuses check's loop detector overrides (--window,
 // --threshold, --mode, and --profile when profile is set) for a file that
 // replays the policy name: they would mean nothing to it, and a user who
-// gives them expects them to count.
+// gives them expects them to count. check calls it for every policy whose
+// Schema does not take LoopSettings.
 func (f *CheckFile) RefuseLoopSettings(name string, profile bool) error {
 	for _, o := range []struct {
 		set  bool

@@ -49,19 +49,7 @@ type parser struct {
 
 // loopOnly is the schema of a file read without schemas: the loop
 // detector's settings, no policy to name.
-var loopOnly = &Schema{LoopSettings: true}
-
-func (p *parser) pos(off int) (line, col int) { return p.Pos(off) }
-
-func (p *parser) errorf(off int, key, format string, args ...any) {
-	p.Errorf(off, key, format, args...)
-}
-
-func (p *parser) object(n *Node, path string, allowed ...string) []Member {
-	return p.Object(n, path, allowed...)
-}
-
-func join(path, key string) string { return jsontree.Join(path, key) }
+var loopOnly = &Schema{Policy: "loop", LoopSettings: true}
 
 func quoteList(keys []string) string { return jsontree.QuoteList(keys) }
 
@@ -101,7 +89,7 @@ func (p *parser) expectation(root *Node) *Expectation {
 			allowed = append(allowed, sec.Key)
 		}
 	}
-	members := p.object(root, "", allowed...)
+	members := p.Object(root, "", allowed...)
 	// settings first: they say which policy's sections the file may give.
 	sch := p.schema("")
 	for _, m := range members {
@@ -114,7 +102,7 @@ func (p *parser) expectation(root *Node) *Expectation {
 		switch m.Key {
 		case "about":
 			if m.Val.Kind != KindString {
-				p.errorf(m.Val.Off, "about", "want a string, got %s", m.Val.Kind)
+				p.Errorf(m.Val.Off, "about", "want a string, got %s", m.Val.Kind)
 			}
 			e.About = m.Val.Str
 		case "settings":
@@ -131,7 +119,7 @@ func (p *parser) expectation(root *Node) *Expectation {
 				continue // an unknown policy: reported
 			}
 			if own != sch {
-				p.errorf(m.Off, m.Key, "%q is the %s's: it needs \"settings\": {\"policy\": %q}", m.Key, own.Policy, own.Policy)
+				p.Errorf(m.Off, m.Key, "%q is the %s's: it needs \"settings\": {\"policy\": %q}", m.Key, own.Policy, own.Policy)
 				continue
 			}
 			for _, sec := range own.Sections {
@@ -146,9 +134,9 @@ func (p *parser) expectation(root *Node) *Expectation {
 	}
 	if root.Kind == KindObject && !e.expectsSomething() && len(p.Errs) == 0 {
 		if saw {
-			p.errorf(root.Off, "", "expects nothing: every section is empty")
+			p.Errorf(root.Off, "", "expects nothing: every section is empty")
 		} else {
-			p.errorf(root.Off, "", "expects nothing: give \"agents\" or \"totals\"")
+			p.Errorf(root.Off, "", "expects nothing: give \"agents\" or \"totals\"")
 		}
 	}
 	return e
@@ -169,7 +157,7 @@ func (p *parser) settings(n *Node) (Settings, *Schema) {
 			allowed = append(allowed, sc.Policy)
 		}
 	}
-	members := p.object(n, "settings", allowed...)
+	members := p.Object(n, "settings", allowed...)
 	sch := p.schema("")
 	for _, m := range members {
 		if m.Key != "policy" {
@@ -180,11 +168,11 @@ func (p *parser) settings(n *Node) (Settings, *Schema) {
 			return s, nil
 		}
 		if len(p.schemas) == 0 {
-			p.errorf(m.Val.Off, "settings.policy", "no policy to choose here")
+			p.Errorf(m.Val.Off, "settings.policy", "no policy to choose here")
 			return s, nil
 		}
 		if sch = p.schema(str); sch == nil || str == "" {
-			p.errorf(m.Val.Off, "settings.policy", "unknown policy %q (want %s)", str, quoteList(names))
+			p.Errorf(m.Val.Off, "settings.policy", "unknown policy %q (want %s)", str, quoteList(names))
 			return s, nil
 		}
 		s.Policy = &str
@@ -195,17 +183,17 @@ func (p *parser) settings(n *Node) (Settings, *Schema) {
 		case m.Key == "policy":
 		case m.Key == "variant":
 			if len(sch.Variants) == 0 {
-				p.errorf(m.Off, kp, "the %s policy has no variants", sch.Policy)
+				p.Errorf(m.Off, kp, "the %s policy has no variants", sch.Policy)
 				continue
 			}
 			if str, ok := p.Str(m.Val, kp); ok {
-				if !contains(sch.Variants, str) {
-					p.errorf(m.Val.Off, kp, "unknown %s variant %q (want %s)", sch.Policy, str, quoteList(sch.Variants))
+				if !slices.Contains(sch.Variants, str) {
+					p.Errorf(m.Val.Off, kp, "unknown %s variant %q (want %s)", sch.Policy, str, quoteList(sch.Variants))
 				} else {
 					s.Variant = &str
 				}
 			}
-		case contains(loopKeys, m.Key):
+		case slices.Contains(loopKeys, m.Key):
 			if !sch.LoopSettings {
 				// They mean nothing to this policy: refused, never ignored.
 				hint := ""
@@ -214,13 +202,13 @@ func (p *parser) settings(n *Node) (Settings, *Schema) {
 				} else if sch.Settings != nil {
 					hint = " (its own settings go in settings." + sch.Policy + ")"
 				}
-				p.errorf(m.Off, kp, "a loop detector setting: this file replays the %s%s", sch.Policy, hint)
+				p.Errorf(m.Off, kp, "a loop detector setting: this file replays the %s%s", sch.Policy, hint)
 				continue
 			}
 			p.loopSetting(&s, m, kp)
 		default: // a policy's settings object
 			if m.Key != sch.Policy {
-				p.errorf(m.Val.Off, kp, "%s settings need \"policy\": %q", m.Key, m.Key)
+				p.Errorf(m.Val.Off, kp, "%s settings need \"policy\": %q", m.Key, m.Key)
 				continue
 			}
 			if data, ok := p.ObjectJSON(m.Val, kp); ok {
@@ -238,7 +226,7 @@ func (p *parser) loopSetting(s *Settings, m Member, kp string) {
 	case "profile":
 		if str, ok := p.Str(m.Val, kp); ok {
 			if v, err := analyze.ParseProfile(str); err != nil || str == "" {
-				p.errorf(m.Val.Off, kp, "unknown profile %q (want %s)", str, analyze.ProfileNames())
+				p.Errorf(m.Val.Off, kp, "unknown profile %q (want %s)", str, analyze.ProfileNames())
 			} else {
 				s.Profile = v
 			}
@@ -246,7 +234,7 @@ func (p *parser) loopSetting(s *Settings, m Member, kp string) {
 	case "mode":
 		if str, ok := p.Str(m.Val, kp); ok {
 			if v, err := analyze.ParseMode(str); err != nil || str == "" {
-				p.errorf(m.Val.Off, kp, "unknown mode %q (want \"deactivate\" or \"block\")", str)
+				p.Errorf(m.Val.Off, kp, "unknown mode %q (want \"deactivate\" or \"block\")", str)
 			} else {
 				s.Mode = &v
 			}
@@ -254,26 +242,24 @@ func (p *parser) loopSetting(s *Settings, m Member, kp string) {
 	case "window":
 		if w, ok := p.Integer(m.Val, kp); ok {
 			if w < 1 || w > analyze.MaxWindow {
-				p.errorf(m.Val.Off, kp, "window %d out of range 1..%d", w, analyze.MaxWindow)
+				p.Errorf(m.Val.Off, kp, "window %d out of range 1..%d", w, analyze.MaxWindow)
 			} else {
 				s.Window = &w
 			}
 		}
 	case "threshold":
 		if m.Val.Kind != KindNumber {
-			p.errorf(m.Val.Off, kp, "want a number, got %s", m.Val.Kind)
+			p.Errorf(m.Val.Off, kp, "want a number, got %s", m.Val.Kind)
 			return
 		}
 		t, err := strconv.ParseFloat(string(m.Val.Num), 64)
 		if err != nil || t < 0 || math.IsInf(t, 0) {
-			p.errorf(m.Val.Off, kp, "threshold %s is not a number ≥ 0", m.Val.Num)
+			p.Errorf(m.Val.Off, kp, "threshold %s is not a number ≥ 0", m.Val.Num)
 			return
 		}
 		s.Threshold = &t
 	}
 }
-
-func contains(list []string, s string) bool { return slices.Contains(list, s) }
 
 // Integer reads a whole number (6, or 6.0 as some JSON writers put it).
 func (p *Parser) Integer(n *Node, path string) (int, bool) {
@@ -345,13 +331,13 @@ func (p *Parser) Count(n *Node, path string, least int, what string) (Range, boo
 
 func (p *parser) totals(n *Node) []Total {
 	var out []Total
-	for _, m := range p.object(n, "totals", TotalKeys()...) {
+	for _, m := range p.Object(n, "totals", TotalKeys()...) {
 		kp := "totals." + m.Key
 		r, ok := p.Count(m.Val, kp, 0, "a count")
 		if !ok {
 			continue
 		}
-		line, _ := p.pos(m.Off)
+		line := p.Line(m.Off)
 		out = append(out, Total{Key: m.Key, Line: line, Range: r})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })

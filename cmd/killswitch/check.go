@@ -59,8 +59,8 @@ func cmdCheck(e *env, args []string) int {
 	// Overrides apply only when given: no default is shown or used.
 	var profiles []string
 	for _, p := range policy.All() {
-		if p.Check != nil && p.Check.ProfileHelp() != "" {
-			profiles = append(profiles, p.Check.ProfileHelp())
+		if pr, ok := p.Check.(policy.Profiler); ok {
+			profiles = append(profiles, pr.ProfileHelp())
 		}
 	}
 	profile := fs.String("profile", "", "override every file's profile: "+strings.Join(profiles, ", "))
@@ -103,10 +103,11 @@ func cmdCheck(e *env, args []string) int {
 		// policy replays (checkOne).
 		name := *profile
 		for _, p := range policy.All() {
-			if p.Check == nil {
+			pr, ok := p.Check.(policy.Profiler)
+			if !ok {
 				continue
 			}
-			if canon, ok := p.Check.Profile(*profile, &over); ok {
+			if canon, ok := pr.Profile(*profile, &over); ok {
 				if len(profileOf) == 0 {
 					name = canon
 				}
@@ -232,11 +233,21 @@ func checkOne(e *env, rf *readFlags, t checkTarget, over expect.Settings, profil
 		f.Err = fmt.Errorf("%s: the %s policy cannot be checked", t.expect, *eff.Policy)
 		return f
 	}
-	if sc := p.Check.Schema(); over.Variant != nil && !slices.Contains(sc.Variants, *over.Variant) {
+	cf := &policy.CheckFile{Path: t.expect, Exp: exp, Eff: eff, Over: over, Profile: profile, ProfileOf: profileOf}
+	sc := p.Check.Schema()
+	if over.Variant != nil && !slices.Contains(sc.Variants, *over.Variant) {
 		f.Err = fmt.Errorf("%s: --variant %s is not a variant of the %s, which this file replays", t.expect, *over.Variant, p.Name)
 		return f
 	}
-	run, err := p.Check.Prepare(&policy.CheckFile{Path: t.expect, Exp: exp, Eff: eff, Over: over, Profile: profile, ProfileOf: profileOf})
+	if !sc.LoopSettings {
+		// The loop detector's overrides mean nothing to this policy:
+		// refused rather than listed as overrides and ignored.
+		if err := cf.RefuseLoopSettings(p.Name, profile != ""); err != nil {
+			f.Err = err
+			return f
+		}
+	}
+	run, err := p.Check.Prepare(cf)
 	if err != nil {
 		f.Err = err
 		return f

@@ -13,16 +13,9 @@ import (
 // settings.breaker, and its "scopes" compared with the breaker's scopes.
 type checker struct{}
 
-func (checker) Schema() *expect.Schema                          { return schema }
-func (checker) ProfileHelp() string                             { return "" }
-func (checker) Profile(string, *expect.Settings) (string, bool) { return "", false }
+func (checker) Schema() *expect.Schema { return schema }
 
 func (checker) Prepare(f *policy.CheckFile) (policy.CheckRun, error) {
-	// The loop detector's settings mean nothing to the breaker: refused
-	// rather than listed as overrides and ignored.
-	if err := f.RefuseLoopSettings("breaker", f.Profile != ""); err != nil {
-		return nil, err
-	}
 	bcfg, err := checkConfig(f.Eff)
 	var pol *breaker.Policy
 	if err == nil {

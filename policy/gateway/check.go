@@ -14,14 +14,9 @@ import (
 // "http_status", "block_reason" and "incidents" sections (expect.go).
 type checker struct{}
 
-func (checker) Schema() *expect.Schema                          { return schema }
-func (checker) ProfileHelp() string                             { return "" }
-func (checker) Profile(string, *expect.Settings) (string, bool) { return "", false }
+func (checker) Schema() *expect.Schema { return schema }
 
 func (checker) Prepare(f *policy.CheckFile) (policy.CheckRun, error) {
-	if err := f.RefuseLoopSettings("gateway", f.Profile != ""); err != nil {
-		return nil, err
-	}
 	gcfg, err := checkConfig(f.Eff)
 	var pol *gateway.Policy
 	if err == nil {
