@@ -19,6 +19,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -109,6 +110,105 @@ var ErrStrict = errors.New("stopped at the first malformed input item (--strict)
 // Replayer runs one replay with the options of the common flags.
 type Replayer interface {
 	Replay(e *Env, o *ReplayOptions) (*Outcome, error)
+}
+
+// SplitReplayer is the optional interface of a Replayer whose replay can
+// be split into parts replayed apart (on the workers of a Beam pipeline,
+// cmd/killswitch-beam) and merged into exactly what one replay writes:
+// its decision records (-f jsonl), its -f json report and its state
+// writes. A front end registers the policy's flags (Replay), parses them,
+// then calls Split; a policy whose Replayer does not implement it is run
+// by one `killswitch replay` only.
+type SplitReplayer interface {
+	Replayer
+	// Split returns the split replay the parsed flags and the settings
+	// file (its name and content; none when name is "") configure, with
+	// Replay's defaults, precedence and errors.
+	Split(settings string, data []byte) (Splitter, error)
+}
+
+// Splitter is a policy's replay split by a key of its own (the breaker's
+// Redis key stem, the gateway's tenant): the records of one key are
+// replayed together, in replay order, by one Part, and Merge joins the
+// parts' results. A Splitter and its parts are used by one goroutine
+// each.
+type Splitter interface {
+	// Profile is the loop profile whose features the parts' engines
+	// read (analyze.ProfileUsage when the policy runs no loop detector).
+	Profile() *analyze.Profile
+	// Key is the shard key of a record (a request or a control record):
+	// records of one key are replayed by one part.
+	Key(rec *ingest.Record) string
+	// Trim drops from rec, once its features are extracted, what no part
+	// reads (bodies, or all but what the policy decides on), before it
+	// crosses to its part.
+	Trim(rec *ingest.Record)
+	// Ends reports whether rec's time counts toward the capture's end,
+	// the time every part is finished at (Part.Finish).
+	Ends(rec *ingest.Record) bool
+	// NewPart returns the replay of one part.
+	NewPart() (Part, error)
+	// Merge joins the parts' results (Part.Finish's, in any order) and
+	// writes the -f json report to report, the state writes (as --writes
+	// FILE with StateExt's suffix) to state, and to decisions the decision
+	// records only the whole replay knows (none, for a policy whose
+	// records are one per request: the parts write them all).
+	Merge(parts [][]byte, decisions, report, state io.Writer) error
+	// StateExt is the suffix of the state writes' file (".redis", ".sql").
+	StateExt() string
+}
+
+// Part is one part of a split replay: its records are stepped, in
+// replay order, through an engine of the Splitter's Profile and
+// Policies.
+type Part interface {
+	// Policies are the part's policies, for the engine's configuration.
+	Policies() []analyze.Policy
+	// See is called with each record, before the engine steps it, and its
+	// place in the whole replay.
+	See(rec *ingest.Record, at Order)
+	// Finish writes the part's decision records (-f jsonl) to w, each
+	// request numbered as in the whole replay (seq maps the part's n-th
+	// request, 1-based, to its number), and returns the part's result
+	// for Merge. end is the capture's end (Splitter.Ends).
+	Finish(w io.Writer, seq func(n int64) (int64, error), end time.Time) ([]byte, error)
+}
+
+// Renumber gives each of xs the number of the whole replay (seq, as
+// Part.Finish gets it) in place of its part's, at the number num points
+// to.
+func Renumber[T any](xs []T, num func(*T) *int64, seq func(int64) (int64, error)) error {
+	for i := range xs {
+		n := num(&xs[i])
+		g, err := seq(*n)
+		if err != nil {
+			return err
+		}
+		*n = g
+	}
+	return nil
+}
+
+// Order is a record's place in the replay order of several captures
+// merged in time: by Clock, then File, then Idx.
+type Order struct {
+	// Clock is the latest time (Unix nanoseconds) of the record's capture
+	// up to the record: the latest of the whole replay so far, as the
+	// time-ordered merge of captures emits records by it.
+	Clock int64
+	File  int   // the capture's index among the inputs
+	Idx   int64 // the record's index in its capture
+}
+
+// Less reports whether o comes before p in the replay.
+func (o Order) Less(p Order) bool {
+	if o.Clock != p.Clock {
+		return o.Clock < p.Clock
+	}
+	if o.File != p.File {
+		return o.File < p.File
+	}
+	return o.Idx < p.Idx
 }
 
 // Sweeper runs one sweep.

@@ -14,7 +14,10 @@ package main
 // and only the fields its flags say it has. Hashes, cost and threshold are
 // 8 bytes, fixed; counts are varints. A string is written once per batch:
 // reference 0 is followed by the string and adds it to the table,
-// reference n+1 is the table's n-th string.
+// reference n+1 is the table's n-th string. A body a policy's split
+// replay keeps (policy.Splitter.Trim: the gateway's request, the
+// breaker's error document) is its length and its bytes, never in the
+// table.
 
 import (
 	"encoding/binary"
@@ -25,7 +28,7 @@ import (
 
 // batchVersion begins every batch: a batch of another version (a worker of
 // another build) is refused, not misread.
-const batchVersion = 1
+const batchVersion = 2
 
 const (
 	fControl = 1 << iota
@@ -49,9 +52,12 @@ const (
 	fModel
 	fEndpoint
 	fNoStatus
-	fErrBody
 	fDuration
 	fReason
+	fAPIKey
+	fEntity
+	fRequest
+	fResponse
 	fLast // the first flag not defined
 )
 
@@ -115,9 +121,12 @@ func (w *batchWriter) add(fr *featRec) {
 	set(fModel, fr.Model != "")
 	set(fEndpoint, fr.Endpoint != "")
 	set(fNoStatus, fr.NoStatus)
-	set(fErrBody, fr.ErrBody)
 	set(fDuration, fr.Duration != 0)
 	set(fReason, fr.Reason != "")
+	set(fAPIKey, fr.APIKeyID != "")
+	set(fEntity, fr.Entity != "")
+	set(fRequest, len(fr.ReqBody) > 0)
+	set(fResponse, len(fr.RespBody) > 0)
 	w.uvarint(flags)
 	w.varint(fr.PMax - w.prevMax)
 	w.varint(fr.Idx - w.prevIdx)
@@ -137,9 +146,16 @@ func (w *batchWriter) add(fr *featRec) {
 		on bool
 		s  string
 	}{{fr.Tenant != "", fr.Tenant}, {fr.Workflow != "", fr.Workflow}, {fr.Provider != "", fr.Provider},
-		{fr.Model != "", fr.Model}, {fr.Endpoint != "", fr.Endpoint}, {fr.Reason != "", fr.Reason}} {
+		{fr.Model != "", fr.Model}, {fr.Endpoint != "", fr.Endpoint}, {fr.Reason != "", fr.Reason},
+		{fr.APIKeyID != "", fr.APIKeyID}, {fr.Entity != "", fr.Entity}} {
 		if o.on {
 			w.str(o.s)
+		}
+	}
+	for _, b := range [...][]byte{fr.ReqBody, fr.RespBody} {
+		if len(b) > 0 {
+			w.uvarint(uint64(len(b)))
+			w.buf = append(w.buf, b...)
 		}
 	}
 	if fr.Duration != 0 {
@@ -254,6 +270,19 @@ func (r *batchReader) fixed() uint64 {
 	return v
 }
 
+// bytes returns a body: its length, then its bytes (in the batch, not
+// copied: a body is used while the batch is).
+func (r *batchReader) bytes() []byte {
+	n := r.uvarint()
+	if n == 0 || n > uint64(len(r.b)) { // a body is written only when it is not empty
+		r.fail("body length")
+		return nil
+	}
+	b := r.b[:n:n]
+	r.b = r.b[n:]
+	return b
+}
+
 func (r *batchReader) str() string {
 	ref := r.uvarint()
 	if ref > 0 {
@@ -305,12 +334,21 @@ func (r *batchReader) next(fr *featRec) bool {
 		f uint64
 		s *string
 	}{{fTenant, &fr.Tenant}, {fWorkflow, &fr.Workflow}, {fProvider, &fr.Provider},
-		{fModel, &fr.Model}, {fEndpoint, &fr.Endpoint}, {fReason, &fr.Reason}} {
+		{fModel, &fr.Model}, {fEndpoint, &fr.Endpoint}, {fReason, &fr.Reason},
+		{fAPIKey, &fr.APIKeyID}, {fEntity, &fr.Entity}} {
 		if has(o.f) {
 			*o.s = r.str()
 		}
 	}
-	fr.NoStatus, fr.ErrBody = has(fNoStatus), has(fErrBody)
+	for _, o := range [...]struct {
+		f uint64
+		b *[]byte
+	}{{fRequest, &fr.ReqBody}, {fResponse, &fr.RespBody}} {
+		if has(o.f) {
+			*o.b = r.bytes()
+		}
+	}
+	fr.NoStatus = has(fNoStatus)
 	if has(fDuration) {
 		fr.Duration = r.varint()
 	}

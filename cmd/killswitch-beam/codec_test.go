@@ -24,6 +24,15 @@ func batchSample() []featRec {
 			Pos: posW{File: "c.jsonl", N: 5}, Control: true, Event: 2, SetEnabled: true},
 		{PMax: 1_700_000_002_000_000_000, Idx: 9, Req: 2, Agent: "b", TS: 1_700_000_002_000_000_000,
 			Pos: posW{File: "c.jsonl", N: 9}, Status: 503, HasPrompt: true, Prompt: 42, ToolSig: "lookup{}"},
+		// What a policy's split replay keeps: the subject, the upstream,
+		// the bodies; a freeze's entity and reason, a breaker's duration.
+		{PMax: 1_700_000_003_000_000_000, Idx: 10, Req: 3, Agent: "c", TS: 1_700_000_003_000_000_000,
+			Pos: posW{File: "c.jsonl", N: 10}, Status: 200, NoStatus: true, Tenant: "acme", Workflow: "w", APIKeyID: "k1",
+			Provider: "openai", Model: "gpt-4o", Endpoint: "/v1/chat/completions",
+			ReqBody: []byte(`{"messages":[]}`), RespBody: []byte(`{"error":true}`)},
+		{PMax: 1_700_000_003_000_000_000, Idx: 11, Req: 4, Agent: "c", TS: 1_700_000_003_000_000_000,
+			Pos: posW{File: "c.jsonl", N: 11}, Control: true, Event: 7, By: "ops", Tenant: "acme", APIKeyID: "k1",
+			Entity: "key", Reason: "leaked", Duration: 5e9},
 	}
 }
 
@@ -55,7 +64,7 @@ func TestBatchRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
 	}
-	// The last record repeats its agent, file and tool signature: two
+	// The fifth record repeats its agent, file and tool signature: two
 	// bytes of flags, the deltas (a second of PMax: five bytes), string
 	// references, N, status and label (eight bytes) and its prompt's hash
 	// (eight): 26 bytes, against ~330 for Beam's row coding of a featRec.
@@ -64,7 +73,7 @@ func TestBatchRoundTrip(t *testing.T) {
 		w.add(&want[i])
 	}
 	before := len(w.buf)
-	w.add(&want[4])
+	w.add(&want[4]) // the last request of the loop detector's kind
 	if n := len(w.buf) - before; n > 26 {
 		t.Errorf("a request with known strings takes %d bytes, want at most 26", n)
 	}
@@ -74,7 +83,8 @@ func TestBatchRoundTrip(t *testing.T) {
 // reference past its strings is an error, never a panic or a wrong record.
 func TestBatchRefusesDamage(t *testing.T) {
 	b := encodeSample(0, batchSample())
-	for _, bad := range [][]byte{nil, {2, 0}, b[:len(b)-1], append(append([]byte{}, b[:2]...), 0x01, 0, 0, 0, 0, 0x7f)} {
+	for _, bad := range [][]byte{nil, {1, 0}, // version 1: feature records without bodies
+		b[:len(b)-1], append(append([]byte{}, b[:2]...), 0x01, 0, 0, 0, 0, 0x7f)} {
 		r := newBatchReader(bad)
 		var fr featRec
 		for r.next(&fr) {

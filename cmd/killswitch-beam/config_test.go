@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/killswitch/killswitch/policy"
 )
 
 // The pipeline's settings are replay's: a profile's own defaults (progress
@@ -30,29 +34,52 @@ func TestConfigFromFlags(t *testing.T) {
 	}
 }
 
-// TestPipelineOptionsPolicies: --policy names loop or breaker; the
-// breaker's flags are checked where the pipeline is launched, with the
-// replay's messages; a flag of the other policy is refused, not ignored.
+// unsplit is a policy whose replay cannot be split: the pipeline refuses
+// it at launch.
+type unsplit struct{}
+
+func (unsplit) Replay(*policy.Env, *policy.ReplayOptions) (*policy.Outcome, error) { return nil, nil }
+
+func init() {
+	policy.Register(&policy.Policy{Name: "unsplit", Order: 1000, Help: "a test policy without a split replay",
+		Replay: func(*pflag.FlagSet) policy.Replayer { return unsplit{} }, ReplayFormats: []string{"json"}})
+}
+
+// TestPipelineOptionsPolicies: --policy names a registered policy; its
+// flags and settings are checked where the pipeline is launched, with the
+// replay's messages; a flag of another policy is refused, not ignored; a
+// policy without a split replay is refused.
 func TestPipelineOptionsPolicies(t *testing.T) {
-	defer func(p string, in globs, out string, sw bool, args []string) {
-		*policy, inputs, *output, *doSweep, breakerArgs = p, in, out, sw, args
-	}(*policy, inputs, *output, *doSweep, breakerArgs)
+	defer func(p string, in globs, out string, sw bool, args []string, st string) {
+		*policyName, inputs, *output, *doSweep, policyArgs, *settings = p, in, out, sw, args, st
+	}(*policyName, inputs, *output, *doSweep, policyArgs, *settings)
+	dir := t.TempDir()
+	gs := filepath.Join(dir, "gs.json")
+	os.WriteFile(gs, []byte("{\"gateway\": {\n  \"rpn\": 5}}"), 0o644)
 	for _, c := range []struct {
-		policy string
-		args   []string
-		set    []string
-		sweep  bool
-		want   string // "" for no error
+		policy   string
+		args     []string
+		set      []string
+		settings string
+		sweep    bool
+		want     string // "" for no error
 	}{
-		{"breaker", []string{"--error-rate=0.3", "--counter-ttl=sliding"}, nil, false, ""},
-		{"loop", nil, nil, false, ""},
-		{"gateway", nil, nil, false, "want loop or breaker"},
-		{"breaker", nil, []string{"window"}, false, "--window: a loop policy flag"},
-		{"breaker", nil, nil, true, "--sweep"},
-		{"breaker", []string{"--error-rate=x"}, nil, false, "error-rate"},
-		{"loop", []string{"--min-samples=3"}, nil, false, "--min-samples: a breaker flag"},
+		{"breaker", []string{"--error-rate=0.3", "--counter-ttl=sliding"}, nil, "", false, ""},
+		{"loop", nil, nil, "", false, ""},
+		{"gateway", []string{"--variant=spec"}, nil, "", false, ""},
+		{"quota", []string{"--max-per-minute=3"}, nil, "", false, ""},
+		{"unsplit", nil, nil, "", false, "--policy unsplit: the pipeline cannot run it"},
+		{"nope", nil, nil, "", false, `unknown --policy "nope"`},
+		{"breaker", nil, []string{"window"}, "", false, "--window is a setting of --policy loop"},
+		{"gateway", nil, []string{"profile"}, "", false, "--profile is a setting of --policy loop"},
+		{"breaker", nil, nil, "", true, "--sweep"},
+		{"breaker", []string{"--error-rate=x"}, nil, "", false, "error-rate"},
+		{"loop", []string{"--min-samples=3"}, nil, "", false, "--min-samples is a setting of --policy breaker"},
+		{"gateway", []string{"--error-rate=0.3"}, nil, "", false, "--error-rate is a setting of --policy breaker"},
+		{"gateway", []string{"--variant=m23"}, nil, "", false, "--variant"},
+		{"gateway", nil, nil, gs, false, gs + ":2:"},
 	} {
-		*policy, *doSweep, breakerArgs = c.policy, c.sweep, c.args
+		*policyName, *doSweep, policyArgs, *settings = c.policy, c.sweep, c.args, c.settings
 		inputs, *output = globs{"../../fixtures/breaker/outage.jsonl"}, filepath.Join(t.TempDir(), "out")
 		set := map[string]bool{}
 		for _, s := range c.set {

@@ -14,8 +14,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/valyala/fastjson"
-
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/analyze/sweep"
 	"github.com/killswitch/killswitch/ingest"
@@ -74,14 +72,16 @@ type featRec struct {
 	FeatErr, Warn                       string // Features.Err (when HasFeatErr) and Features.Warn
 	HasFeatErr                          bool
 
-	// What the breaker reads besides (when the policy is breaker): the
-	// scope and the upstream, whether the status was missing and the
-	// body an error document; a breaker_open's duration and reason.
-	Tenant, Workflow          string
-	Provider, Model, Endpoint string
-	NoStatus, ErrBody         bool
-	Duration                  int64 // nanoseconds
-	Reason                    string
+	// What a policy other than the loop detector reads besides, as its
+	// split replay trims the record (policy.Splitter.Trim): the subject
+	// and the upstream, whether the status was missing, the bodies it
+	// keeps; a control record's entity, duration and reason.
+	Tenant, Workflow, APIKeyID string
+	Provider, Model, Endpoint  string
+	NoStatus                   bool
+	ReqBody, RespBody          []byte
+	Entity, Reason             string
+	Duration                   int64 // nanoseconds
 }
 
 // problemRec is a malformed or skipped input item, for the counts and the
@@ -94,16 +94,16 @@ type problemRec struct {
 	Msg       string // the error (with its position) or the skip reason
 }
 
-// extractor computes feature records for one profile, and what the
-// breaker reads when it is the policy.
+// extractor computes feature records for one profile; trim, when set, is
+// a policy's split replay's (policy.Splitter.Trim): the record is trimmed
+// once its features are extracted, and what it keeps is carried.
 type extractor struct {
-	x       *analyze.Extractor
-	breaker bool
-	json    *fastjson.Parser
+	x    *analyze.Extractor
+	trim func(*ingest.Record)
 }
 
-func newExtractor(cfg analyze.Config, breaker bool) extractor {
-	return extractor{analyze.NewExtractor(cfg.Profile), breaker, new(fastjson.Parser)}
+func newExtractor(profile *analyze.Profile, trim func(*ingest.Record)) extractor {
+	return extractor{analyze.NewExtractor(profile), trim}
 }
 
 // feature returns the feature record of rec, a request or control record
@@ -112,17 +112,8 @@ func (e extractor) feature(rec *ingest.Record, pmax int64, file int, idx, req in
 	fr := featRec{PMax: pmax, File: file, Idx: idx, Req: req, Agent: rec.Agent, TS: rec.TS.UnixNano(), Pos: wrapPos(rec.Pos),
 		Status: rec.Status, Label: int(rec.Label),
 		TokensIn: rec.TokensIn, TokensOut: rec.TokensOut, CostUSD: rec.CostUSD, HasTokens: rec.HasTokens, HasCost: rec.HasCost}
-	if e.breaker {
-		fr.Tenant, fr.Workflow = rec.Tenant, rec.Workflow
-		fr.Provider, fr.Model, fr.Endpoint = rec.Provider, rec.Model, rec.Endpoint
-		fr.NoStatus = rec.NoStatus
-		fr.ErrBody = rec.Control == nil && errorBody(e.json, rec.Response)
-	}
 	if c := rec.Control; c != nil {
 		fr.Control, fr.Event, fr.By = true, int(c.Event), c.By
-		if e.breaker {
-			fr.Duration, fr.Reason = int64(c.Duration), c.Reason
-		}
 		if p := c.KillSwitch.Enabled; p != nil {
 			fr.SetEnabled, fr.Enabled = true, *p
 		}
@@ -132,16 +123,27 @@ func (e extractor) feature(rec *ingest.Record, pmax int64, file int, idx, req in
 		if p := c.KillSwitch.Threshold; p != nil {
 			fr.SetThreshold, fr.Threshold = true, *p
 		}
+	} else {
+		f := e.x.Extract(rec)
+		fr.Prompt, fr.Response, fr.ToolSig = int64(f.Prompt), int64(f.Response), f.ToolSig
+		fr.HasPrompt, fr.HasResp = f.HasPrompt, f.HasResp
+		fr.UsageIn, fr.UsageOut, fr.HasUsage = f.TokensIn, f.TokensOut, f.HasUsage
+		if f.Err != nil {
+			fr.FeatErr, fr.HasFeatErr = f.Err.Error(), true
+		}
+		fr.Warn = f.Warn
+	}
+	if e.trim == nil {
 		return fr
 	}
-	f := e.x.Extract(rec)
-	fr.Prompt, fr.Response, fr.ToolSig = int64(f.Prompt), int64(f.Response), f.ToolSig
-	fr.HasPrompt, fr.HasResp = f.HasPrompt, f.HasResp
-	fr.UsageIn, fr.UsageOut, fr.HasUsage = f.TokensIn, f.TokensOut, f.HasUsage
-	if f.Err != nil {
-		fr.FeatErr, fr.HasFeatErr = f.Err.Error(), true
+	e.trim(rec)
+	fr.Tenant, fr.Workflow, fr.APIKeyID = rec.Tenant, rec.Workflow, rec.APIKeyID
+	fr.Provider, fr.Model, fr.Endpoint = rec.Provider, rec.Model, rec.Endpoint
+	fr.NoStatus = rec.NoStatus
+	fr.ReqBody, fr.RespBody = rec.Request, rec.Response
+	if c := rec.Control; c != nil {
+		fr.Entity, fr.Reason, fr.Duration = c.Entity, c.Reason, int64(c.Duration)
 	}
-	fr.Warn = f.Warn
 	return fr
 }
 
@@ -150,13 +152,11 @@ func (e extractor) feature(rec *ingest.Record, pmax int64, file int, idx, req in
 func (fr *featRec) record(rec *ingest.Record, f *analyze.Features) {
 	*rec = ingest.Record{Pos: fr.Pos.pos(), TS: time.Unix(0, fr.TS).UTC(), Agent: fr.Agent, Status: fr.Status,
 		TokensIn: fr.TokensIn, TokensOut: fr.TokensOut, CostUSD: fr.CostUSD, HasTokens: fr.HasTokens, HasCost: fr.HasCost,
-		Label: ingest.Label(fr.Label), Tenant: fr.Tenant, Workflow: fr.Workflow,
-		Provider: fr.Provider, Model: fr.Model, Endpoint: fr.Endpoint, NoStatus: fr.NoStatus}
-	if fr.ErrBody {
-		rec.Response = errorDoc // the body was an error document: the breaker reads only that
-	}
+		Label: ingest.Label(fr.Label), Tenant: fr.Tenant, Workflow: fr.Workflow, APIKeyID: fr.APIKeyID,
+		Provider: fr.Provider, Model: fr.Model, Endpoint: fr.Endpoint, NoStatus: fr.NoStatus,
+		Request: fr.ReqBody, Response: fr.RespBody}
 	if fr.Control {
-		c := &ingest.Control{Event: ingest.ControlEvent(fr.Event), By: fr.By, Duration: time.Duration(fr.Duration), Reason: fr.Reason}
+		c := &ingest.Control{Event: ingest.ControlEvent(fr.Event), By: fr.By, Entity: fr.Entity, Duration: time.Duration(fr.Duration), Reason: fr.Reason}
 		// Copies: a control record may be kept (the sweep keeps it), and
 		// fr is reused for the next record.
 		if fr.SetEnabled {
@@ -179,9 +179,6 @@ func (fr *featRec) record(rec *ingest.Record, f *analyze.Features) {
 		f.Err = errors.New(fr.FeatErr)
 	}
 }
-
-// errorDoc stands for a response body that was an error document.
-var errorDoc = []byte(`{"error":true}`)
 
 // less is the replay order.
 func (fr *featRec) less(o *featRec) bool {

@@ -20,6 +20,7 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/universal"
 
 	"github.com/killswitch/killswitch/analyze/sweep"
+	"github.com/killswitch/killswitch/policy"
 )
 
 // globs is a repeatable --input flag.
@@ -29,46 +30,28 @@ func (g *globs) String() string     { return strings.Join(*g, ",") }
 func (g *globs) Set(s string) error { *g = append(*g, s); return nil }
 
 var (
-	inputs    globs
-	profile   = flag.String("profile", "spec", "detector profile: spec or agentgazer")
-	window    = flag.Int("window", 20, "sliding window size N (per agent)")
-	threshold = flag.Float64("threshold", 10, "kill when the score passes this threshold")
-	mode      = flag.String("mode", "deactivate", "enforcement: deactivate or block")
-	policy    = flag.String("policy", "loop", "kill-switch policy: loop or breaker")
-	settings  = flag.String("settings", "", "per-agent kill-switch settings file (JSON: {\"default\": {…}, \"agents\": {ID: {…}}})")
-	output    = flag.String("output", "", "output PREFIX: PREFIX-decisions-S-of-N.jsonl and PREFIX-timelines.json (local path, gs:// or s3://)")
-	shards    = flag.Int("shards", 4, "how many shards of agents: replayed in parallel, one decision file each (1 to 65536)")
-	verbose   = flag.Bool("v", false, "also log each skipped (non-LLM) input item")
-	doSweep   = flag.Bool("sweep", false, "also evaluate the sweep grid (--windows × --thresholds) into PREFIX-sweep.json, as killswitch sweep -f json")
-	windows   = flag.String("windows", "10,20,40", "sweep: window sizes, a list or start:stop:step")
-	thresh    = flag.String("thresholds", "4:16:0.5", "sweep: thresholds, start:stop:step or a list")
-	maxFP     = flag.Int("max-false-positives", 0, "sweep: the recommended setting kills at most this many agents outside a loop")
+	inputs     globs
+	profile    = flag.String("profile", "spec", "detector profile: spec or agentgazer")
+	window     = flag.Int("window", 20, "sliding window size N (per agent)")
+	threshold  = flag.Float64("threshold", 10, "kill when the score passes this threshold")
+	mode       = flag.String("mode", "deactivate", "enforcement: deactivate or block")
+	policyName = flag.String("policy", policy.Default().Name, policyHelp())
+	settings   = flag.String("settings", "", "per-agent kill-switch settings file (JSON: {\"default\": {…}, \"agents\": {ID: {…}}})")
+	output     = flag.String("output", "", "output PREFIX: PREFIX-decisions-S-of-N.jsonl and PREFIX-timelines.json (local path, gs:// or s3://)")
+	shards     = flag.Int("shards", 4, "how many shards of agents: replayed in parallel, one decision file each (1 to 65536)")
+	verbose    = flag.Bool("v", false, "also log each skipped (non-LLM) input item")
+	doSweep    = flag.Bool("sweep", false, "also evaluate the sweep grid (--windows × --thresholds) into PREFIX-sweep.json, as killswitch sweep -f json")
+	windows    = flag.String("windows", "10,20,40", "sweep: window sizes, a list or start:stop:step")
+	thresh     = flag.String("thresholds", "4:16:0.5", "sweep: thresholds, start:stop:step or a list")
+	maxFP      = flag.Int("max-false-positives", 0, "sweep: the recommended setting kills at most this many agents outside a loop")
 )
 
 // maxShards bounds --shards: a reader holds a batch per shard.
 const maxShards = 1 << 16
 
-// breakerArgs are the breaker's flags given, as killswitch replay takes
-// them (policy/breaker.Config reads them).
-var breakerArgs []string
-
-// passFlag is a flag handed on as given.
-type passFlag struct {
-	name string
-	args *[]string
-}
-
-func (f passFlag) String() string { return "" }
-func (f passFlag) Set(s string) error {
-	*f.args = append(*f.args, "--"+f.name+"="+s)
-	return nil
-}
-
 func init() {
 	flag.Var(&inputs, "input", "capture file or glob (local, gs://, s3://); repeatable")
-	for _, name := range breakerFlagNames {
-		flag.Var(passFlag{name, &breakerArgs}, name, "--policy breaker: as killswitch replay --policy breaker --"+name)
-	}
+	registerPolicyFlags()
 }
 
 func main() {
@@ -102,35 +85,12 @@ func pipelineOptions(ctx context.Context, set map[string]bool) (options, error) 
 	if len(inputs) == 0 || *output == "" {
 		return options{}, errors.New("want --input GLOB (repeatable) and --output PREFIX")
 	}
-	pol := policyOptions{Name: *policy}
-	switch *policy {
-	case "loop":
-		if len(breakerArgs) > 0 {
-			return options{}, fmt.Errorf("%s: a breaker flag; give --policy breaker", strings.SplitN(breakerArgs[0], "=", 2)[0])
-		}
-	case breakerPolicy:
-		for _, name := range []string{"profile", "window", "threshold", "mode"} {
-			if set[name] {
-				return options{}, fmt.Errorf("--%s: a loop policy flag, not the breaker's", name)
-			}
-		}
-		if *doSweep {
-			return options{}, errors.New("--sweep: the pipeline sweeps the loop policy only")
-		}
-		pol.Args = breakerArgs
-		if *settings != "" {
-			data, err := os.ReadFile(*settings)
-			if err != nil {
-				return options{}, err
-			}
-			pol.SettingsName, pol.SettingsData = *settings, data
-		}
-		// Checked here, where the launch can still say what is wrong.
-		if _, err := breakerConfig(&pol); err != nil {
-			return options{}, err
-		}
-	default:
-		return options{}, fmt.Errorf("--policy %q: want loop or breaker", *policy)
+	pol := policyOptions{Name: *policyName, Args: policyArgs}
+	if err := readSettings(&pol, *settings); err != nil {
+		return options{}, err
+	}
+	if err := checkPolicy(&pol, set, *doSweep); err != nil {
+		return options{}, err
 	}
 	if *shards < 1 || *shards > maxShards {
 		return options{}, fmt.Errorf("--shards %d: want 1 to %d", *shards, maxShards)
@@ -144,8 +104,8 @@ func pipelineOptions(ctx context.Context, set map[string]bool) (options, error) 
 		t = threshold
 	}
 	loopSettings := *settings
-	if pol.Name != "loop" {
-		loopSettings = "" // the file's breaker section is the policy's
+	if !pol.isDefault() {
+		loopSettings = "" // the file's section is the policy's
 	}
 	cfg, err := configFromFlags(*profile, *mode, w, t, loopSettings, os.ReadFile)
 	if err != nil {

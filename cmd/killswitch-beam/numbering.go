@@ -31,8 +31,9 @@ type orderRun struct {
 	K0     int64
 	PMax   []int64
 	Count  []int64
-	// End is the file's last time of a request or breaker control (when
-	// HasEnd: on the file's last run), where the breaker reads its state.
+	// End is the file's last time of a record the policy's split replay
+	// ends at (policy.Splitter.Ends; when HasEnd: on the file's last run),
+	// where its parts are finished.
 	End    int64
 	HasEnd bool
 }
@@ -142,8 +143,8 @@ func numberBucket(bucket, before int64, runs []orderRun) []seqEntry {
 // seqTable looks up a request's Seq.
 type seqTable map[[2]int64]*seqEntry
 
-// end is the capture's last time of a request or breaker control (the
-// zero time when it has none).
+// end is the capture's end for the policy's split replay: the last time
+// of a record its Splitter.Ends (the zero time when it has none).
 func (t seqTable) end() time.Time {
 	var end time.Time
 	for _, e := range t {

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"io"
 	"log"
+	"slices"
 	"sort"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -16,7 +17,6 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/report"
 )
@@ -70,7 +70,7 @@ func init() {
 // other than loop, its flags (as on killswitch replay's command line) and
 // settings file (name and content, read where the pipeline is launched).
 type policyOptions struct {
-	Name         string // "loop" or breakerPolicy
+	Name         string // the policy's name ("": the default)
 	Args         []string
 	SettingsName string
 	SettingsData []byte
@@ -94,7 +94,7 @@ func build(s beam.Scope, opt options) {
 		files[i] = inputFile{i, p}
 	}
 	in := beam.CreateList(s.Scope("files"), files)
-	batches, runs, problems := beam.ParDo3(s.Scope("read"), &readFn{Config: opt.Config, Policy: opt.Policy.Name, Shards: opt.Shards}, in)
+	batches, runs, problems := beam.ParDo3(s.Scope("read"), &readFn{Config: opt.Config, Policy: opt.Policy, Shards: opt.Shards}, in)
 	byMinute := beam.GroupByKey(s, runs)
 	sums := beam.ParDo(s.Scope("bucket-counts"), summarizeBucket, byMinute)
 	numbering := beam.ParDo(s.Scope("number"), &numberFn{}, byMinute, beam.SideInput{Input: sums})
@@ -161,7 +161,7 @@ func shardOf(agent string, shards int) int {
 // numbering, and its malformed and skipped items.
 type readFn struct {
 	Config string
-	Policy string
+	Policy policyOptions
 	Shards int
 }
 
@@ -175,11 +175,20 @@ func (f *readFn) ProcessElement(ctx context.Context, in inputFile, batch func(in
 		return err
 	}
 	defer done()
-	brk := f.Policy == breakerPolicy
-	if brk {
-		cfg.Profile = analyze.ProfileUsage // the breaker's replay extracts the usage only
+	// The default policy's records go to the shard of their agent, with
+	// their features; another policy's to the shard of its key, trimmed
+	// to what it reads.
+	key := func(rec *ingest.Record) string { return rec.Agent }
+	ends := func(*ingest.Record) bool { return false }
+	x := newExtractor(cfg.Profile, nil)
+	if !f.Policy.isDefault() {
+		sp, err := workerSplitter(&f.Policy)
+		if err != nil {
+			return err
+		}
+		key, ends = sp.Key, sp.Ends
+		x = newExtractor(sp.Profile(), sp.Trim)
 	}
-	x := newExtractor(cfg, brk)
 	ws := make([]*batchWriter, f.Shards)
 	flush := func(shard int) {
 		if w := ws[shard]; w != nil && w.n > 0 {
@@ -204,18 +213,13 @@ func (f *readFn) ProcessElement(ctx context.Context, in inputFile, batch func(in
 		if ts := rec.TS.UnixNano(); !timed || ts > pmax {
 			pmax, timed = ts, true
 		}
-		if c := rec.Control; c == nil || c.Event == ingest.ControlBreakerOpen || c.Event == ingest.ControlBreakerClose {
+		if ends(rec) {
 			if ts := rec.TS.UnixNano(); !ended || ts > end {
 				end, ended = ts, true
 			}
 		}
+		shard := shardOf(key(rec), f.Shards) // before the record is trimmed
 		fr := x.feature(rec, pmax, in.Idx, idx, req)
-		var shard int
-		if brk {
-			shard = breakerShard(rec, f.Shards)
-		} else {
-			shard = shardOf(rec.Agent, f.Shards)
-		}
 		if ws[shard] == nil {
 			ws[shard] = newBatchWriter(in.Idx)
 		}
@@ -281,12 +285,12 @@ func (f *replayFn) ProcessElement(ctx context.Context, shard int, batches func(*
 	var res agentResult
 	name := fmt.Sprintf("%s-decisions-%05d-of-%05d.jsonl", f.Prefix, shard, f.Shards)
 	err = writeFile(ctx, name, func(w io.Writer) error {
-		if f.Policy.Name == breakerPolicy {
-			bcfg, err := breakerConfig(&f.Policy)
+		if !f.Policy.isDefault() {
+			sp, err := workerSplitter(&f.Policy)
 			if err != nil {
 				return err
 			}
-			res, err = replayBreakerShard(bcfg, recs, table.seq, table.end(), w)
+			res, err = replayPart(sp, recs, table.seq, table.end(), w)
 			return err
 		}
 		var err error
@@ -337,20 +341,32 @@ func (f *combineFn) ProcessElement(ctx context.Context, _ int, results func(*age
 			log.Printf("%s: skipped: %s", p.Pos.pos(), p.Msg)
 		}
 	}
-	if f.Policy.Name == breakerPolicy {
-		bcfg, err := breakerConfig(&f.Policy)
+	if !f.Policy.isDefault() {
+		sp, err := workerSplitter(&f.Policy)
 		if err != nil {
 			return err
 		}
-		sort.Slice(rs, func(i, j int) bool { return bytes.Compare(rs[i].Summary, rs[j].Summary) < 0 }) // any order merges alike; this one is fixed
-		var doc, state bytes.Buffer
-		if err := mergeBreaker(bcfg, rs, &doc, &state); err != nil {
+		parts := make([][]byte, len(rs))
+		for i := range rs {
+			parts[i] = rs[i].Summary
+		}
+		slices.SortFunc(parts, bytes.Compare) // any order merges alike; this one is fixed
+		var decisions, doc, state bytes.Buffer
+		if err := sp.Merge(parts, &decisions, &doc, &state); err != nil {
 			return err
+		}
+		if decisions.Len() > 0 { // records only the whole replay knows
+			if err := writeFile(ctx, f.Prefix+"-decisions-merge.jsonl", func(w io.Writer) error { _, err := w.Write(decisions.Bytes()); return err }); err != nil {
+				return err
+			}
 		}
 		if err := writeFile(ctx, f.Prefix+"-timelines.json", func(w io.Writer) error { _, err := w.Write(doc.Bytes()); return err }); err != nil {
 			return err
 		}
-		return writeFile(ctx, f.Prefix+"-state.redis", func(w io.Writer) error { _, err := w.Write(state.Bytes()); return err })
+		if sp.StateExt() == "" {
+			return nil // the policy makes no state writes
+		}
+		return writeFile(ctx, stateName(f.Prefix, sp), func(w io.Writer) error { _, err := w.Write(state.Bytes()); return err })
 	}
 	sum, err := timelines(cfg, rs, ps)
 	if err != nil {

@@ -19,6 +19,12 @@ import (
 // The promises every command makes for every policy alike (README "What
 // killswitch will not do to your files", "The table fits the terminal"),
 // each tested once over every command and policy rather than per policy.
+// "Equal on Beam" lives in the Beam pipeline's module, which this module
+// does not build: cmd/killswitch-beam's TestPrismPoliciesEqualReplay and
+// TestPrismPoliciesManyTenants run every registered policy whose replay
+// can be split (policy.SplitReplayer) on the pipeline and compare its
+// decision records, -f json report and state writes with its replay's
+// (`make test-beam`; `make test` under CI=true or FULL=1).
 
 // commandRuns are the commands that read captures and write reports, one
 // entry per policy, with a capture each can read.

@@ -1,12 +1,34 @@
 package breaker
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/killswitch/killswitch/analyze/breaker"
 )
 
-// TestConfig: the breaker's configuration for another front end is the
+// Config is the configuration a split replay (Split) runs with, given the
+// breaker's flags as on its command line and a settings file's name and
+// content.
+func Config(args []string, settings string, data []byte) (breaker.Config, error) {
+	fs := pflag.NewFlagSet("breaker", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	r := newReplay(fs)
+	if err := fs.Parse(args); err != nil {
+		return breaker.Config{}, err
+	}
+	sp, err := r.(*replayFlags).Split(settings, data)
+	if err != nil {
+		return breaker.Config{}, err
+	}
+	return sp.(*splitter).cfg, nil
+}
+
+// TestConfig: the breaker's configuration for a split replay is the
 // replay's: flags over the built-in defaults, the settings file's default
 // under the flags and its agents over both; errors name the flag, or the
 // file's position and key.

@@ -34,6 +34,17 @@ func pgText(s string) string { return strings.ReplaceAll(s, "\x00", "\uFFFD") }
 // (M22 logs no row for a body it refuses with 422 or 500), the final
 // killswitch_state rows, the incidents and their events.
 func Statements(decs []gateway.Decision, res *gateway.Result) []postgres.Statement {
+	out := stateStatements(res)
+	for i := range decs {
+		if decs[i].Logged {
+			out = append(out, callStatement(&decs[i]))
+		}
+	}
+	return append(out, incidentStatements(res)...)
+}
+
+// stateStatements are the killswitch_state rows at the end of the replay.
+func stateStatements(res *gateway.Result) []postgres.Statement {
 	var out []postgres.Statement
 	for _, s := range res.States {
 		out = append(out, postgres.Statement{
@@ -42,25 +53,29 @@ func Statements(decs []gateway.Decision, res *gateway.Result) []postgres.Stateme
 				nullTime(s.UnfrozenAt), nullStr(s.UnfrozenBy), s.Auto, nullStr(s.Trigger), s.CreatedAt, s.UpdatedAt},
 		})
 	}
-	for i := range decs {
-		d := &decs[i]
-		if !d.Logged {
-			continue
-		}
-		sum := sha256.Sum256(d.RequestJSON)
-		var decisions any
-		if d.Guardrails != nil {
-			decisions = string(gateway.AppendDecisionsJSON(nil, d.Guardrails))
-		}
-		cost := num4(d.ChargedCents)
-		var key any = nullStr(d.APIKeyID)
-		out = append(out, postgres.Statement{
-			SQL: `INSERT INTO proxy_calls (id, tenant_id, api_key_id, endpoint, model, request_hash, request_json, status_code, error_code, input_tokens, output_tokens, cost_cents, policy_decisions_json, was_blocked, block_reason, replay_eligible, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) ON CONFLICT (id) DO NOTHING`,
-			Args: []any{d.CallID, pgText(d.Tenant), key, "/v1/chat/completions", pgText(d.Model), hex.EncodeToString(sum[:]),
-				pgText(string(d.RequestJSON)), int64(d.HTTPStatus), nullStr(d.ErrorCode), d.InputTokens, d.OutputTokens, cost,
-				decisions, d.Blocked, nullStr(d.BlockReason), !d.Blocked && d.HTTPStatus == 200, d.TS},
-		})
+	return out
+}
+
+// callStatement is the proxy_calls row of a logged call.
+func callStatement(d *gateway.Decision) postgres.Statement {
+	sum := sha256.Sum256(d.RequestJSON)
+	var decisions any
+	if d.Guardrails != nil {
+		decisions = string(gateway.AppendDecisionsJSON(nil, d.Guardrails))
 	}
+	cost := num4(d.ChargedCents)
+	var key any = nullStr(d.APIKeyID)
+	return postgres.Statement{
+		SQL: `INSERT INTO proxy_calls (id, tenant_id, api_key_id, endpoint, model, request_hash, request_json, status_code, error_code, input_tokens, output_tokens, cost_cents, policy_decisions_json, was_blocked, block_reason, replay_eligible, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) ON CONFLICT (id) DO NOTHING`,
+		Args: []any{d.CallID, pgText(d.Tenant), key, "/v1/chat/completions", pgText(d.Model), hex.EncodeToString(sum[:]),
+			pgText(string(d.RequestJSON)), int64(d.HTTPStatus), nullStr(d.ErrorCode), d.InputTokens, d.OutputTokens, cost,
+			decisions, d.Blocked, nullStr(d.BlockReason), !d.Blocked && d.HTTPStatus == 200, d.TS},
+	}
+}
+
+// incidentStatements are the incidents and their events.
+func incidentStatements(res *gateway.Result) []postgres.Statement {
+	var out []postgres.Statement
 	for _, in := range res.Incidents {
 		ids := make([]byte, 0, 40*len(in.Calls))
 		ids = append(ids, '[')

@@ -127,6 +127,11 @@ func settings(path string, max *int) error {
 	if err != nil {
 		return err
 	}
+	return settingsData(path, data, max)
+}
+
+// settingsData is settings on the file's content.
+func settingsData(path string, data []byte, max *int) error {
 	d, root, perr := jsontree.Parse(path, data, 4, "a settings file")
 	if perr != nil {
 		return perr
@@ -177,12 +182,7 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 		rows := pol.Rows()
 		switch o.Format {
 		case report.FormatJSON:
-			b, err := json.MarshalIndent(map[string]any{"policy": "quota", "max_per_minute": max, "agents": rows}, "", "  ")
-			if err != nil {
-				return err
-			}
-			_, err = w.Write(append(b, '\n'))
-			return err
+			return writeJSON(w, max, rows)
 		case report.FormatJSONL:
 			enc := json.NewEncoder(w)
 			for _, r := range pol.refs {
@@ -191,7 +191,7 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 				}
 			}
 			if len(pol.refs) == 0 {
-				return enc.Encode(map[string]any{"refused": 0})
+				return writeNoRefusal(w)
 			}
 			return nil
 		case report.FormatCSV:
@@ -217,6 +217,21 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 		return nil, err
 	}
 	return &policy.Outcome{Summary: sum, Found: len(pol.refs) > 0}, nil
+}
+
+// writeNoRefusal is -f jsonl when nothing was refused.
+func writeNoRefusal(w io.Writer) error {
+	return json.NewEncoder(w).Encode(map[string]any{"refused": 0})
+}
+
+// writeJSON writes the -f json report.
+func writeJSON(w io.Writer, max int, rows []Row) error {
+	b, err := json.MarshalIndent(map[string]any{"policy": "quota", "max_per_minute": max, "agents": rows}, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 // short cuts a name to 60 characters, so that a line fits 80 columns.
