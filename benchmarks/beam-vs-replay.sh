@@ -3,7 +3,8 @@
 # same generated capture, measured from outside as a user runs them:
 # CPU seconds (user + sys) and peak RSS from /usr/bin/time -v, the two
 # commands alternated RUNS times, then the medians. It also checks that
-# both wrote the same decision records (sorted) and the same timelines.
+# both wrote the same decision records (sorted), the same -f json document
+# and, for a policy with state writes, the same state.
 #
 #   benchmarks/beam-vs-replay.sh [RUNS] [CAPTURE] [-- BEAM FLAGS…]
 #
@@ -11,8 +12,9 @@
 # benchmarks/short_test.go (142 MB, 38,828 records of 10,000 agents) into
 # $TMPDIR. RUNS defaults to 5. Builds bin/killswitch and
 # bin/killswitch-beam first (the Beam module's first build takes minutes).
-# Extra arguments after -- go to killswitch-beam (e.g. --policy breaker;
-# replay then gets the same --policy).
+# Extra arguments after -- go to killswitch-beam (e.g. --policy gateway;
+# replay then gets the same --policy, and --writes when the pipeline
+# writes state; other policy flags are the pipeline's only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
@@ -42,10 +44,16 @@ policy=()
 for ((i = 0; i < ${#extra[@]}; i++)); do
   [ "${extra[i]}" = "--policy" ] && policy=(--policy "${extra[i+1]}")
 done
+# With a policy whose pipeline writes state (PREFIX-state.EXT), replay
+# writes it too (--writes), so that both do the same work.
+writes=()
 for ((r = 1; r <= runs; r++)); do
-  measure replay bin/killswitch replay "${policy[@]}" -f jsonl -o "$tmp/replay.jsonl" "$capture"
   rm -f "$tmp"/beam-*
   measure beam bin/killswitch-beam --input "$capture" --output "$tmp/beam" "${extra[@]}"
+  for f in "$tmp"/beam-state.*; do
+    [ -e "$f" ] && writes=(--writes "$tmp/replay-state.${f##*.}")
+  done
+  measure replay bin/killswitch replay "${policy[@]}" -f jsonl -o "$tmp/replay.jsonl" "${writes[@]}" "$capture"
 done
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
@@ -62,12 +70,18 @@ else
   echo "decision records: DIFFER" >&2
   exit 1
 fi
-if [ ${#policy[@]} -eq 0 ]; then
-  bin/killswitch replay -f json -o "$tmp/replay.json" "$capture" 2>/dev/null
-  if cmp -s "$tmp/replay.json" "$tmp/beam-timelines.json"; then
-    echo "timelines: identical"
+bin/killswitch replay "${policy[@]}" -f json -o "$tmp/replay.json" "$capture" 2>/dev/null
+if cmp -s "$tmp/replay.json" "$tmp/beam-timelines.json"; then
+  echo "timelines (-f json): identical"
+else
+  echo "timelines (-f json): DIFFER" >&2
+  exit 1
+fi
+if [ ${#writes[@]} -gt 0 ]; then
+  if cmp -s "${writes[1]}" "$tmp"/beam-state.*; then
+    echo "state writes: identical"
   else
-    echo "timelines: DIFFER" >&2
+    echo "state writes: DIFFER" >&2
     exit 1
   fi
 fi
