@@ -6,8 +6,12 @@ package main
 // element per record, each handled by the runner); a batch is one element
 // per file and shard, copied as bytes.
 //
-// A batch is a header (format version, the file's index in the inputs)
-// then records until the end. A record is its flags, the deltas of its
+// A batch is a header (format version, the file's index in the inputs,
+// whether the records are compressed) then records until the end. The
+// records of a batch that carries bodies are compressed (zstd, fastest
+// level: request bodies of one file repeat their models, roles and
+// instructions); others are not, which costs nothing where bodies never
+// cross. A record is its flags, the deltas of its
 // order (PMax, Idx, the file's request count) from the previous record's,
 // its time as the distance back from PMax, references into the batch's
 // string table (agent, position file and path, tool signature, messages)
@@ -24,11 +28,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // batchVersion begins every batch: a batch of another version (a worker of
 // another build) is refused, not misread.
-const batchVersion = 2
+const batchVersion = 3
 
 const (
 	fControl = 1 << iota
@@ -63,7 +70,9 @@ const (
 
 // batchWriter encodes feature records of one file into a batch.
 type batchWriter struct {
-	buf     []byte
+	buf     []byte // the header, then the records
+	hdr     int    // the header's length; its last byte is the mode
+	bodies  bool   // a record carries a body: the batch is compressed
 	strs    map[string]uint64
 	n       int // records written
 	prevMax int64
@@ -73,8 +82,47 @@ type batchWriter struct {
 
 func newBatchWriter(file int) *batchWriter {
 	w := &batchWriter{strs: map[string]uint64{}, buf: make([]byte, 0, batchBytes+4<<10)}
-	w.buf = binary.AppendUvarint(append(w.buf, batchVersion), uint64(file))
+	w.buf = append(binary.AppendUvarint(append(w.buf, batchVersion), uint64(file)), modeRaw)
+	w.hdr = len(w.buf)
 	return w
+}
+
+// Batch modes: how the records follow the header.
+const (
+	modeRaw  = 0
+	modeZstd = 1
+)
+
+var (
+	zstdEnc = sync.OnceValue(func() *zstd.Encoder {
+		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			panic("killswitch-beam: zstd encoder: " + err.Error()) // fixed options: a programming error
+		}
+		return e
+	})
+	zstdDec = sync.OnceValue(func() *zstd.Decoder {
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBatchRecords))
+		if err != nil {
+			panic("killswitch-beam: zstd decoder: " + err.Error())
+		}
+		return d
+	})
+)
+
+// maxBatchRecords bounds a compressed batch's records once decompressed: a
+// batch is sent at batchBytes, so only a record with a body this large
+// (one request of a gigabyte) reaches it.
+const maxBatchRecords = 1 << 30
+
+// bytes returns the batch as it crosses the shuffle.
+func (w *batchWriter) bytes() []byte {
+	if !w.bodies {
+		return w.buf
+	}
+	out := append(make([]byte, 0, w.hdr+len(w.buf[w.hdr:])/3), w.buf[:w.hdr]...)
+	out[w.hdr-1] = modeZstd
+	return zstdEnc().EncodeAll(w.buf[w.hdr:], out)
 }
 
 func (w *batchWriter) uvarint(v uint64) { w.buf = binary.AppendUvarint(w.buf, v) }
@@ -154,6 +202,7 @@ func (w *batchWriter) add(fr *featRec) {
 	}
 	for _, b := range [...][]byte{fr.ReqBody, fr.RespBody} {
 		if len(b) > 0 {
+			w.bodies = true
 			w.uvarint(uint64(len(b)))
 			w.buf = append(w.buf, b...)
 		}
@@ -230,6 +279,24 @@ func newBatchReader(b []byte) *batchReader {
 		r.fail("file index")
 	}
 	r.file = int(file)
+	if len(r.b) == 0 {
+		r.fail("mode")
+		return r
+	}
+	mode := r.b[0]
+	r.b = r.b[1:]
+	switch mode {
+	case modeRaw:
+	case modeZstd:
+		recs, err := zstdDec().DecodeAll(r.b, nil)
+		if err != nil {
+			r.fail("zstd: " + err.Error())
+			return r
+		}
+		r.b = recs
+	default:
+		r.fail("mode")
+	}
 	return r
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
 )
@@ -41,7 +42,7 @@ func encodeSample(file int, recs []featRec) []byte {
 	for i := range recs {
 		w.add(&recs[i])
 	}
-	return w.buf
+	return w.bytes()
 }
 
 // TestBatchRoundTrip: every record decodes to what was encoded, with the
@@ -155,5 +156,27 @@ func TestNumberBucket(t *testing.T) {
 	}
 	if _, err := tab.seq(&featRec{File: 2, PMax: 9 * bucketNanos}); err == nil {
 		t.Error("a file missing from the numbering: no error")
+	}
+}
+
+// TestPackRoundTrip: a large shard result crosses compressed and comes
+// back as it was; a small one crosses as it is; damage is an error.
+func TestPackRoundTrip(t *testing.T) {
+	big := bytes.Repeat([]byte(`{"messages":[{"role":"user","content":"Where is order 1234?"}]}`), 2000)
+	r := agentResult{Summary: append([]byte(nil), big...)}
+	r.pack()
+	if !r.Packed || len(r.Summary) >= len(big)/4 {
+		t.Fatalf("packed: %v, %d bytes of %d", r.Packed, len(r.Summary), len(big))
+	}
+	if err := r.unpack(); err != nil || r.Packed || !bytes.Equal(r.Summary, big) {
+		t.Fatalf("unpacked: %v, equal %v", err, bytes.Equal(r.Summary, big))
+	}
+	small := agentResult{Summary: []byte(`{}`)}
+	if small.pack(); small.Packed {
+		t.Error("a small result was packed")
+	}
+	bad := agentResult{Summary: []byte("not zstd"), Packed: true}
+	if err := bad.unpack(); err == nil {
+		t.Error("damaged result unpacked")
 	}
 }

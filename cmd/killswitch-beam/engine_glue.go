@@ -208,6 +208,30 @@ type warnRec struct {
 type agentResult struct {
 	Summary  []byte
 	Warnings []warnRec
+	Packed   bool // Summary is compressed (pack)
+}
+
+// packAt is the size from which a shard's result crosses compressed: a
+// policy's part may carry its calls' bodies to the merge.
+const packAt = 64 << 10
+
+// pack compresses a large Summary; unpack undoes it.
+func (r *agentResult) pack() {
+	if len(r.Summary) >= packAt {
+		r.Summary, r.Packed = zstdEnc().EncodeAll(r.Summary, nil), true
+	}
+}
+
+func (r *agentResult) unpack() error {
+	if !r.Packed {
+		return nil
+	}
+	b, err := zstdDec().DecodeAll(r.Summary, nil)
+	if err != nil {
+		return fmt.Errorf("shard result: %w", err)
+	}
+	r.Summary, r.Packed = b, false
+	return nil
 }
 
 // replayShard replays the feature records of a shard's agents (sorted in

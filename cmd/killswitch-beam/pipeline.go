@@ -192,7 +192,7 @@ func (f *readFn) ProcessElement(ctx context.Context, in inputFile, batch func(in
 	ws := make([]*batchWriter, f.Shards)
 	flush := func(shard int) {
 		if w := ws[shard]; w != nil && w.n > 0 {
-			batch(shard, w.buf)
+			batch(shard, w.bytes())
 			ws[shard] = nil
 		}
 	}
@@ -348,6 +348,9 @@ func (f *combineFn) ProcessElement(ctx context.Context, _ int, results func(*age
 		}
 		parts := make([][]byte, len(rs))
 		for i := range rs {
+			if err := rs[i].unpack(); err != nil {
+				return err
+			}
 			parts[i] = rs[i].Summary
 		}
 		slices.SortFunc(parts, bytes.Compare) // any order merges alike; this one is fixed

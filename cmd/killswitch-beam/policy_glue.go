@@ -176,8 +176,11 @@ func replayPart(sp policy.Splitter, recs *batchMerge, seq func(*featRec) (int64,
 		}
 		return seqs[local-1], nil
 	}
-	res.Summary, err = part.Finish(w, global, end)
-	return res, err
+	if res.Summary, err = part.Finish(w, global, end); err != nil {
+		return res, err
+	}
+	res.pack()
+	return res, nil
 }
 
 // stateName is the state writes' file: PREFIX-state.EXT.

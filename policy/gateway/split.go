@@ -11,6 +11,7 @@ package gateway
 // --policy gateway`.
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -74,11 +75,14 @@ type part struct {
 // partResult is a part's result as it crosses to the merge: the result
 // (its sequence numbers the whole replay's), where its freezes and
 // warnings were logged, and its logged calls (for their proxy_calls rows,
-// in replay order; each carries its request body).
+// in replay order). It is JSON, then a newline, then the calls' request
+// bodies one after the other (BodyLens long each): bodies as they are,
+// not in base64.
 type partResult struct {
 	Result              *gateway.Result
 	FreezeAt, WarningAt []policy.Order
-	Calls               []gateway.Decision
+	Calls               []gateway.Decision // without their RequestJSON
+	BodyLens            []int
 }
 
 func (p *part) Policies() []analyze.Policy { return []analyze.Policy{p.pol} }
@@ -122,15 +126,46 @@ func (p *part) Finish(w io.Writer, seq func(int64) (int64, error), end time.Time
 		return nil, err
 	}
 	out := partResult{Result: res, FreezeAt: p.freezeAt, WarningAt: p.warningAt}
+	var bodies []byte
 	for i := range ds {
 		if ds[i].Logged {
-			out.Calls = append(out.Calls, ds[i])
+			d := ds[i]
+			bodies = append(bodies, d.RequestJSON...)
+			out.BodyLens = append(out.BodyLens, len(d.RequestJSON))
+			d.RequestJSON = nil
+			out.Calls = append(out.Calls, d)
 		}
 	}
 	r := *res
 	r.Config = gateway.Config{} // the merge has its own; a Variant does not cross
 	out.Result = &r
-	return json.Marshal(out)
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(b, '\n'), bodies...), nil
+}
+
+// decodePart reads a part's result (partResult).
+func decodePart(b []byte) (*partResult, error) {
+	head, bodies, _ := bytes.Cut(b, []byte{'\n'})
+	var p partResult
+	if err := json.Unmarshal(head, &p); err != nil {
+		return nil, err
+	}
+	if p.Result == nil || len(p.FreezeAt) != len(p.Result.Freezes) || len(p.WarningAt) != len(p.Result.Warnings) || len(p.BodyLens) != len(p.Calls) {
+		return nil, fmt.Errorf("freezes, warnings or calls without their places or bodies")
+	}
+	for i, n := range p.BodyLens {
+		if n < 0 || n > len(bodies) {
+			return nil, fmt.Errorf("call %d: its body runs past the part", i)
+		}
+		p.Calls[i].RequestJSON, bodies = bodies[:n:n], bodies[n:]
+	}
+	if len(bodies) > 0 {
+		return nil, fmt.Errorf("%d bytes after the calls' bodies", len(bodies))
+	}
+	return &p, nil
 }
 
 // Merge writes the merged report (-f json) and PostgreSQL state (--writes
@@ -141,12 +176,9 @@ func (s splitter) Merge(parts [][]byte, _, report, state io.Writer) error {
 	var calls []gateway.Decision
 	var f0, w0 int
 	for _, b := range parts {
-		var p partResult
-		if err := json.Unmarshal(b, &p); err != nil {
+		p, err := decodePart(b)
+		if err != nil {
 			return fmt.Errorf("gateway part: %v", err)
-		}
-		if p.Result == nil || len(p.FreezeAt) != len(p.Result.Freezes) || len(p.WarningAt) != len(p.Result.Warnings) {
-			return fmt.Errorf("gateway part: freezes or warnings without their place")
 		}
 		for i, at := range p.FreezeAt {
 			freezes = append(freezes, place{at, f0 + i})
