@@ -351,6 +351,16 @@ func timelines(cfg analyze.Config, results []agentResult, problems []problemRec)
 		eng.Step(rec, &analyze.Features{})
 	}
 	parts = append(parts, eng.Finish())
+	sortWarnings(warns)
+	ws := make([]analyze.Warning, len(warns))
+	for i, w := range warns {
+		ws[i] = analyze.Warning{Pos: w.Pos.pos(), Msg: w.Msg, Kind: analyze.WarningKind(w.Kind)}
+	}
+	return analyze.JoinSummaries(cfg, parts, ws), nil
+}
+
+// sortWarnings puts warnings in replay order.
+func sortWarnings(warns []warnRec) {
 	sort.Slice(warns, func(i, j int) bool {
 		a, b := &warns[i], &warns[j]
 		if a.PMax != b.PMax {
@@ -364,11 +374,6 @@ func timelines(cfg analyze.Config, results []agentResult, problems []problemRec)
 		}
 		return a.Sub < b.Sub
 	})
-	ws := make([]analyze.Warning, len(warns))
-	for i, w := range warns {
-		ws[i] = analyze.Warning{Pos: w.Pos.pos(), Msg: w.Msg, Kind: analyze.WarningKind(w.Kind)}
-	}
-	return analyze.JoinSummaries(cfg, parts, ws), nil
 }
 
 // parseConfig and encodeConfig carry the configuration to the workers.

@@ -346,6 +346,16 @@ func (f *combineFn) ProcessElement(ctx context.Context, _ int, results func(*age
 		if err != nil {
 			return err
 		}
+		// The replay's warnings (a body the gateway rejects, a record out
+		// of order for its tenant), logged as replay reports them.
+		var warns []warnRec
+		for _, r := range rs {
+			warns = append(warns, r.Warnings...)
+		}
+		sortWarnings(warns)
+		for _, w := range warns {
+			log.Printf("%s: warning: %s", w.Pos.pos(), w.Msg)
+		}
 		parts := make([][]byte, len(rs))
 		for i := range rs {
 			if err := rs[i].unpack(); err != nil {
