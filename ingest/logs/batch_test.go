@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/killswitch/killswitch/ingest"
 	"errors"
+	"github.com/killswitch/killswitch/ingest"
 )
 
 func batchRead(t *testing.T, input, output string, opt Options) []*ingest.Record {
