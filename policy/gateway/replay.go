@@ -123,5 +123,6 @@ func loadGatewaySettings(cfg *gateway.Config, path string) error {
 	if err != nil {
 		return err
 	}
-	return cfg.ApplySettingsFile(path, data)
+	others := policy.OtherSettings(name)
+	return cfg.ApplySettingsParts(path, data, others.Top, others.Agent)
 }
