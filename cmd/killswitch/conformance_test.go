@@ -406,6 +406,18 @@ func TestCheckRefusesForeignSettings(t *testing.T) {
 	}
 }
 
+// settingsRuns are the commandRuns that read --settings.
+func settingsRuns(t *testing.T) []commandRun {
+	var out []commandRun
+	for _, cr := range commandRuns {
+		fs := flagSetOf(t, cr.args[0])
+		if fs.Lookup("settings") != nil && (cr.args[0] != "sweep" || policy.Lookup(cr.policy).SweepReadsSettings) {
+			out = append(out, cr)
+		}
+	}
+	return out
+}
+
 // mergeSettings joins settings documents into one: their top-level
 // sections side by side, their per-agent entries merged by agent.
 func mergeSettings(t *testing.T, docs ...string) []byte {
@@ -460,12 +472,7 @@ func TestOneSettingsFileForEveryPolicy(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "all.json")
 	os.WriteFile(file, mergeSettings(t, examples...), 0o644)
 	applied := map[string]string{"loop": "threshold 12", "breaker": "over 20+ samples"}
-	for _, cr := range commandRuns {
-		fs := flagSetOf(t, cr.args[0])
-		p := policy.Lookup(cr.policy)
-		if fs.Lookup("settings") == nil || cr.args[0] == "sweep" && !p.SweepReadsSettings {
-			continue
-		}
+	for _, cr := range settingsRuns(t) {
 		args := slices.Concat(cr.args, []string{"--settings", file, cr.capture})
 		stdout, stderr, code := runCLI(t, "", args...)
 		if code == exitUsage || strings.Contains(stderr, file) || !strings.Contains(stdout, applied[cr.policy]) {
@@ -485,10 +492,10 @@ func TestOneSettingsFileForEveryPolicy(t *testing.T) {
 			}
 			file := filepath.Join(t.TempDir(), "s.json")
 			os.WriteFile(file, mergeSettings(t, append(docs, b.Doc)...), 0o644)
-			for _, runs := range policy.All() {
-				args := []string{"replay", "--policy", runs.Name, "--settings", file, "fixtures/examples/day1.jsonl"}
+			for _, cr := range settingsRuns(t) {
+				args := slices.Concat(cr.args, []string{"--settings", file, cr.capture})
 				if _, stderr, code := runCLI(t, "", args...); code != exitUsage || !strings.Contains(stderr, file+":") || !strings.Contains(stderr, b.Key) {
-					t.Errorf("%s's bad %s among the others' parts, --policy %s: exit %d, %q; want exit 2 naming %s", bad.Name, b.Doc, runs.Name, code, stderr, b.Key)
+					t.Errorf("%s's bad %s among the others' parts, %q: exit %d, %q; want exit 2 naming %s", bad.Name, b.Doc, args, code, stderr, b.Key)
 				}
 			}
 		}
