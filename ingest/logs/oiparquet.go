@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,6 +93,7 @@ type OIParquetReader struct {
 	name string
 	opt  Options
 	rows *pq.Rows // the full view's rows
+	cols *oiColumns
 	plan spanPlan
 	read int // rows the second pass has read
 	rec  *ingest.Record
@@ -107,7 +109,7 @@ type OIParquetReader struct {
 // is for a file that is not readable Parquet or not an OpenInference
 // export (it lists the columns present); bad values in rows are records.
 func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*OIParquetReader, error) {
-	light, err := pq.OpenRows(r, size, name, keepLight)
+	light, cols, err := oiOpenValues(r, size, name, keepLight)
 	if err != nil {
 		return nil, err
 	}
@@ -120,8 +122,8 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 	t := newLightTree(keyAttrs(oiAgentKeys))
 	t.undecided = true
 	var last time.Time
-	for light.Next() {
-		s := rowSpan(light, name)
+	for light.NextValues(true) {
+		s := cols.span(light, name, light.N())
 		t.add(s)
 		if s.err == nil && s.startErr == nil {
 			if s.start.Before(last) {
@@ -134,50 +136,239 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 		return nil, err
 	}
 	pr.plan = t.plan(!pr.sorted)
-	if pr.rows, err = pq.OpenRows(r, size, name, keepFull); err != nil {
+	if pr.rows, pr.cols, err = oiOpenValues(r, size, name, keepFull); err != nil {
 		return nil, err
 	}
 	return pr, nil
 }
 
-// rowSpan decodes the current row of rows.
-func rowSpan(rows *pq.Rows, name string) *tspan {
-	n := rows.N()
-	if err := rows.RowErr(); err != nil {
-		return &tspan{pos: ingest.Pos{File: name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: obj{}, err: err}
-	}
-	v, err := decodeTree(rows.Row())
+// oiOpenValues opens the columns keep accepts, read as values (start_time
+// and end_time as times).
+func oiOpenValues(r io.ReaderAt, size int64, name string, keep func(string) bool) (*pq.Rows, *oiColumns, error) {
+	rows, err := pq.OpenValues(r, size, name, keep, pq.ValueOptions{
+		JSON:  decodeTree,
+		Times: func(c string) bool { return c == "start_time" || c == "end_time" },
+	})
 	if err != nil {
-		return &tspan{pos: ingest.Pos{File: name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: obj{}, err: err}
+		return nil, nil, err
 	}
-	return oiRowSpan(name, n, v)
+	return rows, newOIColumns(rows.Columns()), nil
 }
 
-// oiRowSpan decodes row n of file name, the tree of a row's JSON.
-func oiRowSpan(name string, n int64, v any) *tspan {
-	s := &tspan{pos: ingest.Pos{File: name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: obj{}}
-	flat := obj{}
-	flattenAttrs(flat, "", v, 0)
-	for k, v := range flat {
-		if a, ok := strings.CutPrefix(k, "attributes."); ok {
-			s.attrs[a] = v
+// oiColumns is how the columns of a span table make a span: each row is
+// the object {column: value}, flattened to dotted names (flattenAttrs)
+// as oiRowSpan flattens it, without a JSON text in between. A message or
+// tool list column ("attributes.llm.input_messages") is read as the list
+// its flattened names rebuild into (oiList) when nothing else flattens
+// into its names; oiBuild reads it from tspan.lists.
+type oiColumns struct {
+	names []string
+	order []int    // column indexes by name (flattenAttrs' order), schema order among equal names
+	lists []string // by column: its attribute's prefix ("llm.input_messages.") when read as a list
+}
+
+// oiListAttrs are the attributes oiBuild rebuilds lists from.
+var oiListAttrs = []string{"llm.input_messages", "llm.output_messages", "llm.tools"}
+
+func newOIColumns(names []string) *oiColumns {
+	c := &oiColumns{names: names, order: make([]int, len(names)), lists: make([]string, len(names))}
+	for i := range c.order {
+		c.order[i] = i
+	}
+	slices.SortStableFunc(c.order, func(a, b int) int { return strings.Compare(names[a], names[b]) })
+	for i, n := range names {
+		a, ok := strings.CutPrefix(n, "attributes.")
+		if !ok || !slices.Contains(oiListAttrs, a) {
+			continue
+		}
+		alone := true
+		for j, m := range names {
+			if j != i && (m == n || strings.HasPrefix(n, m+".") || strings.HasPrefix(m, n+".")) {
+				alone = false
+			}
+		}
+		if alone {
+			c.lists[i] = a + "."
 		}
 	}
-	s.name = str(flat["name"])
-	s.spanID = firstStr(flat["context.span_id"], flat["span_id"])
-	s.traceID = firstStr(flat["context.trace_id"], flat["trace_id"])
-	s.parentID = str(flat["parent_id"])
-	if flat["start_time"] != nil {
-		s.start, s.startErr = spanTime(flat["start_time"])
+	return c
+}
+
+// span decodes the current row of rows (read with values) as row n of
+// file name, as oiRowSpan decodes the row's JSON.
+func (c *oiColumns) span(rows *pq.Rows, name string, n int64) *tspan {
+	s := &tspan{pos: ingest.Pos{File: name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: obj{}}
+	if err := rows.RowErr(); err != nil {
+		s.err = err
+		return s
 	}
-	s.kindSet = str(flat["span_kind"]) != ""
-	kind := firstStr(flat["span_kind"], s.attrs[oiKindAttr])
-	oiClassify(s, kind)
-	if e := flat["end_time"]; e != nil {
-		s.end, _ = spanTime(e)
+	var f oiFields
+	for j := 0; j < len(c.order); j++ {
+		i := c.order[j]
+		v := rows.Value(i)
+		// Of columns of one name, the row's JSON object keeps the last
+		// that is not null.
+		for j+1 < len(c.order) && c.names[c.order[j+1]] == c.names[i] {
+			j++
+			if w := rows.Value(c.order[j]); w != nil {
+				i, v = c.order[j], w
+			}
+		}
+		switch v.(type) {
+		case nil:
+		case obj, []any:
+			if p := c.lists[i]; p != "" {
+				if l, ok := oiList(v, 1); ok {
+					if l != nil {
+						if s.lists == nil {
+							s.lists = obj{}
+						}
+						s.lists[p] = l
+					}
+					continue
+				}
+			}
+			flat := obj{}
+			flattenAttrs(flat, c.names[i], v, 1)
+			for k, x := range flat {
+				f.put(s, k, x)
+			}
+		default:
+			f.put(s, c.names[i], v)
+		}
 	}
-	s.failed = oiStatusFailed(flat["status_code"])
+	s.name = str(f.name)
+	s.spanID = firstStr(f.ctxSpanID, f.spanID)
+	s.traceID = firstStr(f.ctxTraceID, f.traceID)
+	s.parentID = str(f.parentID)
+	if f.start != nil {
+		s.start, s.startErr = spanTime(f.start)
+	}
+	s.kindSet = str(f.kind) != ""
+	oiClassify(s, firstStr(f.kind, s.attrs[oiKindAttr]))
+	if f.end != nil {
+		s.end, _ = spanTime(f.end)
+	}
+	s.failed = oiStatusFailed(f.status)
 	return s
+}
+
+// oiFields are the members of a row's flattened object a span reads
+// besides its attributes.
+type oiFields struct {
+	name, kind, parentID, ctxSpanID, spanID, ctxTraceID, traceID, start, end, status any
+}
+
+// put sets the flattened member k of the row to v.
+func (f *oiFields) put(s *tspan, k string, v any) {
+	if a, ok := strings.CutPrefix(k, "attributes."); ok {
+		s.attrs[a] = v
+		return
+	}
+	switch k {
+	case "name":
+		f.name = v
+	case "span_kind":
+		f.kind = v
+	case "parent_id":
+		f.parentID = v
+	case "context.span_id":
+		f.ctxSpanID = v
+	case "span_id":
+		f.spanID = v
+	case "context.trace_id":
+		f.ctxTraceID = v
+	case "trace_id":
+		f.traceID = v
+	case "start_time":
+		f.start = v
+	case "end_time":
+		f.end = v
+	case "status_code":
+		f.status = v
+	}
+}
+
+// oiList returns what the names flattenAttrs gives list value v (under
+// some prefix) rebuild into with unflatten: nulls, empty objects and
+// empty lists left out, list elements closed up, object members named
+// with dots ("message.role") nested. ok is false where unflatten would
+// do more than that (members whose dotted names meet, a name with an
+// part that is empty or starts with a digit, deep nesting): the caller
+// flattens v then. parts counts the parts of the names so far.
+func oiList(v any, parts int) (any, bool) {
+	if parts > 32 {
+		return nil, false
+	}
+	switch x := v.(type) {
+	case nil:
+		return nil, true
+	case []any:
+		var out []any
+		for _, e := range x {
+			t, ok := oiList(e, parts+1)
+			if !ok {
+				return nil, false
+			}
+			if t != nil {
+				out = append(out, t)
+			}
+		}
+		if out == nil {
+			return nil, true
+		}
+		return out, true
+	case obj:
+		var out obj
+		for k, e := range x {
+			t, ok := oiList(e, parts+1+strings.Count(k, "."))
+			if !ok {
+				return nil, false
+			}
+			if t == nil {
+				continue
+			}
+			if out == nil {
+				out = obj{}
+			}
+			if !setDotted(out, k, t) {
+				return nil, false
+			}
+		}
+		if out == nil {
+			return nil, true
+		}
+		return out, true
+	}
+	return v, true
+}
+
+// setDotted sets o's member at the dotted path k to v; false when a part
+// of k is empty or starts with a digit (hasIndexed and listify read such
+// names), or the path meets a member already set.
+func setDotted(o obj, k string, v any) bool {
+	for {
+		part, rest, more := strings.Cut(k, ".")
+		if part == "" || part[0] >= '0' && part[0] <= '9' {
+			return false
+		}
+		if !more {
+			if _, taken := o[part]; taken {
+				return false
+			}
+			o[part] = v
+			return true
+		}
+		next, ok := o[part].(obj)
+		if !ok {
+			if _, taken := o[part]; taken {
+				return false
+			}
+			next = obj{}
+			o[part] = next
+		}
+		o, k = next, rest
+	}
 }
 
 // FormatName names what the reader reads, for inspect.
@@ -215,7 +406,15 @@ func (pr *OIParquetReader) scanRow() bool {
 	if pr.rows == nil || pr.err != nil {
 		return false
 	}
-	if !pr.rows.Next() {
+	// A row whose record is a skip decided by the light view is checked,
+	// not decoded.
+	i := int(pr.rows.N())
+	decode := true
+	if i < len(pr.plan.flags) {
+		flags := pr.plan.flags[i]
+		decode = flags&lightKindSet == 0 || flags&(lightCall|lightWrapped) == lightCall
+	}
+	if !pr.rows.NextValues(decode) {
 		pr.err = pr.rows.Err()
 		if pr.err == nil && pr.read < len(pr.plan.flags) {
 			pr.err = fmt.Errorf("%s: the file changed between its two readings (fewer rows)", pr.name)
@@ -224,7 +423,6 @@ func (pr *OIParquetReader) scanRow() bool {
 		return false
 	}
 	n := pr.rows.N()
-	i := int(n - 1)
 	pr.read = i + 1
 	if i >= len(pr.plan.flags) {
 		pr.err = fmt.Errorf("%s: the file changed between its two readings (more rows)", pr.name)
@@ -247,7 +445,7 @@ func (pr *OIParquetReader) scanRow() bool {
 		pr.rec = skip(pos, oiWrapper(nil))
 		return true
 	}
-	full := rowSpan(pr.rows, pr.name)
+	full := pr.cols.span(pr.rows, pr.name, n)
 	if flags&lightWrapped != 0 {
 		full.wrapped = oiWrapper(full)
 	}
@@ -286,6 +484,9 @@ func (pr *OIParquetReader) Close() error {
 // as RFC 3339 text), or a plain integer of Unix nanoseconds (a column that
 // lost its timestamp annotation), seconds or milliseconds.
 func spanTime(v any) (time.Time, error) {
+	if t, ok := v.(time.Time); ok { // a TIMESTAMP column read as a time
+		return t, nil
+	}
 	if n, ok := v.(json.Number); ok {
 		if f, err := n.Float64(); err == nil && f >= 1e17 {
 			return unixNano(v)
