@@ -121,6 +121,8 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 	pr := &OIParquetReader{name: name, opt: opt, sorted: true}
 	t := newLightTree(keyAttrs(oiAgentKeys))
 	t.undecided = true
+	// The rows the file claims, as a hint bounded by its size.
+	t.grow(int(min(max(light.NumRows(), 0), size/16, 1<<20)))
 	var last time.Time
 	for light.NextValues(true) {
 		s := cols.span(light, name, light.N())
@@ -165,6 +167,7 @@ type oiColumns struct {
 	names []string
 	order []int    // column indexes by name (flattenAttrs' order), schema order among equal names
 	lists []string // by column: its attribute's prefix ("llm.input_messages.") when read as a list
+	s     tspan    // the span span returns
 }
 
 // oiListAttrs are the attributes oiBuild rebuilds lists from.
@@ -196,8 +199,17 @@ func newOIColumns(names []string) *oiColumns {
 
 // span decodes the current row of rows (read with values) as row n of
 // file name, as oiRowSpan decodes the row's JSON.
+// The span returned is c's own, overwritten by the next call: those who
+// read it (lightTree.add, spanRecords) keep none of its maps.
 func (c *oiColumns) span(rows *pq.Rows, name string, n int64) *tspan {
-	s := &tspan{pos: ingest.Pos{File: name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: obj{}}
+	attrs, lists := c.s.attrs, c.s.lists
+	if attrs == nil {
+		attrs = obj{}
+	}
+	clear(attrs)
+	clear(lists)
+	c.s = tspan{pos: ingest.Pos{File: name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: attrs, lists: lists}
+	s := &c.s
 	if err := rows.RowErr(); err != nil {
 		s.err = err
 		return s
@@ -218,6 +230,17 @@ func (c *oiColumns) span(rows *pq.Rows, name string, n int64) *tspan {
 		case nil:
 		case obj, []any:
 			if p := c.lists[i]; p != "" {
+				if p != "llm.tools." {
+					if msgs, ok := oiDirectMessages(v); ok {
+						if msgs != nil {
+							if s.lists == nil {
+								s.lists = obj{}
+							}
+							s.lists[p] = msgs
+						}
+						continue
+					}
+				}
 				if l, ok := oiList(v, 1); ok {
 					if l != nil {
 						if s.lists == nil {
@@ -341,6 +364,126 @@ func oiList(v any, parts int) (any, bool) {
 		return out, true
 	}
 	return v, true
+}
+
+// oiDirectMessages reads the value of a message list column in
+// Phoenix's layout — a list of structs of message.role, message.content,
+// message.tool_call_id, message.name and message.tool_calls (a list of
+// structs of tool_call.id, tool_call.function.name and
+// tool_call.function.arguments), each a scalar or null — straight into
+// the messages oiMessages makes of the list oiList rebuilds from it: no
+// tree in between. nil when no element holds a value (oiList's nil).
+// false for any other shape.
+func oiDirectMessages(v any) ([]message, bool) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	var msgs []message
+	for _, e := range list {
+		o, ok := e.(obj)
+		if !ok {
+			if e == nil {
+				continue
+			}
+			return nil, false
+		}
+		var role, content, id any
+		var calls []toolCall
+		present := false
+		for k, x := range o {
+			if x == nil {
+				continue
+			}
+			if k == "message.tool_calls" {
+				cs, any, ok := oiDirectCalls(x)
+				if !ok {
+					return nil, false
+				}
+				calls, present = cs, present || any
+				continue
+			}
+			if !scalar(x) {
+				return nil, false
+			}
+			switch k {
+			case "message.role":
+				role = x
+			case "message.content":
+				content = x
+			case "message.tool_call_id":
+				id = x
+			case "message.name": // oiMessages reads no name
+			default:
+				return nil, false
+			}
+			present = true
+		}
+		if !present {
+			continue
+		}
+		// toMessage of what oiMessages makes of the element: a role, a
+		// content that is text (or a scalar, as its JSON), tool calls.
+		c := contentOf(content)
+		m := message{Content: c.text(), ToolCalls: calls, ToolCallID: str(id)}
+		if m.Role = normRole(str(role)); m.Role == "" {
+			m.Role = "user"
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, true
+}
+
+// oiDirectCalls reads message.tool_calls as oiDirectMessages reads
+// messages, into the calls toMessage keeps (those with a function name);
+// present reports whether any call holds a value.
+func oiDirectCalls(v any) (calls []toolCall, present, ok bool) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, false, false
+	}
+	for _, e := range list {
+		o, ok := e.(obj)
+		if !ok {
+			if e == nil {
+				continue
+			}
+			return nil, false, false
+		}
+		var id, name, args any
+		for k, x := range o {
+			if x == nil {
+				continue
+			}
+			if !scalar(x) {
+				return nil, false, false
+			}
+			switch k {
+			case "tool_call.id":
+				id = x
+			case "tool_call.function.name":
+				name = x
+			case "tool_call.function.arguments":
+				args = x
+			default:
+				return nil, false, false
+			}
+			present = true
+		}
+		if n := str(name); n != "" {
+			calls = append(calls, toolCall{ID: str(id), Type: "function", Function: toolFunction{Name: n, Arguments: argsText(args)}})
+		}
+	}
+	return calls, present, true
+}
+
+// scalar reports whether v is a string, a number or a boolean.
+func scalar(v any) bool {
+	switch v.(type) {
+	case string, json.Number, bool:
+		return true
+	}
+	return false
 }
 
 // setDotted sets o's member at the dotted path k to v; false when a part

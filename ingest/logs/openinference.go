@@ -72,8 +72,8 @@ func oiBuild(s *tspan, rec *ingest.Record) {
 	rec.Session = str(a["session.id"])
 	var msgs []message
 	var tools any
-	if list, ok := oiIndexed(s, "llm.input_messages."); ok {
-		msgs = oiMessages(list)
+	if list, ok := oiMessageList(s, "llm.input_messages."); ok {
+		msgs = list
 	} else {
 		msgs, tools = inputMessages(scrub(maybeJSON(a["input.value"]), false))
 	}
@@ -81,8 +81,7 @@ func oiBuild(s *tspan, rec *ingest.Record) {
 		tools = t
 	}
 	rec.Request = oiRequest(rec.Model, msgs, tools, a["llm.invocation_parameters"])
-	if list, ok := oiIndexed(s, "llm.output_messages."); ok {
-		list := oiMessages(list)
+	if list, ok := oiMessageList(s, "llm.output_messages."); ok {
 		out := make([]any, 0, len(list))
 		for _, m := range list {
 			out = append(out, messageObj(m))
@@ -142,6 +141,20 @@ func oiRequest(model string, msgs []message, tools any, params any) []byte {
 		body["tools"] = scrub(t, false)
 	}
 	return marshal(body)
+}
+
+// oiMessageList returns the messages of s's attributes named
+// prefix+"N…", from s.lists when the reader read them (as messages, or as
+// a list); false when there are none.
+func oiMessageList(s *tspan, prefix string) ([]message, bool) {
+	if msgs, ok := s.lists[prefix].([]message); ok {
+		return msgs, true
+	}
+	list, ok := oiIndexed(s, prefix)
+	if !ok {
+		return nil, false
+	}
+	return oiMessages(list), true
 }
 
 // oiIndexed returns the list that s's attributes named prefix+"N…"

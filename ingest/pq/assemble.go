@@ -38,6 +38,8 @@ type jnode struct {
 	key      []byte // `"name":` as this node appears in its parent object
 	name     string // values mode: the member name key spells
 	asTime   bool   // values mode: a timestamp is a time.Time (ValueOptions.Times)
+	lastS    string // values mode: the leaf's last text value
+	lastV    any    // and it as an any
 	path     string // dotted column path, for messages
 	nullable bool   // present only when the definition level reaches def
 	virtual  bool   // an object flattened into dotted columns: null when every member is

@@ -324,7 +324,12 @@ func (a *assembler) leafValue(n *jnode, v parquet.Value, decode bool) any {
 		if !decode {
 			return nil
 		}
-		return string(b)
+		if n.lastV != nil && n.lastS == string(b) {
+			return n.lastV // a text repeated (a role, a kind, a model): not copied again
+		}
+		n.lastS = string(b)
+		n.lastV = n.lastS
+		return n.lastV
 	}
 	a.fail(n, fmt.Errorf("cannot write %s as JSON", t))
 	return nil
