@@ -43,10 +43,30 @@ var (
 	oiParquetLight = []string{"name", "span_kind", "parent_id", "context.span_id", "context.trace_id", "context",
 		"span_id", "trace_id", "start_time", "attributes." + oiKindAttr, "attributes.session.id", "attributes.user.id"}
 	oiParquetFull = []string{"end_time", "status_code"}
-	// oiAttrPrefixes are the attribute columns a record reads.
-	oiAttrPrefixes = []string{"attributes.llm.", "attributes.input.", "attributes.output.", "attributes.session.",
-		"attributes.user.", "attributes." + oiKindAttr}
+	// oiRecordAttrs are the attributes a record is read from (oiBuild,
+	// the agent keys), besides the lists of oiListAttrs.
+	oiRecordAttrs = []string{oiKindAttr, "session.id", "user.id", "llm.model_name", "llm.provider", "llm.system",
+		"llm.invocation_parameters", "input.value", "output.value", "llm.token_count.prompt", "llm.token_count.completion"}
 )
+
+// oiUsedAttr reports whether the column of attribute a (its name after
+// "attributes.") can hold an attribute a record is read from: one of
+// them, a group above one ("llm.token_count"), or a list of oiListAttrs
+// or what lies below it. Other attribute columns (prompt templates,
+// retrieved documents, embeddings, …) are not read.
+func oiUsedAttr(a string) bool {
+	for _, r := range oiRecordAttrs {
+		if a == r || strings.HasPrefix(r, a+".") {
+			return true
+		}
+	}
+	for _, l := range oiListAttrs {
+		if a == l || strings.HasPrefix(a, l+".") || strings.HasPrefix(l, a+".") {
+			return true
+		}
+	}
+	return false
+}
 
 func keepLight(col string) bool {
 	for _, c := range oiParquetLight {
@@ -66,12 +86,8 @@ func keepFull(col string) bool {
 			return true
 		}
 	}
-	for _, p := range oiAttrPrefixes {
-		if strings.HasPrefix(col, p) || col == strings.TrimSuffix(p, ".") {
-			return true
-		}
-	}
-	return false
+	a, ok := strings.CutPrefix(col, "attributes.")
+	return ok && oiUsedAttr(a)
 }
 
 // IsOpenInferenceParquet reports whether the columns of a Parquet file

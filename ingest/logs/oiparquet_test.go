@@ -12,7 +12,7 @@ import (
 // message path reads (oiDirectMessages) and some it leaves to oiList: a
 // number as content, no role, a name alone, a tool call without a name,
 // arguments that are a number, an element with a member it does not know
-// (extra).
+// (extra); a column no record reads, and a group above token counts.
 type msgRow struct {
 	Name      string       `parquet:"name"`
 	SpanKind  string       `parquet:"span_kind"`
@@ -71,7 +71,8 @@ func msgParquet(t testing.TB) []byte {
 			Output: []outElem{{Role: p("assistant"), Content: f(42)}},
 			Other:  p("not read"), Tokens: &tokenCounts{Prompt: 7, Completion: 3}},
 		{Name: "c2", SpanKind: "LLM", SpanID: "b", TraceID: "t", StartTime: "2026-01-02T09:00:01Z",
-			Output: []outElem{{Role: p("assistant"), Content: f(1.5), Extra: p("x")}}},
+			Output: []outElem{{Role: p("assistant"), Content: f(1.5), Extra: p("x")}},
+			Other:  p("\xff not UTF-8, in a column no record reads")},
 	}
 	var b bytes.Buffer
 	if err := parquet.Write(&b, rows); err != nil {
@@ -113,7 +114,9 @@ func TestOIParquetMessages(t *testing.T) {
 		t.Errorf("row 1: agent %q, tokens %v %d/%d; want S, 7/3", r.Agent, r.HasTokens, r.TokensIn, r.TokensOut)
 	}
 	// Row 2: no input messages (an empty request); its output's element
-	// has a member the direct path does not know, read through oiList.
+	// has a member the direct path does not know, read through oiList;
+	// the text that is not UTF-8 is in a column not read (the prompt
+	// template): the row is not refused.
 	if got, want := string(recs[1].Request), `{"messages":[]}`; got != want {
 		t.Errorf("row 2 request %s, want %s", got, want)
 	}
