@@ -30,7 +30,10 @@ import (
 // its ancestors and root give) and drops the tree. The second pass reads the
 // full columns row by row and builds each record from its row and its
 // plan: a row whose record is a skip decided by the light view (a span
-// kind that is no call, a wrapper) is not decoded. A record per row at
+// kind that is no call, a wrapper) is only checked, not decoded. Both
+// passes read the columns' values straight into Go values (pq.OpenValues:
+// no JSON text written and parsed again), and a message list in Phoenix's
+// layout straight into messages (oiDirectMessages). A record per row at
 // "file:row N", in row order when the rows are in start-time order (only
 // the plan is held then); otherwise they are yielded in start-time order,
 // then row order (as the OTLP reader orders the spans of a document), so
