@@ -113,8 +113,10 @@ type normalizer struct {
 	pending  []byte   // a number token that a duration unit may follow
 	out      []byte   // when non-nil, the normalized text is appended (fingerprint)
 	show     bool
-	buf      []byte   // normalized bytes not yet hashed (sum)
-	bnd, dig []uint64 // marks: the boundary and digit bytes of the text add reads
+	buf      []byte // normalized bytes not yet hashed (sum)
+	// marks: the bytes that end tokens, the digits, the sentence
+	// punctuation of the text add reads
+	bnd, dig, trail []uint64
 }
 
 func (n *normalizer) reset() {
@@ -175,10 +177,10 @@ const maxBuf = 4 << 10
 // number is written to buf 16 bytes at a time, here; any other token goes
 // through token, as slowToken sends it. The tokens are found from the bit
 // masks of marks, 64 bytes at a time: a token starts at a byte that is not
-// a boundary after one that is, and ends at a boundary after one that is
-// not. No branch depends on a word's length, which varies from word to
-// word (a branch the processor cannot predict costs as much as hashing a
-// few bytes).
+// a boundary after one that is, and its kept bytes end at the first byte
+// of n.bnd after it (a boundary, or its trailing punctuation). No branch
+// depends on a word's length, which varies from word to word (a branch
+// the processor cannot predict costs as much as hashing a few bytes).
 func (n *normalizer) tokens(s []byte) {
 	n.marks(s)
 	buf, words, h := n.buf, n.words, n.h
@@ -186,6 +188,9 @@ func (n *normalizer) tokens(s []byte) {
 	carry := uint64(1) // the byte before the text counts as a boundary
 	start := 0         // the start of the last token begun
 	nextDigit := -1    // the first digit at or after start, when not below it
+	// slow: a number is pending (token must see the next token); follow:
+	// the last words began a phrase (follow must see the next word).
+	slow, follow := n.pending != nil, n.prev != 0 || n.shell != shellNone || n.exit
 	for k, b := range n.bnd {
 		prev := b<<1 | carry
 		carry = b >> 63
@@ -197,46 +202,40 @@ func (n *normalizer) tokens(s []byte) {
 			if below := starts & (1<<(end-base) - 1); below != 0 {
 				start = base + 63 - bits.LeadingZeros64(below)
 			}
-			// Sentence punctuation at the end of a token is not part
-			// of it: one byte without a branch (the end of a sentence
-			// is not predictable), more in a loop.
-			keep := end - int(byteClass[s[end-1]]>>2&1&^uint8((end-start-2)>>63))
-			for keep-start > 1 && byteClass[s[keep-1]]&classTrail != 0 {
-				keep--
-			}
 			if nextDigit < start {
 				nextDigit = nextSet(n.dig, start)
 			}
-			l := keep - start
-			if nextDigit < end || n.pending != nil || l > 16 || len(s)-start < 16 {
+			l := end - start
+			if nextDigit < end || slow || l > 16 || len(s)-start < 16 {
 				n.buf, n.words = buf, words
-				n.token(s[start:keep], nextDigit < end)
+				n.token(s[start:end], nextDigit < end)
 				buf, words = n.buf, n.words
+				slow, follow = n.pending != nil, n.prev != 0 || n.shell != shellNone || n.exit
 				continue
 			}
 			// The word, lowercased unless keepCase, 16 bytes at a time
 			// (those past it are overwritten by the next, or cut off);
 			// its first bytes packed for kindOf.
-			o := len(buf)
-			if cap(buf)-o < 17 {
-				buf = slices.Grow(buf, 17)
-			}
-			x0, x1 := binary.LittleEndian.Uint64(s[start:]), binary.LittleEndian.Uint64(s[start+8:])
+			t := s[start : start+16 : start+16]
+			x0, x1 := binary.LittleEndian.Uint64(t), binary.LittleEndian.Uint64(t[8:])
 			l0 := lower8(x0)
 			if !n.keepCase {
 				x0, x1 = l0, lower8(x1)
 			}
-			w := buf[o : o+17]
+			o := len(buf)
+			if cap(buf)-o < 17 {
+				buf = slices.Grow(buf, 17)
+			}
+			w := buf[o : o+17 : o+17]
 			w[0] = 0x1f
 			binary.LittleEndian.PutUint64(w[1:], x0)
 			binary.LittleEndian.PutUint64(w[9:], x1)
 			buf = buf[:o+1+l]
 			words++
-			// Its first min(l, maxFollowed) bytes, without a branch.
-			d := l - maxFollowed
-			kind := kindOf(l0&(1<<(8*(maxFollowed+d&(d>>63)))-1) | uint64(l)<<56)
-			if kind != 0 || n.prev != 0 || n.shell != shellNone || n.exit {
-				n.follow(kind, s[start:keep])
+			kind := kindOf(l0&firstBytes[l&31] | uint64(l)<<56)
+			if kind != 0 || follow {
+				n.follow(kind, s[start:end])
+				follow = n.prev != 0 // else the word was none of wordKinds: nothing is pending
 			}
 		}
 		if starts != 0 {
@@ -270,16 +269,20 @@ func fnv8(h, x uint64) uint64 {
 	return (h ^ x>>56) * fnvPrime
 }
 
-// marks sets bit i of n.bnd for each boundary byte s[i] and of n.dig for
-// each digit, and every bit past len(s) of both (so that nextSet finds one
-// before their end). Eight bytes' classes are packed into one integer,
-// whose bits of a class are gathered by one multiplication.
+// marks sets bit i of n.bnd for each byte s[i] that ends a token's kept
+// bytes, and of n.dig for each digit, and every bit past len(s) of both
+// (so that nextSet finds one before their end). A byte that ends a token's
+// kept bytes is a boundary, or sentence punctuation at the end of a token
+// (isTrail: "done." is the token "done"), but for the token's first byte
+// ("..." is "."). Eight bytes' classes are packed into one integer, whose
+// bits of a class are gathered by one multiplication.
 func (n *normalizer) marks(s []byte) {
 	words := len(s)/64 + 1
 	n.bnd, n.dig = slices.Grow(n.bnd[:0], words)[:words], slices.Grow(n.dig[:0], words)[:words]
-	bnd, dig := n.bnd, n.dig
+	n.trail = slices.Grow(n.trail[:0], words)[:words]
+	bnd, dig, trail := n.bnd, n.dig, n.trail
 	for k := range words {
-		var b, d uint64
+		var b, d, t uint64
 		blk := s[k*64 : min(k*64+64, len(s))]
 		if len(blk) == 64 {
 			for g := 0; g < 64; g += 8 {
@@ -289,16 +292,43 @@ func (n *normalizer) marks(s []byte) {
 					uint64(byteClass[blk[g+6]])<<48 | uint64(byteClass[blk[g+7]])<<56
 				b |= gather(c&ones8) << g
 				d |= gather(c>>1&ones8) << g
+				t |= gather(c>>2&ones8) << g
 			}
 		} else {
 			for g, c := range blk {
 				b |= uint64(byteClass[c]&classBoundary) << g
 				d |= uint64(byteClass[c]&classDigit>>1) << g
+				t |= uint64(byteClass[c]&classTrail>>2) << g
 			}
 			b |= ^uint64(0) << len(blk)
 			d |= ^uint64(0) << len(blk)
 		}
-		bnd[k], dig[k] = b, d
+		bnd[k], dig[k], trail[k] = b, d, t
+	}
+	// Sentence punctuation before a boundary, or before more of it,
+	// ends the token's kept bytes: from the last block back, as a run of
+	// it may go on into the next block.
+	next := uint64(1) // bit 0 of the next block (past the text: a boundary)
+	for k := words - 1; k >= 0; k-- {
+		b, t := bnd[k], trail[k]
+		if t != 0 {
+			before := uint64(1) // the byte before the text counts as a boundary
+			if k > 0 {
+				before = bnd[k-1] >> 63
+			}
+			starts := ^b & (b<<1 | before)
+			run := uint64(0)
+			for { // each round takes one more byte of a run
+				r := t & ((b|run)>>1 | next<<63)
+				if r == run {
+					break
+				}
+				run = r
+			}
+			b |= run &^ starts
+			bnd[k] = b
+		}
+		next = b & 1
 	}
 }
 
@@ -314,6 +344,15 @@ const (
 // the bits 0 to 7 of a byte (byte i's as bit i): the multiplication puts
 // byte i's bit at bit 56+i, and no two products meet below it.
 func gather(x uint64) uint64 { return x * 0x0102040810204080 >> 56 }
+
+// firstBytes[l] keeps the first min(l, maxFollowed) bytes of a packed
+// word of l bytes.
+var firstBytes = func() (m [32]uint64) {
+	for l := range m {
+		m[l] = 1<<(8*min(l, maxFollowed)) - 1
+	}
+	return m
+}()
 
 // nextSet returns the index of the first set bit of bm at or after i (bm
 // has one past the text: see marks).
@@ -426,9 +465,21 @@ func (n *normalizer) emitWord(tok []byte) {
 	if n.keepCase {
 		tab = &same
 	}
-	n.buf = append(n.buf, 0x1f)
-	for _, c := range tok {
-		n.buf = append(n.buf, tab[c])
+	o := len(n.buf)
+	n.buf = slices.Grow(n.buf, 1+len(tok))[:o+1+len(tok)]
+	b := n.buf[o:]
+	b[0] = 0x1f
+	b = b[1:]
+	i := 0
+	for ; len(tok)-i >= 8; i += 8 { // a path, a URL: 8 bytes at a time
+		x := binary.LittleEndian.Uint64(tok[i:])
+		if !n.keepCase {
+			x = lower8(x)
+		}
+		binary.LittleEndian.PutUint64(b[i:], x)
+	}
+	for ; i < len(tok); i++ {
+		b[i] = tab[tok[i]]
 	}
 	n.words++
 	if n.show {
