@@ -245,7 +245,7 @@ func (n *normalizer) tokens(s []byte) {
 		// not have left the store buffer): the chain of multiplications
 		// runs while the next block is read.
 		for ; hashed+8+hashLag <= len(buf); hashed += 8 {
-			h = fnv8(h, binary.LittleEndian.Uint64(buf[hashed:]))
+			h = fnv8(h, buf[hashed:hashed+8:hashed+8])
 		}
 		if hashed >= maxBuf {
 			buf, hashed = buf[:copy(buf, buf[hashed:])], 0
@@ -257,16 +257,17 @@ func (n *normalizer) tokens(s []byte) {
 // hashLag is how far behind the end of buf tokens hashes it.
 const hashLag = 32
 
-// fnv8 adds the eight bytes of x to the FNV-1a hash h, lowest first.
-func fnv8(h, x uint64) uint64 {
-	h = (h ^ x&0xff) * fnvPrime
-	h = (h ^ x>>8&0xff) * fnvPrime
-	h = (h ^ x>>16&0xff) * fnvPrime
-	h = (h ^ x>>24&0xff) * fnvPrime
-	h = (h ^ x>>32&0xff) * fnvPrime
-	h = (h ^ x>>40&0xff) * fnvPrime
-	h = (h ^ x>>48&0xff) * fnvPrime
-	return (h ^ x>>56) * fnvPrime
+// fnv8 adds the eight bytes of b to the FNV-1a hash h.
+func fnv8(h uint64, b []byte) uint64 {
+	b = b[:8:8]
+	h = (h ^ uint64(b[0])) * fnvPrime
+	h = (h ^ uint64(b[1])) * fnvPrime
+	h = (h ^ uint64(b[2])) * fnvPrime
+	h = (h ^ uint64(b[3])) * fnvPrime
+	h = (h ^ uint64(b[4])) * fnvPrime
+	h = (h ^ uint64(b[5])) * fnvPrime
+	h = (h ^ uint64(b[6])) * fnvPrime
+	return (h ^ uint64(b[7])) * fnvPrime
 }
 
 // marks sets bit i of n.bnd for each byte s[i] that ends a token's kept
@@ -274,8 +275,8 @@ func fnv8(h, x uint64) uint64 {
 // (so that nextSet finds one before their end). A byte that ends a token's
 // kept bytes is a boundary, or sentence punctuation at the end of a token
 // (isTrail: "done." is the token "done"), but for the token's first byte
-// ("..." is "."). Eight bytes' classes are packed into one integer, whose
-// bits of a class are gathered by one multiplication.
+// ("..." is "."). Eight bytes' classes are added up in one integer
+// (classBits).
 func (n *normalizer) marks(s []byte) {
 	words := len(s)/64 + 1
 	n.bnd, n.dig = slices.Grow(n.bnd[:0], words)[:words], slices.Grow(n.dig[:0], words)[:words]
@@ -286,13 +287,13 @@ func (n *normalizer) marks(s []byte) {
 		blk := s[k*64 : min(k*64+64, len(s))]
 		if len(blk) == 64 {
 			for g := 0; g < 64; g += 8 {
-				c := uint64(byteClass[blk[g]]) | uint64(byteClass[blk[g+1]])<<8 |
-					uint64(byteClass[blk[g+2]])<<16 | uint64(byteClass[blk[g+3]])<<24 |
-					uint64(byteClass[blk[g+4]])<<32 | uint64(byteClass[blk[g+5]])<<40 |
-					uint64(byteClass[blk[g+6]])<<48 | uint64(byteClass[blk[g+7]])<<56
-				b |= gather(c&ones8) << g
-				d |= gather(c>>1&ones8) << g
-				t |= gather(c>>2&ones8) << g
+				// Byte i's classes at bits i, 8+i and 16+i.
+				e := blk[g : g+8 : g+8]
+				c := classBits[e[0]] | classBits[e[1]]<<1 | classBits[e[2]]<<2 | classBits[e[3]]<<3 |
+					classBits[e[4]]<<4 | classBits[e[5]]<<5 | classBits[e[6]]<<6 | classBits[e[7]]<<7
+				b |= uint64(c&0xff) << g
+				d |= uint64(c>>8&0xff) << g
+				t |= uint64(c>>16&0xff) << g
 			}
 		} else {
 			for g, c := range blk {
@@ -332,6 +333,16 @@ func (n *normalizer) marks(s []byte) {
 	}
 }
 
+// classBits holds, for each byte value, its boundary, digit and trailing
+// punctuation classes (byteClass) at bits 0, 8 and 16: eight bytes' classes
+// shifted by their place and added up give three bytes of marks.
+var classBits = func() (t [256]uint32) {
+	for c, k := range byteClass {
+		t[c] = uint32(k&classBoundary) | uint32(k&classDigit>>1)<<8 | uint32(k&classTrail>>2)<<16
+	}
+	return t
+}()
+
 // ones8 has the lowest bit of every byte set; low7 the lower seven bits,
 // high8 the highest.
 const (
@@ -339,11 +350,6 @@ const (
 	low7  = 0x7f7f7f7f7f7f7f7f
 	high8 = 0x8080808080808080
 )
-
-// gather returns the lowest bits of the eight bytes of x, each 0 or 1, as
-// the bits 0 to 7 of a byte (byte i's as bit i): the multiplication puts
-// byte i's bit at bit 56+i, and no two products meet below it.
-func gather(x uint64) uint64 { return x * 0x0102040810204080 >> 56 }
 
 // firstBytes[l] keeps the first min(l, maxFollowed) bytes of a packed
 // word of l bytes.
