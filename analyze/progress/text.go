@@ -586,7 +586,7 @@ const (
 	kindBits  = 8
 	kindSlots = 1 << kindBits
 	// kindMul is the first odd multiple of the golden ratio's 2^64
-	// (0x9e3779b97f4a7c15 × 3) that gives every word of wordKinds a slot
+	// (0x9e3779b97f4a7c15 × 15) that gives every word of wordKinds a slot
 	// of its own; kindTable's construction checks it.
 	kindMul = 0x454021de755d453b
 )
