@@ -7,6 +7,7 @@ import (
 
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/jsontree"
+	"slices"
 )
 
 // SettingsFile is a loop kill switch settings file:
@@ -25,18 +26,34 @@ type SettingsFile struct {
 // keys, values of the wrong type and out of range are errors, every one
 // reported (a jsontree.ErrorList) with its file:line:column and key.
 func ParseSettingsFile(file string, data []byte) (SettingsFile, error) {
+	return ParseSettings(file, data, nil, nil)
+}
+
+// SettingsKeys and AgentSettingsKeys are the loop kill switch's keys of a
+// settings file: top-level ("agents" holds the per-agent entries) and in
+// an agent's entry.
+var (
+	SettingsKeys      = []string{"default"}
+	AgentSettingsKeys = []string{"enabled", "window_size", "threshold"}
+)
+
+// ParseSettings is ParseSettingsFile on a file that may hold the settings
+// of other policies too: the top-level keys otherTop and the keys
+// otherAgent of an agent's entry are theirs, and skipped.
+func ParseSettings(file string, data []byte, otherTop, otherAgent []string) (SettingsFile, error) {
 	sf := SettingsFile{Agents: map[string]ingest.KillSwitchPatch{}}
 	d, root, err := jsontree.Parse(file, data, 8, "a settings file")
 	if err != nil {
 		return sf, jsontree.ErrorList{err}
 	}
-	for _, m := range d.Object(root, "", "default", "agents") {
-		if m.Key == "default" {
+	for _, m := range d.Object(root, "", slices.Concat(SettingsKeys, []string{"agents"}, otherTop)...) {
+		switch m.Key {
+		case "default":
 			sf.Default = ParsePatch(d, m.Val, "default")
-			continue
-		}
-		for _, a := range d.Object(m.Val, "agents") {
-			sf.Agents[a.Key] = ParsePatch(d, a.Val, "agents."+a.Key)
+		case "agents":
+			for _, a := range d.Object(m.Val, "agents") {
+				sf.Agents[a.Key] = parsePatch(d, a.Val, "agents."+a.Key, otherAgent)
+			}
 		}
 	}
 	return sf, d.Err()
@@ -46,8 +63,17 @@ func ParseSettingsFile(file string, data []byte) (SettingsFile, error) {
 // "window_size", "threshold"), at key path of document d, recording in d
 // each unknown key and each value of the wrong type or out of range.
 func ParsePatch(d *jsontree.Doc, n *jsontree.Node, path string) ingest.KillSwitchPatch {
+	return parsePatch(d, n, path, nil)
+}
+
+// parsePatch is ParsePatch skipping the keys others (another policy's in
+// the same agent entry).
+func parsePatch(d *jsontree.Doc, n *jsontree.Node, path string, others []string) ingest.KillSwitchPatch {
 	var p ingest.KillSwitchPatch
-	for _, m := range d.Object(n, path, "enabled", "window_size", "threshold") {
+	for _, m := range d.Object(n, path, slices.Concat(AgentSettingsKeys, others)...) {
+		if slices.Contains(others, m.Key) {
+			continue
+		}
 		kp := jsontree.Join(path, m.Key)
 		if m.Key == "enabled" {
 			if b, ok := d.Boolean(m.Val, kp); ok {

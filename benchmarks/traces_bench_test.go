@@ -42,25 +42,18 @@ var traceData struct {
 func traceFiles(b *testing.B) {
 	traceData.once.Do(func() {
 		d := &traceData
-		recs := benchChatRecords(traceCalls)
 		var spans, bedrockCalls []tracegen.Span
 		var calls []tracegen.VercelCall
-		for i, rec := range recs {
-			trace := fmt.Sprintf("%032x", i+1)
-			id := func(k int) string { return fmt.Sprintf("%016x", 4*i+k) }
-			root := tracegen.Span{TraceID: trace, SpanID: id(1), Name: "agent.run", Kind: "AGENT", Start: rec.TS, End: rec.TS, Session: rec.Agent}
-			outer := tracegen.Span{TraceID: trace, SpanID: id(2), ParentID: root.SpanID, Name: "llm", Kind: "LLM", Start: rec.TS, End: rec.TS}
-			inner := tracegen.Span{TraceID: trace, SpanID: id(3), ParentID: outer.SpanID, Name: "ChatCompletion", Kind: "LLM", Start: rec.TS, End: rec.TS}
-			if d.err = tracegen.FromChat(&inner, rec.Request, rec.Response); d.err != nil {
-				return
-			}
-			tool := tracegen.Span{TraceID: trace, SpanID: id(4), ParentID: root.SpanID, Name: "tool", Kind: "TOOL", Start: rec.TS, End: rec.TS}
-			spans = append(spans, root, outer, inner, tool)
+		if spans, d.err = oiTraceSpans(benchChatRecords(traceCalls)); d.err != nil {
+			return
+		}
+		for i := 0; i < len(spans); i += 4 {
+			root, inner := spans[i], spans[i+2]
 			step := inner
-			step.ParentID = id(1)
-			calls = append(calls, tracegen.VercelCall{TraceID: trace, FunctionID: rec.Agent, Steps: []tracegen.Span{step}})
+			step.ParentID = root.SpanID
+			calls = append(calls, tracegen.VercelCall{TraceID: root.TraceID, FunctionID: root.Session, Steps: []tracegen.Span{step}})
 			call := inner
-			call.Session = rec.Agent
+			call.Session = root.Session
 			bedrockCalls = append(bedrockCalls, call)
 		}
 		var pqBuf bytes.Buffer
@@ -77,6 +70,27 @@ func traceFiles(b *testing.B) {
 	if traceData.err != nil {
 		b.Fatal(traceData.err)
 	}
+}
+
+// oiTraceSpans returns the spans of each call of recs: an AGENT span
+// (session.id: the record's agent) over a framework LLM span over the
+// client's LLM span (the call), beside a TOOL span; 4 spans a call, in
+// that order.
+func oiTraceSpans(recs []ingest.Record) ([]tracegen.Span, error) {
+	spans := make([]tracegen.Span, 0, 4*len(recs))
+	for i, rec := range recs {
+		trace := fmt.Sprintf("%032x", i+1)
+		id := func(k int) string { return fmt.Sprintf("%016x", 4*i+k) }
+		root := tracegen.Span{TraceID: trace, SpanID: id(1), Name: "agent.run", Kind: "AGENT", Start: rec.TS, End: rec.TS, Session: rec.Agent}
+		outer := tracegen.Span{TraceID: trace, SpanID: id(2), ParentID: root.SpanID, Name: "llm", Kind: "LLM", Start: rec.TS, End: rec.TS}
+		inner := tracegen.Span{TraceID: trace, SpanID: id(3), ParentID: outer.SpanID, Name: "ChatCompletion", Kind: "LLM", Start: rec.TS, End: rec.TS}
+		if err := tracegen.FromChat(&inner, rec.Request, rec.Response); err != nil {
+			return nil, err
+		}
+		tool := tracegen.Span{TraceID: trace, SpanID: id(4), ParentID: root.SpanID, Name: "tool", Kind: "TOOL", Start: rec.TS, End: rec.TS}
+		spans = append(spans, root, outer, inner, tool)
+	}
+	return spans, nil
 }
 
 // benchTrace reads data as the file name (in a temporary directory: Open

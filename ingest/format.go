@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -356,11 +357,17 @@ func (f *File) format(name string) (*Format, error) {
 			return format, nil
 		}
 	}
-	head, _ := f.Content.(*bufio.Reader).Peek(SniffLen)
+	head, readErr := f.Content.(*bufio.Reader).Peek(SniffLen)
 	for _, format := range registry {
 		if format.Sniff != nil && format.Sniff(head) {
 			return format, nil
 		}
+	}
+	if readErr != nil && readErr != io.EOF && readErr != bufio.ErrBufferFull {
+		// What could be read is no format, and reading stopped early (a
+		// truncated or corrupt compressed stream): say that, not that
+		// the first bytes are of no format.
+		return nil, fmt.Errorf("%s:%d: %w", f.Name, bytes.Count(head, []byte{'\n'})+1, readErr)
 	}
 	if fallback == nil {
 		return nil, fmt.Errorf("%s: not a capture format killswitch reads", f.Name)

@@ -63,7 +63,14 @@ func NewJSONL(r io.Reader, name string, opt JSONLOptions) *JSONLReader {
 	if opt.MaxLine <= 0 {
 		opt.MaxLine = DefaultMaxLine
 	}
-	return &JSONLReader{br: bufio.NewReaderSize(r, 1<<20), name: name, opt: opt}
+	size := 1 << 20
+	if m, ok := r.(interface{ Len() int }); ok && m.Len() < size {
+		// Bytes in memory (a bytes.Buffer, bytes.Reader or strings.Reader:
+		// one document's record at a time, from the document readers):
+		// a buffer their size, not a MiB per record.
+		size = max(m.Len()+1, 16)
+	}
+	return &JSONLReader{br: bufio.NewReaderSize(r, size), name: name, opt: opt}
 }
 
 // Scan advances to the next record.

@@ -133,6 +133,7 @@ func TestJSONLKeysKeepSurrogatePairs(t *testing.T) {
 func TestJSONLMalformed(t *testing.T) {
 	tests := []struct{ line, want string }{
 		{`not json`, `c.jsonl:1: not a JSON object: line is not a JSON object (8 bytes, not starting with '{')`},
+		{`[{"ts": 1}]`, `c.jsonl:1: not a JSON object: line is a JSON array (11 bytes): JSONL holds one record per line (jq -c '.[]' writes an array's elements so)`},
 		{`{"ts":"2026-01-02T00:00:00Z","agent":"a","request":{"messages":[}`, `c.jsonl:1: not a JSON object: member "request": unexpected end of JSON`},
 		{`{"agent":"a","request":{}}`, `c.jsonl:1: missing "ts"`},
 		{`{"timestamp":1,"agent":"a","request":{}}`, `c.jsonl:1: missing "ts" (looked for "ts"; "timestamp" is read only in a completion log, one with "messages", "prompt" or "input" and no "request", and in an exported agent_events row, one with "event_type")`},

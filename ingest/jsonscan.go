@@ -101,6 +101,9 @@ func skipValue(b []byte, i int) (int, error) {
 func eachMember(b []byte, fn func(key, val []byte) error) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
+		if i < len(b) && b[i] == '[' {
+			return fmt.Errorf("line is a JSON array (%d bytes): JSONL holds one record per line (jq -c '.[]' writes an array's elements so)", len(b))
+		}
 		if i < len(b) {
 			return fmt.Errorf("line is not a JSON object (%d bytes, not starting with '{')", len(b))
 		}

@@ -59,45 +59,49 @@ func Decompress(r io.Reader) (io.Reader, Compression, func(), error) {
 	case CompressionGzip:
 		if _, ok := bgzfPeek(br); ok {
 			zr := newBGZFReader(br)
-			return &namedReader{zr, "gzip"}, c, zr.Close, nil
+			return &namedReader{r: zr, name: "gzip"}, c, zr.Close, nil
 		}
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, c, nil, fmt.Errorf("gzip: %w", err)
 		}
 		zr.Multistream(true)
-		return &namedReader{zr, "gzip"}, c, func() { zr.Close() }, nil
+		return &namedReader{r: zr, name: "gzip"}, c, func() { zr.Close() }, nil
 	case CompressionZstd:
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, c, nil, fmt.Errorf("zstd: %w", err)
 		}
-		return &namedReader{zr, "zstd"}, c, zr.Close, nil
+		return &namedReader{r: zr, name: "zstd"}, c, zr.Close, nil
 	case CompressionZlib:
 		zr, err := zlib.NewReader(br)
 		if err != nil {
 			return nil, c, nil, fmt.Errorf("zlib: %w", err)
 		}
-		return &namedReader{zr, "zlib"}, c, func() { zr.Close() }, nil
+		return &namedReader{r: zr, name: "zlib"}, c, func() { zr.Close() }, nil
 	}
 	return br, c, func() {}, nil
 }
 
-// namedReader prefixes decoder errors with the container name, and turns an
-// unexpected EOF inside the container into a clear "truncated" error.
+// namedReader prefixes decoder errors with the container name and where
+// in the content they struck, and turns an unexpected EOF inside the
+// container into a clear "truncated" error: "gzip stream is truncated
+// after 11427 bytes of content: unexpected EOF".
 type namedReader struct {
 	r    io.Reader
 	name string
+	n    int64 // content bytes delivered so far
 }
 
 func (n *namedReader) Read(p []byte) (int, error) {
 	k, err := n.r.Read(p)
+	n.n += int64(k)
 	if err != nil && err != io.EOF {
+		what := "corrupt"
 		if err == io.ErrUnexpectedEOF {
-			err = fmt.Errorf("%s stream is truncated: %w", n.name, err)
-		} else {
-			err = fmt.Errorf("%s stream is corrupt: %w", n.name, err)
+			what = "truncated"
 		}
+		err = fmt.Errorf("%s stream is %s after %d bytes of content: %w", n.name, what, n.n, err)
 	}
 	return k, err
 }

@@ -77,6 +77,32 @@ func (p Pos) String() string {
 	return s
 }
 
+// AppendJSONEscaped appends the position as String renders it, escaped
+// for the inside of a JSON string (AppendJSONEscaped), without building
+// the string: the separators and numbers need no escaping, and escaping
+// the file and path apart gives the same bytes (an ASCII separator never
+// continues a UTF-8 sequence).
+func (p Pos) AppendJSONEscaped(b []byte) []byte {
+	if p.Kind > PosPath {
+		return AppendJSONEscaped(b, p.String())
+	}
+	b = AppendJSONEscaped(b, p.File)
+	switch p.Kind {
+	case PosLine:
+		b = strconv.AppendInt(append(b, ':'), p.N, 10)
+	case PosRow:
+		b = strconv.AppendInt(append(b, ":row "...), p.N, 10)
+	case PosEntry:
+		b = append(strconv.AppendInt(append(b, ":entries["...), p.N, 10), ']')
+	case PosPath:
+		return AppendJSONEscaped(append(b, ':'), p.Path)
+	}
+	if p.Path != "" {
+		b = AppendJSONEscaped(append(b, ':'), p.Path)
+	}
+	return b
+}
+
 // SyntaxError is a malformed input item: its position and what is wrong.
 type SyntaxError struct {
 	Pos Pos

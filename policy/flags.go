@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/killswitch/killswitch/internal/outfile"
 	"github.com/spf13/pflag"
 )
 
@@ -102,6 +103,7 @@ func CheckFlags(fs *pflag.FlagSet, p *Policy) error {
 type namedFile struct {
 	flag *pflag.Flag
 	path string
+	dsn  bool // the path of a store's DSN (MarkOutputDSN), which may carry a password
 }
 
 // String is how messages name the file: as the user gave it.
@@ -138,14 +140,15 @@ func flagFiles(fs *pflag.FlagSet, role string) []namedFile {
 				v = strings.TrimPrefix(v, a[1])
 			}
 			if v != "" && v != "-" {
-				out = append(out, namedFile{f, v})
+				out = append(out, namedFile{f, v, len(a) > 1})
 			}
 		}
 	})
 	return out
 }
 
-// GuardFiles refuses an output that is one of the command's inputs (its
+// GuardFiles refuses an output that cannot be written (outfile.Check), or
+// one that is one of the command's inputs (its
 // arguments, extra, and the files of flags marked as inputs) or that is
 // given as two outputs. Files are compared by device and inode
 // (os.SameFile), so a hard link or another spelling of the path counts;
@@ -155,10 +158,10 @@ func flagFiles(fs *pflag.FlagSet, role string) []namedFile {
 func GuardFiles(fs *pflag.FlagSet, extra ...string) error {
 	var ins []namedFile
 	for _, a := range fs.Args() {
-		ins = append(ins, namedFile{nil, a})
+		ins = append(ins, namedFile{path: a})
 	}
 	for _, a := range extra {
-		ins = append(ins, namedFile{nil, a})
+		ins = append(ins, namedFile{path: a})
 	}
 	ins = append(ins, flagFiles(fs, RoleInput)...)
 	outs := flagFiles(fs, RoleOutput)
@@ -182,6 +185,14 @@ func GuardFiles(fs *pflag.FlagSet, extra ...string) error {
 	}
 	var seen []stat
 	for i, o := range outs {
+		// An output that cannot be written fails now, not after the
+		// replay it would have held (a report already printed). A
+		// store's DSN is left to the store, which masks its secrets.
+		if !o.dsn {
+			if err := outfile.Check(o.path); err != nil {
+				return err
+			}
+		}
 		st, ok := statOf(o.path)
 		seen = append(seen, st)
 		if !ok {

@@ -57,6 +57,10 @@ type Policy struct {
 	// giving it is refused: never silently ignored).
 	SweepReadsSettings bool
 
+	// Settings is the policy's part of a settings file (nil: it reads
+	// none).
+	Settings *SettingsPart
+
 	// Check runs the policy for `check` (nil: the policy cannot be
 	// checked).
 	Check Checker

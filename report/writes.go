@@ -31,9 +31,9 @@ func NewWritesJSONL(w io.Writer) *WritesJSONL { return NewJSONLWriter(w, AppendW
 
 // AppendWriteJSON appends wr as the JSON object WritesJSONL describes.
 func AppendWriteJSON(b []byte, wr *state.Write) []byte {
-	b = append(b, `{"ts":`...)
-	b = AppendString(b, ingest.FormatTime(wr.TS))
-	b = append(b, `,"store":`...)
+	b = append(b, `{"ts":"`...)
+	b = ingest.AppendTime(b, wr.TS)
+	b = append(b, `","store":`...)
 	b = AppendString(b, wr.Store.String())
 	b = append(b, `,"op":`...)
 	b = AppendString(b, wr.Op.String())

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/killswitch/killswitch/internal/jsontree"
+	"slices"
 )
 
 // guardrail is one row of the default pack.
@@ -117,15 +118,35 @@ func (c *Config) ApplySettings(data []byte) error { return c.ApplySettingsFile("
 // the wrong type and numbers out of range are errors, every one reported
 // (a jsontree.ErrorList) with its file:line:column and key.
 func (c *Config) ApplySettingsFile(file string, data []byte) error {
+	return c.ApplySettingsParts(file, data, nil, nil)
+}
+
+// ApplySettingsParts is ApplySettingsFile on a file that may hold the
+// settings of other policies too: their top-level keys otherTop are
+// skipped, and so are per-agent entries under "agents", whose keys must
+// be among otherAgent (the gateway has none of its own). The file is
+// read as the inner object alone only when its top level has none of
+// "gateway", "agents" and otherTop.
+func (c *Config) ApplySettingsParts(file string, data []byte, otherTop, otherAgent []string) error {
 	d, root, err := jsontree.Parse(file, data, 8, "a settings file")
 	if err != nil {
 		return jsontree.ErrorList{err}
 	}
-	path := ""
-	if root.Kind == jsontree.Object && len(root.Members) == 1 && root.Members[0].Key == "gateway" {
-		root, path = root.Members[0].Val, "gateway"
+	top := slices.Concat([]string{"gateway", "agents"}, otherTop)
+	if root.Kind != jsontree.Object || !slices.ContainsFunc(root.Members, func(m jsontree.Member) bool { return slices.Contains(top, m.Key) }) {
+		c.ApplySettingsNode(d, root, "")
+		return d.Err()
 	}
-	c.ApplySettingsNode(d, root, path)
+	for _, m := range d.Object(root, "", top...) {
+		switch m.Key {
+		case "gateway":
+			c.ApplySettingsNode(d, m.Val, "gateway")
+		case "agents":
+			for _, a := range d.Object(m.Val, "agents") {
+				d.Object(a.Val, "agents."+a.Key, append([]string{}, otherAgent...)...)
+			}
+		}
+	}
 	return d.Err()
 }
 

@@ -207,7 +207,9 @@ func (x *Extractor) response(resp []byte, f *Features, all bool) {
 // the assistant's text and the number of tool-call lines it ends with
 // (each "name({…})" or "name(\"…\")").
 func splitCalls(t []byte) (text []byte, calls int) {
-	for len(t) > 0 {
+	// A call line ends with ')': without one, the text is not searched
+	// for its last line (an answer in prose has no newline to find).
+	for len(t) > 0 && t[len(t)-1] == ')' {
 		i := bytes.LastIndexByte(t, '\n')
 		line := t[i+1:]
 		if !isCallLine(line) {

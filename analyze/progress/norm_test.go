@@ -29,6 +29,18 @@ var normTexts = []string{
 	"abcdefghijklmnopq errorerrorerror exceptions tracebacks returncodes notfound nosuch",
 	"RetryBudget retryBudget 45% 50% attempt 3, 4, 5. offset=200 offset=300 ÉRROR erreur",
 	"", " ", "\n\n", "x", "1", "#", "...", "a.b.c:", "no", "not", "exit", "bash",
+	// The fast path (tokens): words of 7 to 17 bytes across 8- and
+	// 64-byte boundaries, at the text's end (fewer than 16 bytes left),
+	// trailing punctuation runs, invalid UTF-8, non-ASCII letters,
+	// nothing but separators, upper case, numbers at a block's edge.
+	"abcdefg abcdefgh abcdefghi abcdefghij abcdefghijklmnop abcdefghijklmnopq EXCEPTIONS exception. Traceback: RETURNCODE",
+	"\xff\xfe\x80 caf\xc3\xa9 \xc3\x89RROR na\xefve \xe2\x80\x94 \xf0\x9f\x98\x80error\xf0\x9f\x98\x80 \xc3 \xe2\x80",
+	" \t\n\r\v\f\"'`()[]{}<>,;=|/\\ \"'`()[]{}<>,;=|/\\",
+	"end.. done?! ok: a. . .. x.y: what?\nwhy!! ...lead trail...",
+	"NOT FOUND No Such File Timed Out EXIT CODE 3 Exit Status 0 ANY OUTPUT No Matches",
+	strings.Repeat("x", 63) + " error", strings.Repeat("y", 64) + " not found", strings.Repeat("z", 65) + " 12s",
+	strings.Repeat("w ", 31) + "abcdefghijklmnop", strings.Repeat("ab ", 21) + "1234 seconds later",
+	strings.Repeat("The build FAILED: exit code 2 after 3.5s; no such file /tmp/x-550e8400. ", 70),
 }
 
 // refWords are the words refNormalizer follows (and a few near them):

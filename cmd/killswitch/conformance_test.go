@@ -14,6 +14,7 @@ import (
 
 	"github.com/killswitch/killswitch/policy"
 	"github.com/spf13/pflag"
+	"maps"
 )
 
 // The promises every command makes for every policy alike (README "What
@@ -407,6 +408,102 @@ func TestCheckRefusesForeignSettings(t *testing.T) {
 		stdout, stderr, code := runCLI(t, "", "check", dir)
 		if code != exitUsage || !strings.Contains(stdout+stderr, tc.want) {
 			t.Errorf("%s: exit %d, want 2 and %q:\n%s%s", tc.expect, code, tc.want, stdout, stderr)
+		}
+	}
+}
+
+// settingsRuns are the commandRuns that read --settings.
+func settingsRuns(t *testing.T) []commandRun {
+	var out []commandRun
+	for _, cr := range commandRuns {
+		fs := flagSetOf(t, cr.args[0])
+		if fs.Lookup("settings") != nil && (cr.args[0] != "sweep" || policy.Lookup(cr.policy).SweepReadsSettings) {
+			out = append(out, cr)
+		}
+	}
+	return out
+}
+
+// mergeSettings joins settings documents into one: their top-level
+// sections side by side, their per-agent entries merged by agent.
+func mergeSettings(t *testing.T, docs ...string) []byte {
+	t.Helper()
+	all := map[string]json.RawMessage{}
+	agents := map[string]map[string]json.RawMessage{}
+	for _, d := range docs {
+		var top map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(d), &top); err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		for k, v := range top {
+			if k != policy.AgentsKey {
+				all[k] = v
+				continue
+			}
+			var as map[string]map[string]json.RawMessage
+			if err := json.Unmarshal(v, &as); err != nil {
+				t.Fatalf("%s: %v", d, err)
+			}
+			for a, entry := range as {
+				if agents[a] == nil {
+					agents[a] = map[string]json.RawMessage{}
+				}
+				maps.Copy(agents[a], entry)
+			}
+		}
+	}
+	if len(agents) > 0 {
+		b, _ := json.Marshal(agents)
+		all[policy.AgentsKey] = b
+	}
+	b, _ := json.MarshalIndent(all, "", " ")
+	return b
+}
+
+// One settings file holds every registered policy's part (docs/settings.md):
+// each command taking --settings accepts the file whole, whichever policy
+// runs, and applies its own part; and a mistake in any policy's part
+// (each policy's BadSettings, beside the others' examples) fails every
+// replay, whichever policy runs, naming the key: no part is skipped
+// unread because another policy runs.
+func TestOneSettingsFileForEveryPolicy(t *testing.T) {
+	var examples []string
+	for _, p := range policy.All() {
+		if p.Settings == nil || p.Settings.Example == "" {
+			t.Errorf("policy %s: no settings part with an example", p.Name)
+			continue
+		}
+		examples = append(examples, p.Settings.Example)
+	}
+	file := filepath.Join(t.TempDir(), "all.json")
+	os.WriteFile(file, mergeSettings(t, examples...), 0o644)
+	applied := map[string]string{"loop": "threshold 12", "breaker": "over 20+ samples"}
+	for _, cr := range settingsRuns(t) {
+		args := slices.Concat(cr.args, []string{"--settings", file, cr.capture})
+		stdout, stderr, code := runCLI(t, "", args...)
+		if code == exitUsage || strings.Contains(stderr, file) || !strings.Contains(stdout, applied[cr.policy]) {
+			t.Errorf("%q: exit %d, %q; want the file accepted (and %q)", args, code, stderr, applied[cr.policy])
+		}
+	}
+	for _, bad := range policy.All() {
+		if bad.Conformance == nil {
+			continue
+		}
+		for _, b := range bad.Conformance.BadSettings {
+			var docs []string
+			for _, q := range policy.All() {
+				if q != bad && q.Settings != nil {
+					docs = append(docs, q.Settings.Example)
+				}
+			}
+			file := filepath.Join(t.TempDir(), "s.json")
+			os.WriteFile(file, mergeSettings(t, append(docs, b.Doc)...), 0o644)
+			for _, cr := range settingsRuns(t) {
+				args := slices.Concat(cr.args, []string{"--settings", file, cr.capture})
+				if _, stderr, code := runCLI(t, "", args...); code != exitUsage || !strings.Contains(stderr, file+":") || !strings.Contains(stderr, b.Key) {
+					t.Errorf("%s's bad %s among the others' parts, %q: exit %d, %q; want exit 2 naming %s", bad.Name, b.Doc, args, code, stderr, b.Key)
+				}
+			}
 		}
 	}
 }

@@ -112,6 +112,32 @@ func TestOutputErrorNamesThePath(t *testing.T) {
 	}
 }
 
+// An output that cannot be written is refused before the replay, for
+// every output flag but a store's DSN (--apply; the store reports it,
+// masking its password): nothing is printed (the text report to standard
+// output was printed in full, then --writes failed) and no check file is
+// left behind.
+func TestUnwritableOutputFailsFirst(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(in, []byte(oneRecord), 0o644)
+	missing := filepath.Join(dir, "missing-dir", "out")
+	for _, args := range [][]string{
+		{"replay", "--writes", missing + ".sql", in},
+		{"replay", "--policy", "breaker", "--writes", missing + ".redis", in},
+		{"sweep", "-o", missing + ".txt", in},
+		{"check", "--junit", missing + ".xml", "fixtures/scenarios/healthy.jsonl"},
+	} {
+		stdout, stderr, code := runCLI(t, "", args...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, "cannot write "+missing) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
 func TestWorkersAreValidated(t *testing.T) {
 	for _, w := range []string{"-1", "1000000000"} {
 		_, stderr, code := runCLI(t, "", "replay", "--workers", w, "fixtures/scenarios/healthy.jsonl")

@@ -179,6 +179,10 @@ func cmdReplay(e *env, args []string) int {
 	if err == nil {
 		err = checkWorkers(rf.workers)
 	}
+	if err == nil {
+		// Every policy's part of the file, not only the one that runs.
+		err = policy.CheckSettingsFile(o.Settings)
+	}
 	if err == nil && o.Writes == "-" && (*output == "" || *output == "-") {
 		err = errors.New("--writes -: standard output carries the report: give -o FILE (or -o /dev/null) to pipe the state writes")
 	}

@@ -65,7 +65,11 @@ func policyCommand(c policy.Command) func(e *env, args []string) int {
 			fs.Usage()
 			return exitUsage
 		}
-		if err := policy.GuardFiles(fs); err != nil {
+		err := policy.GuardFiles(fs)
+		if f := fs.Lookup("settings"); err == nil && f != nil {
+			err = policy.CheckSettingsFile(f.Value.String())
+		}
+		if err != nil {
 			return errorf(e, c.Name, "%v", err)
 		}
 		rf := readFlags{input: inputOptions{format: "auto", agentHeader: "X-Agent-Id"}}

@@ -75,6 +75,9 @@ func cmdSweep(e *env, args []string) int {
 	if err == nil {
 		err = checkWorkers(rf.workers)
 	}
+	if err == nil {
+		err = policy.CheckSettingsFile(o.Settings)
+	}
 	if err != nil {
 		return errorf(e, "sweep", "%v", err)
 	}

@@ -61,7 +61,10 @@ func TestDetect(t *testing.T) {
 		{name: "parquet by name", file: "x.pq", content: "PAR1", err: "x.pq: not a Parquet file"}, // read as Parquet, too short
 		{name: "batch in a .jsonl file", file: "x.jsonl", content: batch, want: "openai-batch"},
 		{name: "langfuse document", file: "t.json", content: langfuse, want: "langfuse"},
-		{name: "garbage is jsonl", file: "notes.txt", content: "not json\n", want: "jsonl"},
+		{name: "text is no format", file: "notes.txt", content: "not json\nnor this\n",
+			err: "notes.txt: not a capture format killswitch reads: not one line of its first 64 KiB is a JSON object"},
+		{name: "a JSON line after text is jsonl", file: "x.log", content: "a preamble\n{\"ts\": 1}\n", want: "jsonl"},
+		{name: "text named .jsonl is jsonl", file: "notes.jsonl", content: "not json\n", want: "jsonl"},
 		{name: "empty is jsonl", file: "e.json", content: "", want: "jsonl"},
 		{name: "a document named .jsonl is jsonl", file: "d.jsonl.gz", content: gz(document), want: "jsonl"},
 		{name: "one-line document", file: "d.json", content: `{"hello": "world"}` + "\n", want: "jsonl"},

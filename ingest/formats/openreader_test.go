@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"compress/gzip"
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/tracegen"
 )
@@ -249,6 +250,32 @@ func TestOpenReaderAtOffset(t *testing.T) {
 		f.Close()
 		if _, err := fh.Seek(0, io.SeekStart); err != nil {
 			t.Errorf("%s: the file was closed: %v", c.name, err)
+		}
+	}
+}
+
+// TestTruncatedCompressed reads every uncompressed input of openCases
+// gzipped and cut short (a download or copy that stopped): whatever the
+// format, the input fails, at open or at the end of its records, with a
+// message that names the file (and the line, where the input is read as
+// lines) and says the stream is truncated, never a bare decoder error or
+// "not a capture format".
+func TestTruncatedCompressed(t *testing.T) {
+	for _, c := range openCases(t) {
+		if ingest.DetectCompression(c.data) != ingest.CompressionNone || bytes.HasPrefix(c.data, []byte("PAR1")) || len(c.data) < 100 {
+			continue
+		}
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(c.data)
+		zw.Close()
+		for _, cut := range []int{12, z.Len() / 2, z.Len() - 9} {
+			name := filepath.Base(c.name) + ".gz"
+			o := readOpened(ingest.OpenReader(name, bytes.NewReader(z.Bytes()[:cut]), ingest.Options{Format: c.format}))
+			msg := o.err + o.ioErr
+			if !strings.HasPrefix(msg, name+":") || !strings.Contains(msg, "gzip stream is truncated after ") {
+				t.Errorf("%s cut to %d of %d gzip bytes: %d records, error %q; want it to name %s and say the stream is truncated", c.name, cut, z.Len(), len(o.recs), msg, name)
+			}
 		}
 	}
 }

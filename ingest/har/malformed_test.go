@@ -337,13 +337,13 @@ func TestTruncatedContainer(t *testing.T) {
 		data []byte
 		want string
 	}{
-		{"gzip", gzipBytes(t, plain), "t.har: gzip stream is truncated: unexpected EOF"},
-		{"zstd", zstdBytes(t, plain), "t.har: zstd stream is truncated: unexpected EOF"},
+		{"gzip", gzipBytes(t, plain), "t.har: gzip stream is truncated after "},
+		{"zstd", zstdBytes(t, plain), "t.har: zstd stream is truncated after "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			recs, err := readAll(t, tc.data[:len(tc.data)*3/4], Options{})
-			if err == nil || err.Error() != tc.want {
-				t.Fatalf("Err() = %v, want %q", err, tc.want)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) || !strings.HasSuffix(err.Error(), " bytes of content: unexpected EOF") {
+				t.Fatalf("Err() = %v, want %q…", err, tc.want)
 			}
 			if len(recs) >= len(entries) {
 				t.Fatalf("got %d records from a cut stream of %d entries", len(recs), len(entries))

@@ -102,7 +102,7 @@ func (b *batch) Scan() bool {
 		return true
 	}
 	if b.src.err != nil {
-		b.err, b.cur = b.src.err, nil
+		b.err, b.cur = b.src.ioErr(b.src.err), nil
 		return false
 	}
 	if b.tail == nil {
@@ -178,7 +178,7 @@ func (b *batch) load() {
 		}
 	}
 	if b.out.err != nil {
-		b.err = b.out.err
+		b.err = b.out.ioErr(b.out.err)
 	}
 	if first > 0 {
 		b.anchor = time.Unix(first, 0).UTC()

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"errors"
 	"github.com/killswitch/killswitch/ingest"
 )
 
@@ -176,21 +177,21 @@ func TestBatchAgent(t *testing.T) {
 }
 
 // TestBatchIOError: an unreadable output file ends the stream with its
-// error; an unreadable input likewise.
+// error, named by the line it struck; an unreadable input likewise.
 func TestBatchIOError(t *testing.T) {
 	boom := &errReader{data: []byte(oaOut("a", 1, 200, "") + "\n"), err: errTest}
 	r, _ := NewBatchReader(strings.NewReader(oaReq("a", "")), "in", boom, "out", Options{})
 	for r.Scan() {
 	}
-	if r.Err() != errTest {
-		t.Errorf("err %v", r.Err())
+	if err := r.Err(); !errors.Is(err, errTest) || !strings.HasPrefix(err.Error(), "out:2: ") {
+		t.Errorf("err %v", err)
 	}
 	r, _ = NewBatchReader(&errReader{data: []byte(oaReq("a", "") + "\n"), err: errTest}, "in", nil, "", Options{})
 	n := 0
 	for r.Scan() {
 		n++
 	}
-	if r.Err() != errTest || n != 1 {
+	if err := r.Err(); !errors.Is(err, errTest) || !strings.HasPrefix(err.Error(), "in:2: ") || n != 1 {
 		t.Errorf("err %v after %d records", r.Err(), n)
 	}
 }

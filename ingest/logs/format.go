@@ -205,9 +205,36 @@ func openOpenInference(f *ingest.File) (ingest.Reader, error) {
 // document's first members, so that the user sees what the file holds.
 func fallbackJSONL(head []byte) error {
 	if !isDocument(head) {
+		if !objectLine(head) {
+			return errors.New("not one line of its first 64 KiB is a JSON object (JSONL holds one per line)")
+		}
 		return nil
 	}
 	return errors.New(foundDocument(head) + " that is neither HAR, a Langfuse trace, LiteLLM, OTLP (OpenInference included), Vercel AI SDK spans, OpenTelemetry console spans, Phoenix spans, LangSmith runs, Datadog traces, Bedrock invocation logs nor a Batch file (JSONL needs one record per line)")
+}
+
+// objectLine reports whether a line of head (the start of an input)
+// starts with '{' after blank space, or head holds nothing but blank
+// space (an empty input is an empty capture): a file of another extension
+// is taken for JSONL only then, not a text file whose every line would be
+// malformed.
+func objectLine(head []byte) bool {
+	head = bytes.TrimPrefix(head, bom)
+	if len(bytes.TrimSpace(head)) == 0 {
+		return true
+	}
+	for len(head) > 0 {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		if t := bytes.TrimLeft(line, " \t\r"); len(t) > 0 && t[0] == '{' {
+			return true
+		}
+	}
+	return false
 }
 
 // foundDocument describes the document head opens: "a JSON document with

@@ -252,7 +252,7 @@ func (r *reader) Scan() bool {
 }
 
 func (r *reader) Record() *ingest.Record { return r.cur }
-func (r *reader) Err() error             { return r.err }
+func (r *reader) Err() error             { return r.src.ioErr(r.err) }
 
 // bad is a malformed item at pos.
 func bad(pos ingest.Pos, format string, args ...any) *ingest.Record {

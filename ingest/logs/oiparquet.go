@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,7 +30,10 @@ import (
 // its ancestors and root give) and drops the tree. The second pass reads the
 // full columns row by row and builds each record from its row and its
 // plan: a row whose record is a skip decided by the light view (a span
-// kind that is no call, a wrapper) is not decoded. A record per row at
+// kind that is no call, a wrapper) is only checked, not decoded. Both
+// passes read the columns' values straight into Go values (pq.OpenValues:
+// no JSON text written and parsed again), and a message list in Phoenix's
+// layout straight into messages (oiDirectMessages). A record per row at
 // "file:row N", in row order when the rows are in start-time order (only
 // the plan is held then); otherwise they are yielded in start-time order,
 // then row order (as the OTLP reader orders the spans of a document), so
@@ -42,10 +46,30 @@ var (
 	oiParquetLight = []string{"name", "span_kind", "parent_id", "context.span_id", "context.trace_id", "context",
 		"span_id", "trace_id", "start_time", "attributes." + oiKindAttr, "attributes.session.id", "attributes.user.id"}
 	oiParquetFull = []string{"end_time", "status_code"}
-	// oiAttrPrefixes are the attribute columns a record reads.
-	oiAttrPrefixes = []string{"attributes.llm.", "attributes.input.", "attributes.output.", "attributes.session.",
-		"attributes.user.", "attributes." + oiKindAttr}
+	// oiRecordAttrs are the attributes a record is read from (oiBuild,
+	// the agent keys), besides the lists of oiListAttrs.
+	oiRecordAttrs = []string{oiKindAttr, "session.id", "user.id", "llm.model_name", "llm.provider", "llm.system",
+		"llm.invocation_parameters", "input.value", "output.value", "llm.token_count.prompt", "llm.token_count.completion"}
 )
+
+// oiUsedAttr reports whether the column of attribute a (its name after
+// "attributes.") can hold an attribute a record is read from: one of
+// them, a group above one ("llm.token_count"), or a list of oiListAttrs
+// or what lies below it. Other attribute columns (prompt templates,
+// retrieved documents, embeddings, …) are not read.
+func oiUsedAttr(a string) bool {
+	for _, r := range oiRecordAttrs {
+		if a == r || strings.HasPrefix(r, a+".") {
+			return true
+		}
+	}
+	for _, l := range oiListAttrs {
+		if a == l || strings.HasPrefix(a, l+".") || strings.HasPrefix(l, a+".") {
+			return true
+		}
+	}
+	return false
+}
 
 func keepLight(col string) bool {
 	for _, c := range oiParquetLight {
@@ -65,12 +89,8 @@ func keepFull(col string) bool {
 			return true
 		}
 	}
-	for _, p := range oiAttrPrefixes {
-		if strings.HasPrefix(col, p) || col == strings.TrimSuffix(p, ".") {
-			return true
-		}
-	}
-	return false
+	a, ok := strings.CutPrefix(col, "attributes.")
+	return ok && oiUsedAttr(a)
 }
 
 // IsOpenInferenceParquet reports whether the columns of a Parquet file
@@ -92,6 +112,7 @@ type OIParquetReader struct {
 	name string
 	opt  Options
 	rows *pq.Rows // the full view's rows
+	cols *oiColumns
 	plan spanPlan
 	read int // rows the second pass has read
 	rec  *ingest.Record
@@ -107,7 +128,7 @@ type OIParquetReader struct {
 // is for a file that is not readable Parquet or not an OpenInference
 // export (it lists the columns present); bad values in rows are records.
 func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*OIParquetReader, error) {
-	light, err := pq.OpenRows(r, size, name, keepLight)
+	light, cols, err := oiOpenValues(r, size, name, keepLight)
 	if err != nil {
 		return nil, err
 	}
@@ -119,9 +140,11 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 	pr := &OIParquetReader{name: name, opt: opt, sorted: true}
 	t := newLightTree(keyAttrs(oiAgentKeys))
 	t.undecided = true
+	// The rows the file claims, as a hint bounded by its size.
+	t.grow(int(min(max(light.NumRows(), 0), size/16, 1<<20)))
 	var last time.Time
-	for light.Next() {
-		s := rowSpan(light, name)
+	for light.NextValues(true) {
+		s := cols.span(light, name, light.N())
 		t.add(s)
 		if s.err == nil && s.startErr == nil {
 			if s.start.Before(last) {
@@ -134,50 +157,380 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 		return nil, err
 	}
 	pr.plan = t.plan(!pr.sorted)
-	if pr.rows, err = pq.OpenRows(r, size, name, keepFull); err != nil {
+	if pr.rows, pr.cols, err = oiOpenValues(r, size, name, keepFull); err != nil {
 		return nil, err
 	}
 	return pr, nil
 }
 
-// rowSpan decodes the current row of rows.
-func rowSpan(rows *pq.Rows, name string) *tspan {
-	n := rows.N()
-	if err := rows.RowErr(); err != nil {
-		return &tspan{pos: ingest.Pos{File: name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: obj{}, err: err}
-	}
-	v, err := decodeTree(rows.Row())
+// oiOpenValues opens the columns keep accepts, read as values (start_time
+// and end_time as times).
+func oiOpenValues(r io.ReaderAt, size int64, name string, keep func(string) bool) (*pq.Rows, *oiColumns, error) {
+	rows, err := pq.OpenValues(r, size, name, keep, pq.ValueOptions{
+		JSON:  decodeTree,
+		Times: func(c string) bool { return c == "start_time" || c == "end_time" },
+	})
 	if err != nil {
-		return &tspan{pos: ingest.Pos{File: name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: obj{}, err: err}
+		return nil, nil, err
 	}
-	return oiRowSpan(name, n, v)
+	return rows, newOIColumns(rows.Columns()), nil
 }
 
-// oiRowSpan decodes row n of file name, the tree of a row's JSON.
-func oiRowSpan(name string, n int64, v any) *tspan {
-	s := &tspan{pos: ingest.Pos{File: name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: obj{}}
-	flat := obj{}
-	flattenAttrs(flat, "", v, 0)
-	for k, v := range flat {
-		if a, ok := strings.CutPrefix(k, "attributes."); ok {
-			s.attrs[a] = v
+// oiColumns is how the columns of a span table make a span: each row is
+// the object {column: value}, flattened to dotted names (flattenAttrs)
+// as oiRowSpan flattens it, without a JSON text in between. A message or
+// tool list column ("attributes.llm.input_messages") is read as the list
+// its flattened names rebuild into (oiList) when nothing else flattens
+// into its names; oiBuild reads it from tspan.lists.
+type oiColumns struct {
+	names []string
+	order []int    // column indexes by name (flattenAttrs' order), schema order among equal names
+	lists []string // by column: its attribute's prefix ("llm.input_messages.") when read as a list
+	s     tspan    // the span span returns
+}
+
+// oiListAttrs are the attributes oiBuild rebuilds lists from.
+var oiListAttrs = []string{"llm.input_messages", "llm.output_messages", "llm.tools"}
+
+func newOIColumns(names []string) *oiColumns {
+	c := &oiColumns{names: names, order: make([]int, len(names)), lists: make([]string, len(names))}
+	for i := range c.order {
+		c.order[i] = i
+	}
+	slices.SortStableFunc(c.order, func(a, b int) int { return strings.Compare(names[a], names[b]) })
+	for i, n := range names {
+		a, ok := strings.CutPrefix(n, "attributes.")
+		if !ok || !slices.Contains(oiListAttrs, a) {
+			continue
+		}
+		alone := true
+		for j, m := range names {
+			if j != i && (m == n || strings.HasPrefix(n, m+".") || strings.HasPrefix(m, n+".")) {
+				alone = false
+			}
+		}
+		if alone {
+			c.lists[i] = a + "."
 		}
 	}
-	s.name = str(flat["name"])
-	s.spanID = firstStr(flat["context.span_id"], flat["span_id"])
-	s.traceID = firstStr(flat["context.trace_id"], flat["trace_id"])
-	s.parentID = str(flat["parent_id"])
-	if flat["start_time"] != nil {
-		s.start, s.startErr = spanTime(flat["start_time"])
+	return c
+}
+
+// span decodes the current row of rows (read with values) as row n of
+// file name, as oiRowSpan decodes the row's JSON.
+// The span returned is c's own, overwritten by the next call: those who
+// read it (lightTree.add, spanRecords) keep none of its maps.
+func (c *oiColumns) span(rows *pq.Rows, name string, n int64) *tspan {
+	attrs, lists := c.s.attrs, c.s.lists
+	if attrs == nil {
+		attrs = obj{}
 	}
-	s.kindSet = str(flat["span_kind"]) != ""
-	kind := firstStr(flat["span_kind"], s.attrs[oiKindAttr])
-	oiClassify(s, kind)
-	if e := flat["end_time"]; e != nil {
-		s.end, _ = spanTime(e)
+	clear(attrs)
+	clear(lists)
+	c.s = tspan{pos: ingest.Pos{File: name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: attrs, lists: lists}
+	s := &c.s
+	if err := rows.RowErr(); err != nil {
+		s.err = err
+		return s
 	}
-	s.failed = oiStatusFailed(flat["status_code"])
+	var f oiFields
+	for j := 0; j < len(c.order); j++ {
+		i := c.order[j]
+		v := rows.Value(i)
+		// Of columns of one name, the row's JSON object keeps the last
+		// that is not null.
+		for j+1 < len(c.order) && c.names[c.order[j+1]] == c.names[i] {
+			j++
+			if w := rows.Value(c.order[j]); w != nil {
+				i, v = c.order[j], w
+			}
+		}
+		switch v.(type) {
+		case nil:
+		case obj, []any:
+			if p := c.lists[i]; p != "" {
+				if p != "llm.tools." {
+					if msgs, ok := oiDirectMessages(v); ok {
+						if msgs != nil {
+							if s.lists == nil {
+								s.lists = obj{}
+							}
+							s.lists[p] = msgs
+						}
+						continue
+					}
+				}
+				if l, ok := oiList(v, 1); ok {
+					if l != nil {
+						if s.lists == nil {
+							s.lists = obj{}
+						}
+						s.lists[p] = l
+					}
+					continue
+				}
+			}
+			flat := obj{}
+			flattenAttrs(flat, c.names[i], v, 1)
+			for k, x := range flat {
+				f.put(s, k, x)
+			}
+		default:
+			f.put(s, c.names[i], v)
+		}
+	}
+	s.name = str(f.name)
+	s.spanID = firstStr(f.ctxSpanID, f.spanID)
+	s.traceID = firstStr(f.ctxTraceID, f.traceID)
+	s.parentID = str(f.parentID)
+	if f.start != nil {
+		s.start, s.startErr = spanTime(f.start)
+	}
+	s.kindSet = str(f.kind) != ""
+	oiClassify(s, firstStr(f.kind, s.attrs[oiKindAttr]))
+	if f.end != nil {
+		s.end, _ = spanTime(f.end)
+	}
+	s.failed = oiStatusFailed(f.status)
 	return s
+}
+
+// oiFields are the members of a row's flattened object a span reads
+// besides its attributes.
+type oiFields struct {
+	name, kind, parentID, ctxSpanID, spanID, ctxTraceID, traceID, start, end, status any
+}
+
+// put sets the flattened member k of the row to v.
+func (f *oiFields) put(s *tspan, k string, v any) {
+	if a, ok := strings.CutPrefix(k, "attributes."); ok {
+		s.attrs[a] = v
+		return
+	}
+	switch k {
+	case "name":
+		f.name = v
+	case "span_kind":
+		f.kind = v
+	case "parent_id":
+		f.parentID = v
+	case "context.span_id":
+		f.ctxSpanID = v
+	case "span_id":
+		f.spanID = v
+	case "context.trace_id":
+		f.ctxTraceID = v
+	case "trace_id":
+		f.traceID = v
+	case "start_time":
+		f.start = v
+	case "end_time":
+		f.end = v
+	case "status_code":
+		f.status = v
+	}
+}
+
+// oiList returns what the names flattenAttrs gives list value v (under
+// some prefix) rebuild into with unflatten: nulls, empty objects and
+// empty lists left out, list elements closed up, object members named
+// with dots ("message.role") nested. ok is false where unflatten would
+// do more than that (members whose dotted names meet, a name with an
+// part that is empty or starts with a digit, deep nesting): the caller
+// flattens v then. parts counts the parts of the names so far.
+func oiList(v any, parts int) (any, bool) {
+	if parts > 32 {
+		return nil, false
+	}
+	switch x := v.(type) {
+	case nil:
+		return nil, true
+	case []any:
+		var out []any
+		for _, e := range x {
+			t, ok := oiList(e, parts+1)
+			if !ok {
+				return nil, false
+			}
+			if t != nil {
+				out = append(out, t)
+			}
+		}
+		if out == nil {
+			return nil, true
+		}
+		return out, true
+	case obj:
+		var out obj
+		for k, e := range x {
+			t, ok := oiList(e, parts+1+strings.Count(k, "."))
+			if !ok {
+				return nil, false
+			}
+			if t == nil {
+				continue
+			}
+			if out == nil {
+				out = obj{}
+			}
+			if !setDotted(out, k, t) {
+				return nil, false
+			}
+		}
+		if out == nil {
+			return nil, true
+		}
+		return out, true
+	}
+	return v, true
+}
+
+// oiDirectMessages reads the value of a message list column in
+// Phoenix's layout — a list of structs of message.role, message.content,
+// message.tool_call_id, message.name and message.tool_calls (a list of
+// structs of tool_call.id, tool_call.function.name and
+// tool_call.function.arguments), each a scalar or null — straight into
+// the messages oiMessages makes of the list oiList rebuilds from it: no
+// tree in between. nil when no element holds a value (oiList's nil).
+// false for any other shape.
+func oiDirectMessages(v any) ([]message, bool) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	var msgs []message
+	for _, e := range list {
+		o, ok := e.(obj)
+		if !ok {
+			if e == nil {
+				continue
+			}
+			return nil, false
+		}
+		var role, content, id any
+		var calls []toolCall
+		present := false
+		for k, x := range o {
+			if x == nil {
+				continue
+			}
+			if k == "message.tool_calls" {
+				cs, any, ok := oiDirectCalls(x)
+				if !ok {
+					return nil, false
+				}
+				calls, present = cs, present || any
+				continue
+			}
+			if !scalar(x) {
+				return nil, false
+			}
+			switch k {
+			case "message.role":
+				role = x
+			case "message.content":
+				content = x
+			case "message.tool_call_id":
+				id = x
+			case "message.name": // oiMessages reads no name
+			default:
+				return nil, false
+			}
+			present = true
+		}
+		if !present {
+			continue
+		}
+		// toMessage of what oiMessages makes of the element: a role, a
+		// content that is text (or a scalar, as its JSON), tool calls.
+		c := contentOf(content)
+		m := message{Content: c.text(), ToolCalls: calls, ToolCallID: str(id)}
+		if m.Role = normRole(str(role)); m.Role == "" {
+			m.Role = "user"
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, true
+}
+
+// oiDirectCalls reads message.tool_calls as oiDirectMessages reads
+// messages, into the calls toMessage keeps (those with a function name);
+// present reports whether any call holds a value.
+func oiDirectCalls(v any) (calls []toolCall, present, ok bool) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, false, false
+	}
+	for _, e := range list {
+		o, ok := e.(obj)
+		if !ok {
+			if e == nil {
+				continue
+			}
+			return nil, false, false
+		}
+		var id, name, args any
+		for k, x := range o {
+			if x == nil {
+				continue
+			}
+			if !scalar(x) {
+				return nil, false, false
+			}
+			switch k {
+			case "tool_call.id":
+				id = x
+			case "tool_call.function.name":
+				name = x
+			case "tool_call.function.arguments":
+				args = x
+			default:
+				return nil, false, false
+			}
+			present = true
+		}
+		if n := str(name); n != "" {
+			calls = append(calls, toolCall{ID: str(id), Type: "function", Function: toolFunction{Name: n, Arguments: argsText(args)}})
+		}
+	}
+	return calls, present, true
+}
+
+// scalar reports whether v is a string, a number or a boolean.
+func scalar(v any) bool {
+	switch v.(type) {
+	case string, json.Number, bool:
+		return true
+	}
+	return false
+}
+
+// setDotted sets o's member at the dotted path k to v; false when a part
+// of k is empty or starts with a digit (hasIndexed and listify read such
+// names), or the path meets a member already set.
+func setDotted(o obj, k string, v any) bool {
+	for {
+		part, rest, more := strings.Cut(k, ".")
+		if part == "" || part[0] >= '0' && part[0] <= '9' {
+			return false
+		}
+		if !more {
+			if _, taken := o[part]; taken {
+				return false
+			}
+			o[part] = v
+			return true
+		}
+		next, ok := o[part].(obj)
+		if !ok {
+			if _, taken := o[part]; taken {
+				return false
+			}
+			next = obj{}
+			o[part] = next
+		}
+		o, k = next, rest
+	}
 }
 
 // FormatName names what the reader reads, for inspect.
@@ -215,7 +568,15 @@ func (pr *OIParquetReader) scanRow() bool {
 	if pr.rows == nil || pr.err != nil {
 		return false
 	}
-	if !pr.rows.Next() {
+	// A row whose record is a skip decided by the light view is checked,
+	// not decoded.
+	i := int(pr.rows.N())
+	decode := true
+	if i < len(pr.plan.flags) {
+		flags := pr.plan.flags[i]
+		decode = flags&lightKindSet == 0 || flags&(lightCall|lightWrapped) == lightCall
+	}
+	if !pr.rows.NextValues(decode) {
 		pr.err = pr.rows.Err()
 		if pr.err == nil && pr.read < len(pr.plan.flags) {
 			pr.err = fmt.Errorf("%s: the file changed between its two readings (fewer rows)", pr.name)
@@ -224,7 +585,6 @@ func (pr *OIParquetReader) scanRow() bool {
 		return false
 	}
 	n := pr.rows.N()
-	i := int(n - 1)
 	pr.read = i + 1
 	if i >= len(pr.plan.flags) {
 		pr.err = fmt.Errorf("%s: the file changed between its two readings (more rows)", pr.name)
@@ -247,7 +607,7 @@ func (pr *OIParquetReader) scanRow() bool {
 		pr.rec = skip(pos, oiWrapper(nil))
 		return true
 	}
-	full := rowSpan(pr.rows, pr.name)
+	full := pr.cols.span(pr.rows, pr.name, n)
 	if flags&lightWrapped != 0 {
 		full.wrapped = oiWrapper(full)
 	}
@@ -286,6 +646,9 @@ func (pr *OIParquetReader) Close() error {
 // as RFC 3339 text), or a plain integer of Unix nanoseconds (a column that
 // lost its timestamp annotation), seconds or milliseconds.
 func spanTime(v any) (time.Time, error) {
+	if t, ok := v.(time.Time); ok { // a TIMESTAMP column read as a time
+		return t, nil
+	}
 	if n, ok := v.(json.Number); ok {
 		if f, err := n.Float64(); err == nil && f >= 1e17 {
 			return unixNano(v)

@@ -3,6 +3,7 @@ package logs
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/killswitch/killswitch/ingest"
@@ -146,4 +147,32 @@ func (pr *refOIParquetReader) Close() error {
 		pr.rows = nil
 	}
 	return nil
+}
+
+// oiRowSpan decodes row n of file name, the tree of a row's JSON, as the
+// reader did before it read values (oiColumns.span).
+func oiRowSpan(name string, n int64, v any) *tspan {
+	s := &tspan{pos: ingest.Pos{File: name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: obj{}}
+	flat := obj{}
+	flattenAttrs(flat, "", v, 0)
+	for k, v := range flat {
+		if a, ok := strings.CutPrefix(k, "attributes."); ok {
+			s.attrs[a] = v
+		}
+	}
+	s.name = str(flat["name"])
+	s.spanID = firstStr(flat["context.span_id"], flat["span_id"])
+	s.traceID = firstStr(flat["context.trace_id"], flat["trace_id"])
+	s.parentID = str(flat["parent_id"])
+	if flat["start_time"] != nil {
+		s.start, s.startErr = spanTime(flat["start_time"])
+	}
+	s.kindSet = str(flat["span_kind"]) != ""
+	kind := firstStr(flat["span_kind"], s.attrs[oiKindAttr])
+	oiClassify(s, kind)
+	if e := flat["end_time"]; e != nil {
+		s.end, _ = spanTime(e)
+	}
+	s.failed = oiStatusFailed(flat["status_code"])
+	return s
 }

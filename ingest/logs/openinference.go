@@ -72,17 +72,16 @@ func oiBuild(s *tspan, rec *ingest.Record) {
 	rec.Session = str(a["session.id"])
 	var msgs []message
 	var tools any
-	if hasIndexed(a, "llm.input_messages.") {
-		msgs = oiMessages(a, "llm.input_messages.")
+	if list, ok := oiMessageList(s, "llm.input_messages."); ok {
+		msgs = list
 	} else {
 		msgs, tools = inputMessages(scrub(maybeJSON(a["input.value"]), false))
 	}
-	if t := oiTools(a); t != nil {
+	if t := oiTools(s); t != nil {
 		tools = t
 	}
 	rec.Request = oiRequest(rec.Model, msgs, tools, a["llm.invocation_parameters"])
-	if hasIndexed(a, "llm.output_messages.") {
-		list := oiMessages(a, "llm.output_messages.")
+	if list, ok := oiMessageList(s, "llm.output_messages."); ok {
 		out := make([]any, 0, len(list))
 		for _, m := range list {
 			out = append(out, messageObj(m))
@@ -144,10 +143,39 @@ func oiRequest(model string, msgs []message, tools any, params any) []byte {
 	return marshal(body)
 }
 
+// oiMessageList returns the messages of s's attributes named
+// prefix+"N…", from s.lists when the reader read them (as messages, or as
+// a list); false when there are none.
+func oiMessageList(s *tspan, prefix string) ([]message, bool) {
+	if msgs, ok := s.lists[prefix].([]message); ok {
+		return msgs, true
+	}
+	list, ok := oiIndexed(s, prefix)
+	if !ok {
+		return nil, false
+	}
+	return oiMessages(list), true
+}
+
+// oiIndexed returns the list that s's attributes named prefix+"N…"
+// rebuild into (unflatten), from s.lists when the reader read it as one;
+// false when there are none.
+func oiIndexed(s *tspan, prefix string) ([]any, bool) {
+	if t, ok := s.lists[prefix]; ok {
+		list, ok := t.([]any)
+		return list, ok
+	}
+	if !hasIndexed(s.attrs, prefix) {
+		return nil, false
+	}
+	list, _ := unflatten(s.attrs, prefix).([]any)
+	return list, true
+}
+
 // oiTools reads llm.tools.N.tool.json_schema (each a JSON object) as an
 // OpenAI tools list; nil when there are none.
-func oiTools(a obj) []any {
-	tree, ok := unflatten(a, "llm.tools.").([]any)
+func oiTools(s *tspan) []any {
+	tree, ok := oiIndexed(s, "llm.tools.")
 	if !ok {
 		return nil
 	}
@@ -167,9 +195,8 @@ func oiTools(a obj) []any {
 	return tools
 }
 
-// oiMessages rebuilds the message list flattened under prefix.
-func oiMessages(a obj, prefix string) []message {
-	list, _ := unflatten(a, prefix).([]any)
+// oiMessages reads a message list rebuilt from flattened attributes.
+func oiMessages(list []any) []message {
 	msgs := make([]message, 0, len(list))
 	for _, e := range list {
 		m, _ := get(e, "message").(obj)

@@ -10,8 +10,10 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"fmt"
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/jsonsimd"
+	"strings"
 )
 
 // peekSize is how much of an input is looked at to choose between JSONL and
@@ -80,6 +82,20 @@ func newSource(r io.Reader, name string, max int) *source {
 		s.size, s.ra = sr.size, sr.ra
 	}
 	return s
+}
+
+// ioErr is err, the error that ended the input early (a read error, a
+// truncated or corrupt compressed stream), named as a position: the line
+// it struck when the input is read as lines, else the file. An error
+// already naming the file is returned as it is.
+func (s *source) ioErr(err error) error {
+	if err == nil || strings.HasPrefix(err.Error(), s.name+":") {
+		return err
+	}
+	if s.mode == modeLines {
+		return fmt.Errorf("%s:%d: %w", s.name, s.line+1, err)
+	}
+	return fmt.Errorf("%s: %w", s.name, err)
 }
 
 // readAll reads the rest of the input, up to s.max bytes; into a buffer

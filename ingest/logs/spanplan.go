@@ -62,6 +62,14 @@ func newLightTree(keys []string) *lightTree {
 	return t
 }
 
+// grow makes room for n more spans (a span table says how many rows it
+// has).
+func (t *lightTree) grow(n int) {
+	t.spans = slices.Grow(t.spans, n)
+	t.vals = slices.Grow(t.vals, n*len(t.keys))
+	t.starts = slices.Grow(t.starts, n)
+}
+
 // add appends the light view of decoded span s.
 func (t *lightTree) add(s *tspan) {
 	var l lightSpan

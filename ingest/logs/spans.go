@@ -25,7 +25,10 @@ type tspan struct {
 	end                       time.Time // zero when unknown
 	failed                    bool      // the span's status is an error
 	attrs                     obj       // attributes by (flattened) name
-	order                     int       // index in the input, for ties
+	// lists are attribute lists read whole (OIParquetReader): the tree
+	// unflatten would rebuild from the names prefix+"N…", by prefix.
+	lists obj
+	order int // index in the input, for ties
 
 	call bool // an LLM call, if no call span below it
 	// byName: a call span that is a wrapper by its name (a Vercel AI SDK

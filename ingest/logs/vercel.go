@@ -87,7 +87,7 @@ func (r *vercelReader) Scan() bool {
 }
 
 func (r *vercelReader) Record() *ingest.Record { return r.cur }
-func (r *vercelReader) Err() error             { return r.err }
+func (r *vercelReader) Err() error             { return r.src.ioErr(r.err) }
 
 // readAll decodes every span and builds the records.
 func (r *vercelReader) readAll() []*ingest.Record {

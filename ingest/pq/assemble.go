@@ -36,6 +36,10 @@ const (
 type jnode struct {
 	kind     jkind
 	key      []byte // `"name":` as this node appears in its parent object
+	name     string // values mode: the member name key spells
+	asTime   bool   // values mode: a timestamp is a time.Time (ValueOptions.Times)
+	lastS    string // values mode: the leaf's last text value
+	lastV    any    // and it as an any
 	path     string // dotted column path, for messages
 	nullable bool   // present only when the definition level reaches def
 	virtual  bool   // an object flattened into dotted columns: null when every member is
@@ -221,9 +225,10 @@ var errStructure = errors.New("repetition levels do not match the schema")
 // is written as null, remembered in bad, and the row is still consumed so
 // that the next row starts in step.
 type assembler struct {
-	cur []*cursor
-	out []byte
-	bad error
+	cur  []*cursor
+	out  []byte
+	bad  error
+	json func([]byte) (any, error) // values mode: ValueOptions.JSON
 }
 
 // row writes the node's value for the next row into a.out (reset first)
@@ -241,17 +246,31 @@ func (a *assembler) row(n *jnode) (null bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	// Every leaf must now stand at the start of the next row.
+	return null, a.rowEnd(n)
+}
+
+// rowEnd checks that every leaf of n stands at the start of the next row.
+func (a *assembler) rowEnd(n *jnode) error {
 	for _, c := range a.cur[n.lo:n.hi] {
 		v, ok, err := c.peek()
 		if err != nil {
-			return false, err
+			return err
 		}
 		if ok && v.RepetitionLevel() != 0 {
-			return false, fmt.Errorf("column %q: %w", c.path, errStructure)
+			return fmt.Errorf("column %q: %w", c.path, errStructure)
 		}
 	}
-	return null, nil
+	return nil
+}
+
+// present reports whether node n has a value in the row; a null one is
+// consumed.
+func (a *assembler) present(n *jnode) (bool, error) {
+	null, err := a.isNull(n)
+	if err != nil || !null {
+		return !null, err
+	}
+	return false, a.skip(n)
 }
 
 func (a *assembler) isNull(n *jnode) (bool, error) {
@@ -301,14 +320,11 @@ func (a *assembler) write(n *jnode) error {
 		a.out = append(a.out, '{')
 		first := true
 		for _, k := range n.kids {
-			null, err := a.isNull(k)
+			ok, err := a.present(k)
 			if err != nil {
 				return err
 			}
-			if null {
-				if err := a.skip(k); err != nil {
-					return err
-				}
+			if !ok {
 				continue
 			}
 			if !first {
@@ -362,31 +378,32 @@ func (a *assembler) write(n *jnode) error {
 // element writes one element of a list, or one key: value pair of a map.
 func (a *assembler) element(n *jnode) error {
 	if n.kind == jMap {
-		k := n.kids[0]
-		null, err := a.isNull(k)
+		s, err := a.mapKey(n.kids[0])
 		if err != nil {
 			return err
 		}
-		if null { // a null key cannot be a JSON member name
-			a.out = append(a.out, `"":`...)
-			if err := a.skip(k); err != nil {
-				return err
-			}
-		} else {
-			v, err := a.cur[k.lo].next()
-			if err != nil {
-				return err
-			}
-			s, err := k.typ.text(v)
-			if err != nil {
-				a.fail(k, err)
-			}
-			a.out = ingest.AppendJSONString(a.out, s)
-			a.out = append(a.out, ':')
-		}
+		a.out = ingest.AppendJSONString(a.out, s)
+		a.out = append(a.out, ':')
 		return a.nullable(n.kids[1])
 	}
 	return a.nullable(n.kids[0])
+}
+
+// mapKey reads the key k of a map entry as text: "" when null (a JSON
+// member name cannot be null) or bad.
+func (a *assembler) mapKey(k *jnode) (string, error) {
+	if ok, err := a.present(k); !ok || err != nil {
+		return "", err
+	}
+	v, err := a.cur[k.lo].next()
+	if err != nil {
+		return "", err
+	}
+	s, err := k.typ.text(v)
+	if err != nil {
+		a.fail(k, err)
+	}
+	return s, nil
 }
 
 // nullable writes a node's value or null.

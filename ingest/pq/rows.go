@@ -34,6 +34,10 @@ type Rows struct {
 	row    int64
 	err    error
 	closed bool
+	// values mode (OpenValues): each row's column values
+	values bool
+	vopt   ValueOptions
+	vals   []any
 }
 
 // OpenRows opens the Parquet file held by r (size bytes) and plans the
@@ -105,6 +109,37 @@ func (rs *Rows) NumRows() int64 { return rs.file.NumRows() }
 // Next advances to the next row; false at the end of the file or when the
 // file turns out to be corrupt (see Err).
 func (rs *Rows) Next() (ok bool) {
+	if rs.values {
+		panic("pq: Next on rows opened by OpenValues (use NextValues)")
+	}
+	return rs.read(func() error {
+		_, err := rs.asm.row(rs.tree)
+		return err
+	})
+}
+
+// read advances to the next row and reads it with f; an error f returns,
+// or a decoder panic, ends the rows.
+func (rs *Rows) read(f func() error) (ok bool) {
+	if !rs.advance() {
+		return false
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			rs.fail(max(rs.row, 1), fmt.Errorf("decoder panic: %v", p))
+			ok = false
+		}
+	}()
+	if err := f(); err != nil {
+		rs.fail(rs.row, err)
+		return false
+	}
+	return true
+}
+
+// advance moves to the next row, opening the next row group when the
+// current one is done; false at the end or on an error (see Err).
+func (rs *Rows) advance() (ok bool) {
 	if rs.err != nil || rs.closed {
 		return false
 	}
@@ -139,10 +174,6 @@ func (rs *Rows) Next() (ok bool) {
 	}
 	rs.left--
 	rs.row++
-	if _, err := rs.asm.row(rs.tree); err != nil {
-		rs.fail(rs.row, err)
-		return false
-	}
 	return true
 }
 

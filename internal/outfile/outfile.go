@@ -130,6 +130,24 @@ func removeTemps() {
 	}
 }
 
+// Check says, before any work is done, whether Write could write path:
+// it refuses what Write would (a directory, a broken link chain) and a
+// path whose directory does not exist or takes no new file (tried by
+// creating a temporary file there and removing it). A special file is
+// opened by Write itself, so only resolved here.
+func Check(path string) error {
+	t, err := resolve(path)
+	if err != nil || t.special {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(t.path), "."+filepath.Base(t.path)+".check-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, UnwrapPath(err))
+	}
+	tmp.Close()
+	return os.Remove(tmp.Name())
+}
+
 // Write writes path (see the rules above): a regular file or a
 // new path through a temporary file and a rename, a special file directly.
 func Write(path string, fn func(w io.Writer) error) (err error) {

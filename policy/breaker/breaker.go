@@ -6,14 +6,18 @@
 package breaker
 
 import (
+	"github.com/killswitch/killswitch/analyze/breaker"
 	"github.com/killswitch/killswitch/policy"
 	"github.com/killswitch/killswitch/report"
 )
 
+// name is the policy's name on the command line.
+const name = "breaker"
+
 func init() {
 	all := []string{report.FormatTable, report.FormatMarkdown, report.FormatJSON, report.FormatCSV, report.FormatHTML}
 	policy.Register(&policy.Policy{
-		Name:          "breaker",
+		Name:          name,
 		Order:         10,
 		Help:          "the error-rate circuit breaker per tenant/agent/workflow",
 		Replay:        newReplay,
@@ -21,6 +25,14 @@ func init() {
 		Sweep:         newSweep,
 		SweepFormats:  all,
 		Check:         checker{},
+		Settings: &policy.SettingsPart{
+			Keys: []string{"breaker"}, AgentKeys: []string{"breaker"},
+			Example: `{"breaker": {"min_samples": 20}, "agents": {"a": {"breaker": {"min_samples": 5}}}}`,
+			Check: func(file string, data []byte, _ policy.SettingsKeys) error {
+				cfg := breaker.NewConfig()
+				return applySettingsData(&cfg, file, data, nil)
+			},
+		},
 		Conformance: &policy.Conformance{
 			Capture: "fixtures/breaker/outage.jsonl",
 			BadSettings: []policy.BadSetting{

@@ -159,8 +159,9 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 // Precedence: built-in defaults < the file's "breaker" < flags given on the
 // command line < the file's per-agent entries. Unknown keys, values of the
 // wrong type and out of range are errors naming file:line:column and the
-// key; a loop kill-switch "default" (or an agent's kill-switch keys) may
-// sit in the same file and is left to the loop policy.
+// key; the parts of other policies (policy.OtherSettings: the loop
+// detector's "default" and an agent's kill-switch keys, the gateway's
+// "gateway") may sit in the same file and are left to them.
 func applyBreakerSettings(cfg *breaker.Config, path string, flags *replayFlags) error {
 	if path == "" {
 		return nil
@@ -172,7 +173,8 @@ func applyBreakerSettings(cfg *breaker.Config, path string, flags *replayFlags) 
 	return applySettingsData(cfg, path, data, flags)
 }
 
-// applySettingsData is applyBreakerSettings on the file's content.
+// applySettingsData is applyBreakerSettings on the file's content; flags
+// nil only checks the file (the flags given do not matter then).
 func applySettingsData(cfg *breaker.Config, path string, data []byte, flags *replayFlags) error {
 	d, root, perr := jsontree.Parse(path, data, 8, "a settings file")
 	if perr != nil {
@@ -184,14 +186,15 @@ func applySettingsData(cfg *breaker.Config, path string, data []byte, flags *rep
 		patch breaker.Patch
 	}
 	var agents []agentPatch
-	for _, m := range d.Object(root, "", "breaker", "default", "agents") {
+	others := policy.OtherSettings(name)
+	for _, m := range d.Object(root, "", slices.Concat([]string{"breaker", policy.AgentsKey}, others.Top)...) {
 		switch m.Key {
 		case "breaker":
 			p := breaker.ParsePatch(d, m.Val, "breaker")
 			def = &p
-		case "agents":
+		case policy.AgentsKey:
 			for _, a := range d.Object(m.Val, "agents") {
-				for _, k := range d.Object(a.Val, "agents."+a.Key) {
+				for _, k := range d.Object(a.Val, "agents."+a.Key, slices.Concat([]string{"breaker"}, others.Agent)...) {
 					if k.Key == "breaker" {
 						agents = append(agents, agentPatch{a.Key, breaker.ParsePatch(d, k.Val, "agents."+a.Key+".breaker")})
 					}
@@ -202,7 +205,9 @@ func applySettingsData(cfg *breaker.Config, path string, data []byte, flags *rep
 	if err := d.Err(); err != nil {
 		return err
 	}
-	if def != nil {
+	if def != nil && flags == nil { // checking the file only
+		cfg.Default = def.Apply(breaker.DefaultRules)
+	} else if def != nil {
 		r := def.Apply(breaker.DefaultRules)
 		// Flags given on the command line win over the file's default.
 		fl := flags.fs

@@ -7,13 +7,17 @@
 package gateway
 
 import (
+	"github.com/killswitch/killswitch/analyze/gateway"
 	"github.com/killswitch/killswitch/policy"
 	"github.com/killswitch/killswitch/report"
 )
 
+// name is the policy's name on the command line.
+const name = "gateway"
+
 func init() {
 	policy.Register(&policy.Policy{
-		Name:   "gateway",
+		Name:   name,
 		Order:  20,
 		Help:   "tenant/key freezes and M22's guardrail pack",
 		Replay: newReplay,
@@ -23,6 +27,14 @@ func init() {
 		SweepFormats:       []string{report.FormatTable, report.FormatMarkdown, report.FormatJSON, report.FormatHTML},
 		SweepReadsSettings: true,
 		Check:              checker{},
+		Settings: &policy.SettingsPart{
+			Keys:    []string{"gateway"},
+			Example: `{"gateway": {"rpm": 50, "budgets": {"acme": 5000}}}`,
+			Check: func(file string, data []byte, others policy.SettingsKeys) error {
+				cfg := gateway.DefaultConfig(gateway.M22)
+				return cfg.ApplySettingsParts(file, data, others.Top, others.Agent)
+			},
+		},
 		Commands: []policy.Command{{Name: "verify", Args: "[flags] EXPORT...",
 			Summary: "decide a live gateway's exported proxy_calls again: each call verified, or how it differs",
 			Help:    verifySummary, Flags: newVerify}},

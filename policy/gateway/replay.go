@@ -123,5 +123,12 @@ func loadGatewaySettings(cfg *gateway.Config, path string) error {
 	if err != nil {
 		return err
 	}
-	return cfg.ApplySettingsFile(path, data)
+	return applySettingsData(cfg, path, data)
+}
+
+// applySettingsData overlays the settings file's content on cfg, the
+// other policies' parts left to them.
+func applySettingsData(cfg *gateway.Config, path string, data []byte) error {
+	others := policy.OtherSettings(name)
+	return cfg.ApplySettingsParts(path, data, others.Top, others.Agent)
 }

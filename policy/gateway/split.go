@@ -34,7 +34,7 @@ func (f *replayFlags) Split(settings string, data []byte) (policy.Splitter, erro
 	}
 	cfg := gateway.DefaultConfig(prof)
 	if settings != "" {
-		if err := cfg.ApplySettingsFile(settings, data); err != nil {
+		if err := applySettingsData(&cfg, settings, data); err != nil {
 			return nil, err
 		}
 	}

@@ -6,9 +6,13 @@
 package loop
 
 import (
+	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/policy"
 	"github.com/killswitch/killswitch/report"
 )
+
+// name is the policy's name on the command line.
+const name = "loop"
 
 func init() {
 	policy.Register(&policy.Policy{
@@ -21,6 +25,14 @@ func init() {
 		Sweep:        newSweep,
 		SweepFormats: []string{report.FormatTable, report.FormatJSON, report.FormatCSV, report.FormatMarkdown, report.FormatHTML},
 		Check:        checker{},
+		Settings: &policy.SettingsPart{
+			Keys: analyze.SettingsKeys, AgentKeys: analyze.AgentSettingsKeys,
+			Example: `{"default": {"threshold": 12}, "agents": {"a": {"window_size": 10}}}`,
+			Check: func(file string, data []byte, others policy.SettingsKeys) error {
+				_, err := analyze.ParseSettings(file, data, others.Top, others.Agent)
+				return err
+			},
+		},
 		Conformance: &policy.Conformance{
 			Capture: "fixtures/examples/day1.jsonl",
 			BadSettings: []policy.BadSetting{

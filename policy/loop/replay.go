@@ -67,7 +67,8 @@ func (f *replayFlags) config(settings string) (analyze.Config, error) {
 		if err != nil {
 			return cfg, err
 		}
-		if sf, err = analyze.ParseSettingsFile(settings, data); err != nil {
+		others := policy.OtherSettings(name)
+		if sf, err = analyze.ParseSettings(settings, data, others.Top, others.Agent); err != nil {
 			return cfg, err
 		}
 	}

@@ -32,6 +32,14 @@ func init() {
 		Help:          "a test-only per-agent request quota",
 		Replay:        newReplay,
 		ReplayFormats: []string{report.FormatTable, report.FormatMarkdown, report.FormatJSON, report.FormatJSONL, report.FormatCSV},
+		Settings: &policy.SettingsPart{
+			Keys:    []string{"quota"},
+			Example: `{"quota": {"max_per_minute": 7}}`,
+			Check: func(file string, data []byte, others policy.SettingsKeys) error {
+				var max int
+				return settingsData(file, data, others, &max)
+			},
+		},
 		Conformance: &policy.Conformance{
 			Capture: "fixtures/examples/day1.jsonl",
 			BadSettings: []policy.BadSetting{
@@ -127,16 +135,25 @@ func settings(path string, max *int) error {
 	if err != nil {
 		return err
 	}
-	return settingsData(path, data, max)
+	return settingsData(path, data, policy.OtherSettings("quota"), max)
 }
 
-// settingsData is settings on the file's content.
-func settingsData(path string, data []byte, max *int) error {
-	d, root, perr := jsontree.Parse(path, data, 4, "a settings file")
+// settingsData reads the quota's part of a settings file, the other
+// policies' keys (others) skipped; per-agent entries hold only theirs.
+func settingsData(path string, data []byte, others policy.SettingsKeys, max *int) error {
+	d, root, perr := jsontree.Parse(path, data, 8, "a settings file")
 	if perr != nil {
 		return perr
 	}
-	for _, m := range d.Object(root, "", "quota") {
+	for _, m := range d.Object(root, "", slices.Concat([]string{"quota", policy.AgentsKey}, others.Top)...) {
+		if m.Key == policy.AgentsKey {
+			for _, a := range d.Object(m.Val, m.Key) {
+				d.Object(a.Val, m.Key+"."+a.Key, append([]string{}, others.Agent...)...)
+			}
+		}
+		if m.Key != "quota" {
+			continue
+		}
 		for _, k := range d.Object(m.Val, "quota", "max_per_minute") {
 			kp := jsontree.Join("quota", k.Key)
 			if v, ok := d.Number(k.Val, kp); ok {
