@@ -188,7 +188,7 @@ func (c *Converter) tailMessage(m *fastjson.Value, t *Turn) {
 func (t *Turn) Offers(name string) bool {
 	found := false
 	elements(t.tools, skipWS(t.tools, 0), func(vs, ve int) bool {
-		found = found || toolName(t.tools, vs) == name
+		found = found || string(toolName(t.tools, vs)) == name
 		return !found
 	})
 	return found
