@@ -59,8 +59,8 @@ func (x *Extractor) Usage(rec *ingest.Record, f *Features) { x.response(rec, f, 
 // UsageOf is Usage for a response body the caller has already parsed: v
 // is fastjson's tree of the whole body.
 func (x *Extractor) UsageOf(v *fastjson.Value, f *Features) {
-	if resp, err := x.body.ResponseOf(v); err == nil && resp.HasUsage {
-		f.TokensIn, f.TokensOut, f.HasUsage = resp.TokensIn, resp.TokensOut, true
+	if in, out, ok := x.body.UsageOf(v); ok {
+		f.TokensIn, f.TokensOut, f.HasUsage = in, out, true
 	}
 }
 

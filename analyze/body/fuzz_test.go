@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/valyala/fastjson"
 )
 
 // addFixtureSeeds adds the named section of every fixture in testdata/dir.
@@ -156,6 +158,38 @@ func FuzzSSE(f *testing.F) {
 		}
 		if !reflect.DeepEqual(r1, r2) {
 			t.Fatalf("LF and CRLF differ:\n%+v\n%+v", r1, r2)
+		}
+	})
+}
+
+// FuzzUsageOf: the usage UsageOf reads from a parsed body is the usage
+// ResponseOf reports for it, whatever the body.
+func FuzzUsageOf(f *testing.F) {
+	addFixtureSeeds(f, "response", "response")
+	for _, s := range []string{
+		`{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}`,
+		`{"choices":[{"delta":{}}],"usage":{"prompt_tokens":3}}`,
+		`{"type":"message","content":[],"usage":{"input_tokens":1,"cache_read_input_tokens":2,"output_tokens":3}}`,
+		`{"role":"assistant","content":"x","usage":{"input_tokens":1.5e3}}`,
+		`{"object":"response","usage":{"input_tokens":1,"output_tokens":2}}`,
+		`{"error":{"message":"x"},"choices":[],"usage":{"prompt_tokens":3}}`,
+		`{"candidates":[],"usageMetadata":{"promptTokenCount":7}}`,
+		`{"usage":{"prompt_tokens":3}}`, `[{"choices":[{"delta":{}}],"usage":{"prompt_tokens":3}}]`, `"x"`,
+	} {
+		f.Add([]byte(s))
+	}
+	var p, q Parser
+	var fp fastjson.Parser
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := fp.ParseBytes(b)
+		if err != nil {
+			return
+		}
+		in, out, has := p.UsageOf(v)
+		r, err := q.ResponseOf(v)
+		want := err == nil && r.HasUsage
+		if has != want || has && (in != r.TokensIn || out != r.TokensOut) {
+			t.Fatalf("UsageOf: %d, %d, %v; ResponseOf: %d, %d, %v (%v)", in, out, has, r.TokensIn, r.TokensOut, r.HasUsage, err)
 		}
 	})
 }

@@ -54,6 +54,34 @@ func (p *Parser) ResponseOf(v *fastjson.Value) (Response, error) {
 	return p.responseTree(v)
 }
 
+// UsageOf returns the token usage ResponseOf(v) reports (has: it
+// reports one), reading only the usage object where the body is one
+// completion: an OpenAI chat or legacy completion, a Responses object or
+// an Anthropic message, whose text and tool calls do not change it. Any
+// other body is read by ResponseOf.
+func (p *Parser) UsageOf(v *fastjson.Value) (in, out int64, has bool) {
+	if v.Type() == fastjson.TypeObject && !isError(v) && !v.Exists("choices", "0", "delta") &&
+		!v.Exists("candidates") && !v.Exists("usageMetadata") && !v.Exists("promptFeedback") {
+		var u usage
+		switch {
+		case v.Exists("choices"):
+			u.readOpenAI(v.Get("usage"))
+		case v.Exists("output") || string(v.GetStringBytes("object")) == "response":
+			u.readResponses(v.Get("usage"))
+		case string(v.GetStringBytes("type")) == "message" ||
+			(v.Exists("content") && string(v.GetStringBytes("role")) == "assistant"):
+			u.readAnthropic(v.Get("usage"))
+		default:
+			return 0, 0, false // not a response body ResponseOf knows
+		}
+		var r Response
+		u.set(&r)
+		return r.TokensIn, r.TokensOut, r.HasUsage
+	}
+	r, err := p.ResponseOf(v)
+	return r.TokensIn, r.TokensOut, err == nil && r.HasUsage
+}
+
 // responseTree is parseResponseTree on the parsed tree v.
 func (p *Parser) responseTree(v *fastjson.Value) (Response, error) {
 	switch v.Type() {

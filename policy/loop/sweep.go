@@ -50,11 +50,9 @@ func (f *sweepFlags) Sweep(e *policy.Env, o *policy.SweepOptions) error {
 	if err != nil {
 		return err
 	}
-	cfgs := make([]sweep.Config, len(profiles))
-	for i, p := range profiles {
-		if cfgs[i], err = f.config(p, o); err != nil {
-			return err
-		}
+	cfgs, err := f.configs(profiles, o)
+	if err != nil {
+		return err
 	}
 	spill, spillFile, err := f.spill.spill(e)
 	if err != nil {
@@ -156,7 +154,29 @@ func writeSweep(e *policy.Env, o *policy.SweepOptions, res *sweep.Result) error 
 	})
 }
 
-// config builds the sweep configuration of profile p from the flags.
+// configs builds the sweep configuration of each profile from the flags.
+// The labels file is read once, after the first profile's settings are
+// checked, and shared (Labels is read-only).
+func (f *sweepFlags) configs(profiles []*analyze.Profile, o *policy.SweepOptions) ([]sweep.Config, error) {
+	cfgs := make([]sweep.Config, len(profiles))
+	var labels *sweep.Labels
+	for i, p := range profiles {
+		var err error
+		if cfgs[i], err = f.config(p, o); err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			if labels, err = f.readLabels(); err != nil {
+				return nil, err
+			}
+		}
+		cfgs[i].Labels = labels
+	}
+	return cfgs, nil
+}
+
+// config builds the sweep configuration of profile p from the flags
+// (without its labels).
 func (f *sweepFlags) config(p *analyze.Profile, o *policy.SweepOptions) (sweep.Config, error) {
 	cfg := sweep.Config{Profile: p, MaxFalsePositives: o.MaxFP, LateAfter: f.late, RetryAfter: f.retryAfter,
 		ReactivateAfter: f.reactivateAfter, Series: o.Format == report.FormatHTML}
@@ -193,16 +213,20 @@ func (f *sweepFlags) config(p *analyze.Profile, o *policy.SweepOptions) (sweep.C
 	case f.reactivateAfter < 0 || f.retryAfter < 0:
 		return cfg, fmt.Errorf("durations must not be negative")
 	}
-	if f.labels != "" {
-		data, err := os.ReadFile(f.labels)
-		if err != nil {
-			return cfg, err
-		}
-		if cfg.Labels, err = sweep.ParseLabels(f.labels, data); err != nil {
-			return cfg, err
-		}
-	}
 	return cfg, nil
+}
+
+// readLabels reads the --labels file, once for every profile swept (nil
+// without one).
+func (f *sweepFlags) readLabels() (*sweep.Labels, error) {
+	if f.labels == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(f.labels)
+	if err != nil {
+		return nil, err
+	}
+	return sweep.ParseLabels(f.labels, data)
 }
 
 // collect reads the captures once and collects, from that one read, the

@@ -72,7 +72,12 @@ type Converter struct {
 	// out (PromptTexts, Result.Text): for a peer that reads only how many
 	// there are.
 	NoTailText bool
-	req, resp  fastjson.Parser
+	// Prompt, when set, is handed each new prompt's text (text parts
+	// joined with "\n") instead of PromptTexts keeping a copy: the bytes
+	// are the parser's, valid during the call only.
+	Prompt    func(text []byte)
+	req, resp fastjson.Parser
+	pbuf      []byte // Prompt's text of parts
 	// tree is the last response body's tree when it parsed as a JSON
 	// object as it stands (nil otherwise): Features reads its usage.
 	tree *fastjson.Value
@@ -188,7 +193,7 @@ func (c *Converter) tailMessage(m *fastjson.Value, t *Turn) {
 func (t *Turn) Offers(name string) bool {
 	found := false
 	elements(t.tools, skipWS(t.tools, 0), func(vs, ve int) bool {
-		found = found || toolName(t.tools, vs) == name
+		found = found || string(toolName(t.tools, vs)) == name
 		return !found
 	})
 	return found
@@ -208,7 +213,11 @@ func (c *Converter) userMessage(m *fastjson.Value, t *Turn) {
 	}
 	if !results {
 		t.Prompts++
-		if !c.NoTailText {
+		switch {
+		case c.Prompt != nil:
+			c.pbuf = c.appendText(c.pbuf[:0], m.Get("content"), "\n")
+			c.Prompt(c.pbuf)
+		case !c.NoTailText:
 			t.PromptTexts = append(t.PromptTexts, c.text(m.Get("content"), "\n"))
 		}
 	}
@@ -225,14 +234,21 @@ func (c *Converter) tailText(v *fastjson.Value) string {
 // text returns a content value's text: a string, or the text of its parts
 // joined with sep.
 func (c *Converter) text(v *fastjson.Value, sep string) string {
+	if v != nil && v.Type() == fastjson.TypeString {
+		return string(v.GetStringBytes())
+	}
+	return string(c.appendText(nil, v, sep))
+}
+
+// appendText appends text's result to dst.
+func (c *Converter) appendText(dst []byte, v *fastjson.Value, sep string) []byte {
 	if v == nil {
-		return ""
+		return dst
 	}
 	switch v.Type() {
 	case fastjson.TypeString:
-		return string(v.GetStringBytes())
+		return append(dst, v.GetStringBytes()...)
 	case fastjson.TypeArray:
-		var sb strings.Builder
 		n := 0
 		for _, p := range v.GetArray() {
 			var s []byte
@@ -245,14 +261,13 @@ func (c *Converter) text(v *fastjson.Value, sep string) string {
 				continue
 			}
 			if n > 0 {
-				sb.WriteString(sep)
+				dst = append(dst, sep...)
 			}
-			sb.Write(s)
+			dst = append(dst, s...)
 			n++
 		}
-		return sb.String()
 	}
-	return ""
+	return dst
 }
 
 // Response reads a response body (of a call that succeeded) into t: its

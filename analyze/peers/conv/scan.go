@@ -237,21 +237,22 @@ func scanMessage(b []byte, vs int, tail *[][2]int, fresh *bool) int {
 }
 
 // toolName returns the name of the tool definition at b[vs:ve]
-// (function.name, or name), "" when it has none it can read.
-func toolName(b []byte, vs int) string {
-	var name string
+// (function.name, or name), pointing into b; empty when it has none it
+// can read.
+func toolName(b []byte, vs int) []byte {
+	var name []byte
 	members(b, vs, func(key []byte, fs, fe int) bool {
 		switch string(key) {
 		case "function":
 			members(b, fs, func(k []byte, ns, ne int) bool {
 				if string(k) == "name" && b[ns] == '"' && bytes.IndexByte(b[ns:ne], '\\') < 0 {
-					name = string(b[ns+1 : ne-1])
+					name = b[ns+1 : ne-1]
 				}
 				return true
 			})
 		case "name":
-			if name == "" && b[fs] == '"' && bytes.IndexByte(b[fs:fe], '\\') < 0 {
-				name = string(b[fs+1 : fe-1])
+			if len(name) == 0 && b[fs] == '"' && bytes.IndexByte(b[fs:fe], '\\') < 0 {
+				name = b[fs+1 : fe-1]
 			}
 		}
 		return true

@@ -40,6 +40,7 @@ type step struct {
 	newPrompt bool
 	failed    bool
 	text      string // the response text, fed one line per content event
+	noChant   bool   // no chunk of text can occur 10 times (repeatFinder.CannotChant)
 	calls     []call
 }
 
@@ -53,6 +54,7 @@ type call struct {
 type extractor struct {
 	conv conv.Converter
 	buf  []byte
+	rep  repeatFinder
 }
 
 // state is the profile's converter state in x; the profile reads no
@@ -70,6 +72,7 @@ func extract(x *analyze.Extractor, rec *ingest.Record) analyze.Features {
 		return f
 	}
 	st := &step{newPrompt: t.Prompts > 0, failed: t.Failed, text: t.Text}
+	st.noChant = t.Text != "" && e.rep.CannotChant(t.Text)
 	for _, c := range t.Calls {
 		st.calls = append(st.calls, e.key(c))
 	}
@@ -112,7 +115,6 @@ func argsString(c conv.Call) string {
 type detector struct {
 	s     Service
 	steps []*step
-	u     []uint16
 }
 
 func (d *detector) Score(f *analyze.Features) analyze.Score {
@@ -136,17 +138,8 @@ func (d *detector) run(st *step) analyze.Score {
 	if st.failed {
 		return analyze.Score{}
 	}
-	var r Result
 	// Content first, one line per event, then the tool calls (turn.js).
-	for rest := st.text; rest != "" && r.Count == 0; {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line = rest[:i+1]
-		}
-		rest = rest[len(line):]
-		d.u = UTF16(d.u[:0], line)
-		r = sv.AddContent(d.u)
-	}
+	r := sv.AddText(st.text, st.noChant)
 	for i := 0; i < len(st.calls) && r.Count == 0; i++ {
 		r = sv.AddToolCall(st.calls[i].key, st.calls[i].name)
 	}

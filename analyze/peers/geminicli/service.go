@@ -16,6 +16,7 @@ package geminicli
 
 import (
 	"crypto/sha256"
+	"strings"
 	"unicode/utf16"
 )
 
@@ -82,6 +83,14 @@ type Service struct {
 	count           int  // detectedCount
 	lastType        LoopType
 	lastCyc         int
+	// pending is text whose content events were fed to an empty content
+	// history, not yet run: no chunk of it can occur 10 times (AddText),
+	// so they could not detect, and the history they leave is built only
+	// when a later content event reads it. pendingCode is inCode before
+	// them.
+	pending     string
+	pendingCode bool
+	u           []uint16 // AddText's line in UTF-16
 
 	// Turns counts turnStarted calls since the last reset.
 	Turns int
@@ -91,7 +100,7 @@ type Service struct {
 func (s *Service) Reset() {
 	stats := s.stats
 	stats.reset()
-	*s = Service{content: s.content[:0], detail: s.detail[:0], stats: stats}
+	*s = Service{content: s.content[:0], detail: s.detail[:0], stats: stats, u: s.u}
 }
 
 // ClearDetection lets a recovery turn proceed; the count is kept, so the
@@ -130,10 +139,59 @@ func (s *Service) AddContent(u []uint16) Result {
 	if s.detected {
 		return s.result()
 	}
+	s.materialize()
 	if s.checkContent(u) {
 		return s.detect(LoopContent, 0)
 	}
 	return Result{}
+}
+
+// AddText is addAndCheck of text's content events, one a line (up to and
+// including each "\n"), until one detects a loop: the result of the last
+// one fed. noChant says no chunk of text can occur 10 times
+// (repeatFinder.CannotChant): fed to an empty content history, its events
+// cannot detect, so they are kept pending, and only the code-block state
+// its fences leave is taken now (an odd count of "```" flips it, as the
+// lines' own counts do).
+func (s *Service) AddText(text string, noChant bool) Result {
+	if s.detected {
+		return s.result()
+	}
+	if noChant && text != "" && len(s.content) == 0 && s.pending == "" {
+		s.pending, s.pendingCode = text, s.inCode
+		if strings.Count(text, "```")%2 == 1 {
+			s.inCode = !s.inCode
+		}
+		return Result{}
+	}
+	s.materialize()
+	return s.addLines(text)
+}
+
+func (s *Service) addLines(text string) Result {
+	var r Result
+	for rest := text; rest != "" && r.Count == 0; {
+		line := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i+1]
+		}
+		rest = rest[len(line):]
+		s.u = UTF16(s.u[:0], line)
+		r = s.AddContent(s.u)
+	}
+	return r
+}
+
+// materialize runs the pending text's content events, as AddText would
+// have run them (none detects).
+func (s *Service) materialize() {
+	if s.pending == "" {
+		return
+	}
+	text := s.pending
+	s.pending = ""
+	s.inCode = s.pendingCode
+	s.addLines(text)
 }
 
 func (s *Service) detect(t LoopType, cycle int) Result {
@@ -187,6 +245,7 @@ func (s *Service) CycleNames() []string {
 }
 
 func (s *Service) resetContent() {
+	s.pending = ""
 	s.content = s.content[:0]
 	s.rolled = false
 	s.off = 0

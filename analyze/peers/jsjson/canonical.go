@@ -1,6 +1,9 @@
 package jsjson
 
-import "unicode/utf8"
+import (
+	"iter"
+	"unicode/utf8"
+)
 
 // Canonical reports that text is an object that Stringify would write back
 // unchanged in order o: Stringify(text, o).Out == text, and the value is not
@@ -197,4 +200,60 @@ func (c *canon) number() bool {
 	}
 	c.i = i
 	return true
+}
+
+// Members yields the members of text, an object Canonical vouched for (in
+// any order), in order: each key quoted as text writes it, and its value's
+// text. Nothing is parsed: canonical text has no white space, so strings
+// are skipped to their closing quote and brackets counted.
+func Members(text string) iter.Seq2[string, string] {
+	return func(yield func(key, value string) bool) {
+		for i := 1; i < len(text)-1; {
+			ke := stringEnd(text, i)
+			ve := valueEnd(text, ke+1) // past the colon
+			if !yield(text[i:ke], text[ke+1:ve]) {
+				return
+			}
+			i = ve + 1 // past the comma, or the closing brace
+		}
+	}
+}
+
+// stringEnd returns the end of the string that starts at i in canonical
+// text, past its closing quote.
+func stringEnd(s string, i int) int {
+	for i++; s[i] != '"'; i++ {
+		if s[i] == '\\' {
+			i++
+		}
+	}
+	return i + 1
+}
+
+// valueEnd returns the end of the value that starts at i in canonical
+// text.
+func valueEnd(s string, i int) int {
+	switch s[i] {
+	case '"':
+		return stringEnd(s, i)
+	case '{', '[':
+		depth := 0
+		for j := i; ; j++ {
+			switch s[j] {
+			case '"':
+				j = stringEnd(s, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+	}
+	j := i
+	for s[j] != ',' && s[j] != '}' && s[j] != ']' {
+		j++
+	}
+	return j
 }

@@ -44,6 +44,33 @@ func NewParams(tool, args string) Params {
 	if jsjson.Trim(args) == "" {
 		args = "{}"
 	}
+	if jsjson.Canonical(args, jsjson.Sorted) {
+		if p, ok := canonicalParams(tool, args); ok {
+			return p
+		}
+	}
+	return parsedParams(tool, args)
+}
+
+// canonicalParams is NewParams of arguments stableStringify writes back
+// unchanged (jsjson.Canonical in Sorted order): the key is the text as it
+// stands, and an action string is read between its quotes; ok is false
+// for an action with an escape (parsedParams decodes it).
+func canonicalParams(tool, args string) (p Params, ok bool) {
+	p.Key = ArgsKey{Tool: tool, Args: sha256.Sum256([]byte(args))}
+	for k, v := range jsjson.Members(args) {
+		if k == `"action"` && v[0] == '"' {
+			if strings.IndexByte(v, '\\') >= 0 {
+				return p, false
+			}
+			p.Action, p.HasAction = v[1:len(v)-1], true
+		}
+	}
+	return p, true
+}
+
+// parsedParams is NewParams of any arguments text: parsed, then written.
+func parsedParams(tool, args string) Params {
 	var p Params
 	v, ok := jsjson.Stringify(args, jsjson.Sorted)
 	text := v.Out

@@ -101,6 +101,11 @@ func (d *detector) Score(f *analyze.Features) analyze.Score {
 		return analyze.Score{}
 	}
 	ss := d.Begin()
+	if d.bufs[d.flip] == nil {
+		// Room for a full history and the call that trims it, so that
+		// it never grows (RecordCall and RecordOutcome trim each time).
+		d.bufs[d.flip] = make([]Call, 0, HistorySize+1)
+	}
 	ss.s.History = append(d.bufs[d.flip][:0], d.Cur.s.History...)
 	defer func() { d.bufs[d.flip] = ss.s.History[:0] }()
 	ss.outcomes(st.results)
@@ -156,6 +161,9 @@ func (ss *session) outcomes(results []conv.Result) {
 // detection blocks the whole batch (the calls with its key are recorded
 // as vetoed), else every call joins the history.
 func (d *detector) admit(ss *session, calls []call) analyze.Score {
+	if d.proj == nil {
+		d.proj = make([]Call, 0, HistorySize+8)
+	}
 	projected := append(d.proj[:0], ss.s.History...)
 	defer func() { d.proj = projected[:0] }()
 	for _, c := range calls {

@@ -38,26 +38,44 @@ func F(v any) string {
 // apart. Only equality is asked of it: events whose fields differ get the
 // same hash with a chance of about 2⁻¹²⁸ per pair.
 func fieldHash(tag byte, fields []string) [16]byte {
-	h1, h2 := uint64(0x243f6a8885a308d3)^uint64(tag), uint64(0x13198a2e03707344)^uint64(tag)<<8
-	mix := func(w uint64) {
-		h1 = (h1^w)*0x9e3779b97f4a7c15 ^ (h1 >> 29)
-		h2 = (h2^w^(w>>31))*0xbf58476d1ce4e5b9 ^ (h2 >> 32)
-	}
+	h := newHasher(tag)
 	for _, f := range fields {
-		mix(uint64(len(f)))
-		n := len(f)
-		k := 0
-		for ; k+8 <= n; k += 8 {
-			mix(uint64(f[k]) | uint64(f[k+1])<<8 | uint64(f[k+2])<<16 | uint64(f[k+3])<<24 |
-				uint64(f[k+4])<<32 | uint64(f[k+5])<<40 | uint64(f[k+6])<<48 | uint64(f[k+7])<<56)
-		}
-		var w uint64
-		for s := 0; k < n; k, s = k+1, s+8 {
-			w |= uint64(f[k]) << s
-		}
-		mix(w)
+		addField(&h, f)
 	}
-	x1, x2 := fmix(h1), fmix(h2^h1)
+	return h.sum()
+}
+
+// hasher is fieldHash's state, for fields given one at a time (as bytes
+// or strings: the same bytes hash the same).
+type hasher struct{ h1, h2 uint64 }
+
+func newHasher(tag byte) hasher {
+	return hasher{uint64(0x243f6a8885a308d3) ^ uint64(tag), uint64(0x13198a2e03707344) ^ uint64(tag)<<8}
+}
+
+func (h *hasher) mix(w uint64) {
+	h.h1 = (h.h1^w)*0x9e3779b97f4a7c15 ^ (h.h1 >> 29)
+	h.h2 = (h.h2^w^(w>>31))*0xbf58476d1ce4e5b9 ^ (h.h2 >> 32)
+}
+
+// addField adds one field, length-prefixed.
+func addField[T string | []byte](h *hasher, f T) {
+	h.mix(uint64(len(f)))
+	n := len(f)
+	k := 0
+	for ; k+8 <= n; k += 8 {
+		h.mix(uint64(f[k]) | uint64(f[k+1])<<8 | uint64(f[k+2])<<16 | uint64(f[k+3])<<24 |
+			uint64(f[k+4])<<32 | uint64(f[k+5])<<40 | uint64(f[k+6])<<48 | uint64(f[k+7])<<56)
+	}
+	var w uint64
+	for s := 0; k < n; k, s = k+1, s+8 {
+		w |= uint64(f[k]) << s
+	}
+	h.mix(w)
+}
+
+func (h *hasher) sum() [16]byte {
+	x1, x2 := fmix(h.h1), fmix(h.h2^h.h1)
 	var out [16]byte
 	for b := 0; b < 8; b++ {
 		out[b], out[8+b] = byte(x1>>(8*b)), byte(x2>>(8*b))

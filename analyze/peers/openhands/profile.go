@@ -1,6 +1,7 @@
 package openhands
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,7 +51,7 @@ func init() {
 // step is what the detector needs of one record (Features.Ext).
 type step struct {
 	results []result
-	prompts []string
+	prompts []prompt
 	failed  bool
 	// condensation: the call failed on its context window (one of
 	// _step's strings in the body).
@@ -59,9 +60,39 @@ type step struct {
 	errObs       *Event
 }
 
-type extractor struct{ conv conv.Converter }
+// prompt is a new user prompt's events: its message and the recall it
+// triggers, the first one (workspace_context) or a later one (knowledge).
+// They are made while the record is extracted, from the parser's bytes,
+// so that the prompt's text is never copied.
+type prompt struct{ msg, firstRecall, recall Event }
 
-func state(x *analyze.Extractor) *extractor { return conv.State[extractor](x) }
+func newPrompt(p []byte) prompt {
+	msg := newHasher(byte(MessageAction))
+	addField(&msg, p)
+	addField(&msg, F(false))
+	recall := func(kind string) Event {
+		h := newHasher(byte(RecallAction))
+		addField(&h, kind)
+		addField(&h, p)
+		addField(&h, "")
+		return Event{Kind: RecallAction, Source: SourceUser, Label: "recall", eq: h.sum()}
+	}
+	return prompt{msg: Event{Kind: MessageAction, Source: SourceUser, Label: "message", eq: msg.sum()},
+		firstRecall: recall("workspace_context"), recall: recall("knowledge")}
+}
+
+type extractor struct {
+	conv    conv.Converter
+	prompts []prompt // the record's, as conv hands them over
+}
+
+func state(x *analyze.Extractor) *extractor {
+	e := conv.State[extractor](x)
+	if e.conv.Prompt == nil {
+		e.conv.Prompt = func(p []byte) { e.prompts = append(e.prompts, newPrompt(p)) }
+	}
+	return e
+}
 
 // contextWindowErrors are the strings _step takes for a context-window
 // error (compared lower-cased).
@@ -70,11 +101,13 @@ var contextWindowErrors = []string{"contextwindowexceedederror", "prompt is too 
 	"the request exceeds the available context size", "context length exceeded"}
 
 func extract(x *analyze.Extractor, rec *ingest.Record) analyze.Features {
-	t, f, ok := state(x).conv.Features(x, rec)
+	e := state(x)
+	e.prompts = e.prompts[:0]
+	t, f, ok := e.conv.Features(x, rec)
 	if !ok {
 		return f
 	}
-	st := &step{prompts: t.PromptTexts, failed: t.Failed}
+	st := &step{prompts: slices.Clone(e.prompts), failed: t.Failed}
 	for _, r := range t.Results {
 		st.results = append(st.results, newResult(r))
 	}
@@ -148,13 +181,13 @@ func (d *detector) Score(f *analyze.Features) analyze.Score {
 	// 2. New user prompts: the message, the recall it triggers, and a
 	// null observation (filtered out).
 	for _, p := range st.prompts {
-		d.add(Message(SourceUser, p, false))
-		recall := "knowledge"
+		d.add(p.msg)       // Message(SourceUser, text, false)
+		recall := p.recall // RecallAction("knowledge", text, "")
 		if !d.h.spoken {
-			recall = "workspace_context"
+			recall = p.firstRecall // RecallAction("workspace_context", text, "")
 		}
 		d.h.spoken = true
-		d.add(NewEvent(RecallAction, SourceUser, "recall", recall, p, ""))
+		d.add(recall)
 	}
 	// 3. The step that makes this call.
 	if an, stuck := Check(d.h.events); stuck {
@@ -226,7 +259,7 @@ func (d *detector) Clear()     { d.h = history{spoken: d.h.spoken} }
 func fingerprint(x *analyze.Extractor, in []byte, asResponse bool) (analyze.Fingerprint, error) {
 	return state(x).conv.Fingerprint(in, asResponse, "OpenHands compares events, not prompts", func(t *conv.Turn) [][2]string {
 		if !asResponse {
-			return [][2]string{{"user messages", strconv.Itoa(len(t.PromptTexts))}, {"tool results", strconv.Itoa(len(t.Results))}}
+			return [][2]string{{"user messages", strconv.Itoa(t.Prompts)}, {"tool results", strconv.Itoa(len(t.Results))}}
 		}
 		acts, errEv := responseToActions(t)
 		var out [][2]string

@@ -29,6 +29,15 @@ func Serialize(name, args string) (string, bool) {
 	if args == "" {
 		args = "{}" // parseToolCall: arguments === "" ? {} : JSON.parse(arguments)
 	}
+	if jsjson.Canonical(args, jsjson.Sorted) {
+		return serializeCanonical(name, args), true
+	}
+	return serializeParsed(name, args)
+}
+
+// serializeParsed is Serialize of any arguments text: parsed, then
+// written in both orders.
+func serializeParsed(name, args string) (string, bool) {
 	prop, ok := jsjson.Stringify(args, jsjson.PropertyOrder)
 	if !ok || prop.Kind == 'n' {
 		return "", false // JSON.parse throws, or Object.entries(null) does
@@ -86,4 +95,39 @@ func Serialize(name, args string) (string, bool) {
 	}
 	sb.WriteString("}}")
 	return sb.String(), true
+}
+
+// serializeCanonical is Serialize of arguments that both stringifies
+// write back unchanged (jsjson.Canonical in Sorted order, which implies
+// PropertyOrder's: no key is an array index): an object whose keys, at
+// every depth, are in sorted order, so that nativeArgs is args itself and
+// params are its members as they stand, already in order (Canonical's
+// sorted keys are ASCII, so byte order is UTF-16's), each key quoted as in
+// args and each value a string as it is, anything else quoted.
+func serializeCanonical(name, args string) string {
+	var sb strings.Builder
+	sb.Grow(len(name) + 2*len(args) + 40)
+	sb.WriteString(`{"name":`)
+	sb.WriteString(jsjson.QuoteString(name))
+	if args != "{}" {
+		sb.WriteString(`,"nativeArgs":`)
+		sb.WriteString(args)
+	}
+	sb.WriteString(`,"params":{`)
+	first := true
+	for k, v := range jsjson.Members(args) {
+		if !first {
+			sb.WriteByte(',')
+		}
+		first = false
+		sb.WriteString(k)
+		sb.WriteByte(':')
+		if v[0] == '"' {
+			sb.WriteString(v)
+		} else {
+			sb.WriteString(jsjson.QuoteString(v))
+		}
+	}
+	sb.WriteString("}}")
+	return sb.String()
 }
