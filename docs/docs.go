@@ -31,7 +31,7 @@ var Topics = []Topic{
 	{Name: "policies", File: "policies.md", Summary: "the three kill switches: what each decides and the state it writes"},
 	{Name: "profiles", Aliases: []string{"loop"}, File: "loop.md", Summary: "the loop detector: settings, the spec, agentgazer and progress profiles, state writes"},
 	{Name: "progress", File: "progress.md", Summary: "the progress loop profile: its rules and how it does on real trajectories"},
-	{Name: "peers", Aliases: []string{"gemini-cli", "openhands"}, File: "peers.md", Summary: "the agent frameworks' loop detectors as profiles: gemini-cli, openhands"},
+	{Name: "peers", Aliases: []string{"gemini-cli", "openhands", "roo", "cline", "openclaw"}, File: "peers.md", Summary: "the agent frameworks' loop detectors as profiles: gemini-cli, openhands, roo, cline, openclaw"},
 	{Name: "breaker", File: "breaker.md", Summary: "the error-rate circuit breaker (--policy breaker)"},
 	{Name: "gateway", Aliases: []string{"verify"}, File: "gateway.md", Summary: "the gateway policy (--policy gateway) and killswitch verify"},
 	{Name: "formats", Aliases: []string{"input"}, File: "formats.md", Summary: "the capture record, control records and every input format"},
