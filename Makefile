@@ -118,8 +118,11 @@ beam:
 	cd cmd/killswitch-beam && $(GO) build -o ../../bin/killswitch-beam .
 
 # Its tests: the pipeline on the in-process Prism runner against analyze.Replay.
+# The Beam SDK's loopback runner leaves an empty file in TMPDIR per
+# pipeline run: the tests get a TMPDIR of their own, removed after.
 test-beam:
-	cd cmd/killswitch-beam && $(GO) vet . && $(GO) test .
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	  cd cmd/killswitch-beam && $(GO) vet . && TMPDIR=$$tmp $(GO) test .
 
 clean:
 	rm -rf bin

@@ -57,7 +57,19 @@ func init() {
 func main() {
 	flag.Parse()
 	beam.Init() // on a worker, this runs the worker and never returns
-	if err := run(context.Background()); err != nil {
+	// The Beam SDK's loopback runner leaves an empty beamloopbackworker-*
+	// file in the temporary directory at every run (runnerlib never
+	// removes it): the run gets a temporary directory of its own,
+	// removed when it ends.
+	tmp, err := os.MkdirTemp("", "killswitch-beam-")
+	if err == nil {
+		os.Setenv("TMPDIR", tmp)
+	}
+	err = run(context.Background())
+	if tmp != "" {
+		os.RemoveAll(tmp)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "killswitch-beam:", err)
 		os.Exit(2)
 	}
