@@ -60,21 +60,7 @@ type Pos struct {
 
 // String renders the position the way error messages and reports show it.
 func (p Pos) String() string {
-	var s string
-	switch p.Kind {
-	case PosLine:
-		s = p.File + ":" + strconv.FormatInt(p.N, 10)
-	case PosRow:
-		s = p.File + ":row " + strconv.FormatInt(p.N, 10)
-	case PosEntry:
-		s = p.File + ":entries[" + strconv.FormatInt(p.N, 10) + "]"
-	case PosPath:
-		return p.File + ":" + p.Path
-	}
-	if p.Path != "" {
-		s += ":" + p.Path
-	}
-	return s
+	return string(p.appendTo(nil, func(b []byte, s string) []byte { return append(b, s...) }))
 }
 
 // AppendJSONEscaped appends the position as String renders it, escaped
@@ -82,23 +68,22 @@ func (p Pos) String() string {
 // the string: the separators and numbers need no escaping, and escaping
 // the file and path apart gives the same bytes (an ASCII separator never
 // continues a UTF-8 sequence).
-func (p Pos) AppendJSONEscaped(b []byte) []byte {
-	if p.Kind > PosPath {
-		return AppendJSONEscaped(b, p.String())
-	}
-	b = AppendJSONEscaped(b, p.File)
+func (p Pos) AppendJSONEscaped(b []byte) []byte { return p.appendTo(b, AppendJSONEscaped[string]) }
+
+// appendTo appends the position to b, its file name and path through str.
+func (p Pos) appendTo(b []byte, str func([]byte, string) []byte) []byte {
 	switch p.Kind {
 	case PosLine:
-		b = strconv.AppendInt(append(b, ':'), p.N, 10)
+		b = strconv.AppendInt(append(str(b, p.File), ':'), p.N, 10)
 	case PosRow:
-		b = strconv.AppendInt(append(b, ":row "...), p.N, 10)
+		b = strconv.AppendInt(append(str(b, p.File), ":row "...), p.N, 10)
 	case PosEntry:
-		b = append(strconv.AppendInt(append(b, ":entries["...), p.N, 10), ']')
+		b = append(strconv.AppendInt(append(str(b, p.File), ":entries["...), p.N, 10), ']')
 	case PosPath:
-		return AppendJSONEscaped(append(b, ':'), p.Path)
+		return str(append(str(b, p.File), ':'), p.Path)
 	}
 	if p.Path != "" {
-		b = AppendJSONEscaped(append(b, ':'), p.Path)
+		b = str(append(b, ':'), p.Path)
 	}
 	return b
 }

@@ -23,10 +23,10 @@ type SettingsPart struct {
 	// Example is a settings document of this part alone, valid: the
 	// conformance suite joins every policy's into one file.
 	Example string
-	// Check checks the policy's part of data (the file named file),
-	// skipping the keys others lists; its errors name file:line:column
-	// and the key.
-	Check func(file string, data []byte, others SettingsKeys) error
+	// Check checks the policy's part of data (the file named file) as its
+	// replay reads it, skipping the other policies' keys (OtherSettings);
+	// its errors name file:line:column and the key.
+	Check func(file string, data []byte) error
 }
 
 // SettingsKeys are the keys of a settings file: top-level ones and those
@@ -81,7 +81,7 @@ func CheckSettingsFile(path string) error {
 		if p.Settings == nil || p.Settings.Check == nil {
 			continue
 		}
-		err := p.Settings.Check(path, data, OtherSettings(p.Name))
+		err := p.Settings.Check(path, data)
 		var l jsontree.ErrorList
 		var e *jsontree.Error
 		switch {

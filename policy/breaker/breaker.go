@@ -28,7 +28,7 @@ func init() {
 		Settings: &policy.SettingsPart{
 			Keys: []string{"breaker"}, AgentKeys: []string{"breaker"},
 			Example: `{"breaker": {"min_samples": 20}, "agents": {"a": {"breaker": {"min_samples": 5}}}}`,
-			Check: func(file string, data []byte, _ policy.SettingsKeys) error {
+			Check: func(file string, data []byte) error {
 				cfg := breaker.NewConfig()
 				return applySettingsData(&cfg, file, data, nil)
 			},

@@ -30,9 +30,9 @@ func init() {
 		Settings: &policy.SettingsPart{
 			Keys:    []string{"gateway"},
 			Example: `{"gateway": {"rpm": 50, "budgets": {"acme": 5000}}}`,
-			Check: func(file string, data []byte, others policy.SettingsKeys) error {
+			Check: func(file string, data []byte) error {
 				cfg := gateway.DefaultConfig(gateway.M22)
-				return cfg.ApplySettingsParts(file, data, others.Top, others.Agent)
+				return applySettingsData(&cfg, file, data)
 			},
 		},
 		Commands: []policy.Command{{Name: "verify", Args: "[flags] EXPORT...",

@@ -28,8 +28,8 @@ func init() {
 		Settings: &policy.SettingsPart{
 			Keys: analyze.SettingsKeys, AgentKeys: analyze.AgentSettingsKeys,
 			Example: `{"default": {"threshold": 12}, "agents": {"a": {"window_size": 10}}}`,
-			Check: func(file string, data []byte, others policy.SettingsKeys) error {
-				_, err := analyze.ParseSettings(file, data, others.Top, others.Agent)
+			Check: func(file string, data []byte) error {
+				_, err := parseSettings(file, data)
 				return err
 			},
 		},

@@ -67,8 +67,7 @@ func (f *replayFlags) config(settings string) (analyze.Config, error) {
 		if err != nil {
 			return cfg, err
 		}
-		others := policy.OtherSettings(name)
-		if sf, err = analyze.ParseSettings(settings, data, others.Top, others.Agent); err != nil {
+		if sf, err = parseSettings(settings, data); err != nil {
 			return cfg, err
 		}
 	}
@@ -155,4 +154,11 @@ func (f *replayFlags) Replay(e *policy.Env, o *policy.ReplayOptions) (*policy.Ou
 		return nil, err
 	}
 	return &policy.Outcome{Summary: sum, Found: sum.Totals.Kills > 0 || sum.Totals.Blocks > 0, Notes: append(noText.note(e.Command), st.note()...)}, nil
+}
+
+// parseSettings reads the loop detector's part of the settings file named
+// file, the other policies' keys skipped.
+func parseSettings(file string, data []byte) (analyze.SettingsFile, error) {
+	others := policy.OtherSettings(name)
+	return analyze.ParseSettings(file, data, others.Top, others.Agent)
 }

@@ -35,9 +35,9 @@ func init() {
 		Settings: &policy.SettingsPart{
 			Keys:    []string{"quota"},
 			Example: `{"quota": {"max_per_minute": 7}}`,
-			Check: func(file string, data []byte, others policy.SettingsKeys) error {
+			Check: func(file string, data []byte) error {
 				var max int
-				return settingsData(file, data, others, &max)
+				return settingsData(file, data, &max)
 			},
 		},
 		Conformance: &policy.Conformance{
@@ -135,12 +135,13 @@ func settings(path string, max *int) error {
 	if err != nil {
 		return err
 	}
-	return settingsData(path, data, policy.OtherSettings("quota"), max)
+	return settingsData(path, data, max)
 }
 
 // settingsData reads the quota's part of a settings file, the other
-// policies' keys (others) skipped; per-agent entries hold only theirs.
-func settingsData(path string, data []byte, others policy.SettingsKeys, max *int) error {
+// policies' keys skipped; per-agent entries hold only theirs.
+func settingsData(path string, data []byte, max *int) error {
+	others := policy.OtherSettings("quota")
 	d, root, perr := jsontree.Parse(path, data, 8, "a settings file")
 	if perr != nil {
 		return perr

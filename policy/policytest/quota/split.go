@@ -23,7 +23,7 @@ import (
 func (f *replayFlags) Split(settings string, data []byte) (policy.Splitter, error) {
 	max := f.max
 	if settings != "" {
-		if err := settingsData(settings, data, policy.OtherSettings("quota"), &max); err != nil {
+		if err := settingsData(settings, data, &max); err != nil {
 			return nil, err
 		}
 	}
