@@ -227,13 +227,22 @@ func (s *source) scanArray(fn func(i int, raw []byte)) (refs []elemRef, line int
 // readElem reads the bytes of element ref again.
 func (s *source) readElem(ref elemRef) ([]byte, error) {
 	b := make([]byte, ref.n)
-	if n, err := s.ra.ReadAt(b, ref.off); n < len(b) {
-		if err == nil || err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
+	if err := readFullAt(s.ra, b, ref.off); err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// readFullAt fills b from ra at off; the file ending first is
+// io.ErrUnexpectedEOF.
+func readFullAt(ra io.ReaderAt, b []byte, off int64) error {
+	if n, err := ra.ReadAt(b, off); n < len(b) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	return nil
 }
 
 // spanStream is the second pass over a streamed span array: it builds
@@ -473,11 +482,54 @@ func (s *source) readUnit() (unit, bool) {
 		u.err = ingest.Errorf(pos, "item of %d bytes is larger than the %d-byte limit (--max-line): skipped", ref.long, s.max)
 		return u, true
 	}
-	raw, err := s.readElem(elemRef{off: ref.off, n: ref.n})
+	raw, err := s.readAhead(ref)
 	if err != nil {
 		s.refs, s.err = nil, fmt.Errorf("%s: %w", s.name, err)
 		return unit{}, false
 	}
 	u.raw = raw
 	return u, true
+}
+
+// unitBlock is how much readAhead reads at a time: the planned units
+// that follow ref and fit in it are read with it, in one ReadAt, rather
+// than one read each (3,000 reads of 3.7 KB items cost more than their
+// records' decoding on this kind of machine).
+var unitBlock = 1 << 20
+
+// readAhead returns the bytes of ref, the unit just taken from s.refs.
+// When s.reuse says the reader is done with a unit's bytes once it asks
+// for the next, ref is read together with the units after it that end
+// within unitBlock bytes of its start, into one buffer used again and
+// again; else ref is read alone into a buffer of its own (a unit a
+// reader keeps must not hold a block of others).
+func (s *source) readAhead(ref unitRef) ([]byte, error) {
+	if !s.reuse {
+		return s.readElem(elemRef{off: ref.off, n: ref.n})
+	}
+	if b := s.block; ref.off >= s.blockOff && ref.off+int64(ref.n) <= s.blockOff+int64(len(b)) {
+		i := ref.off - s.blockOff
+		return b[i : i+int64(ref.n) : i+int64(ref.n)], nil
+	}
+	end := ref.off + int64(ref.n)
+	for _, r := range s.refs {
+		if r.long > 0 {
+			continue
+		}
+		if r.off < end || r.off+int64(r.n)-ref.off > int64(unitBlock) {
+			break
+		}
+		end = r.off + int64(r.n)
+	}
+	b := s.block
+	if n := int(end - ref.off); cap(b) >= n {
+		b = b[:n]
+	} else {
+		b = make([]byte, n)
+	}
+	if err := readFullAt(s.ra, b, ref.off); err != nil {
+		return nil, err
+	}
+	s.block, s.blockOff = b, ref.off
+	return b[:ref.n:ref.n], nil
 }

@@ -136,12 +136,18 @@ func openJSONL(f *ingest.File) (ingest.Reader, error) {
 }
 
 // isDocument reports whether head, the start of an input, is a JSON
-// document spread over lines: it opens with '{' or '[' (after a byte
-// order mark and blank space) and its first line, complete within head
-// (or head is all there is), is not JSON by itself.
+// document read as one, not line by line: a top-level array (it opens
+// with '[' after a byte order mark and blank space; no JSONL line is an
+// array, and `jq -cs` writes a whole capture as one array on one line,
+// read an item at a time like any document), or a document opening with
+// '{' whose first line, complete within head (or head is all there is),
+// is not JSON by itself.
 func isDocument(head []byte) bool {
 	t := bytes.TrimLeft(bytes.TrimPrefix(head, bom), " \t\r\n")
-	if !bytes.HasPrefix(t, []byte("{")) && !bytes.HasPrefix(t, []byte("[")) {
+	if bytes.HasPrefix(t, []byte("[")) {
+		return true
+	}
+	if !bytes.HasPrefix(t, []byte("{")) {
 		return false
 	}
 	first := t

@@ -23,6 +23,7 @@ func newJSONL(r io.Reader, name string, opt Options) ingest.Reader {
 		}
 		return ingest.NewJSONL(s.br, name, jopt)
 	}
+	s.reuse = true // convert copies what it keeps of a unit
 	c := &docJSONL{src: s, opt: jopt}
 	return &reader{src: s, conv: c.convert}
 }
@@ -31,15 +32,56 @@ type docJSONL struct {
 	src *source
 	opt ingest.JSONLOptions
 	buf bytes.Buffer
+	rd  bytes.Reader
+}
+
+// compact reports whether b holds no JSON white space outside its strings
+// and no line break at all: what json.Compact would leave as it is, and
+// one line to the JSONL reader. Strings are skipped a quote at a time.
+func compact(b []byte) bool {
+	if bytes.IndexByte(b, '\n') >= 0 {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case ' ', '\t', '\r':
+			return false
+		case '"':
+			for {
+				k := bytes.IndexByte(b[i+1:], '"')
+				if k < 0 {
+					return false
+				}
+				i += k + 1
+				bs := 0
+				for p := i - 1; b[p] == '\\'; p-- {
+					bs++
+				}
+				if bs%2 == 0 {
+					break
+				}
+			}
+		}
+	}
+	return true
 }
 
 func (c *docJSONL) convert(u unit) []*ingest.Record {
 	pos := c.src.pos(u, "")
-	c.buf.Reset()
-	if err := json.Compact(&c.buf, u.raw); err != nil {
-		return []*ingest.Record{bad(pos, "%v", jsonError(err))}
+	var in io.Reader
+	if compact(u.raw) {
+		// Already one line as JSONL holds it (an item of `jq -cs`
+		// output): read as it is, where the JSONL reader checks it.
+		c.rd.Reset(u.raw)
+		in = &c.rd
+	} else {
+		c.buf.Reset()
+		if err := json.Compact(&c.buf, u.raw); err != nil {
+			return []*ingest.Record{bad(pos, "%v", jsonError(err))}
+		}
+		in = &c.buf
 	}
-	jr := ingest.NewJSONL(&c.buf, c.src.name, c.opt)
+	jr := ingest.NewJSONL(in, c.src.name, c.opt)
 	if !jr.Scan() {
 		if err := jr.Err(); err != nil {
 			return []*ingest.Record{bad(pos, "%v", err)}

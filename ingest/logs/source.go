@@ -64,6 +64,11 @@ type source struct {
 	// planUnits); planned says that planUnits took the input.
 	refs    []unitRef
 	planned bool
+	// block holds the file's bytes from blockOff on: the units readAhead
+	// read with the one it was asked for.
+	block    []byte
+	blockOff int64
+	reuse    bool // a unit's bytes are not used after the next is read
 	// whole is what planUnits found of an input it did not plan; tail,
 	// when set, is the unit that follows the refs (an input refused
 	// rather than read whole: see refuseWhole).
@@ -187,6 +192,9 @@ func (s *source) wholeDocs() bool {
 		}
 		s.mode = modeLines
 		return false
+	}
+	if h[i] == '[' {
+		return true // a top-level array, one line or many (see isDocument)
 	}
 	nl := bytes.IndexByte(h[i:], '\n')
 	if nl < 0 && !full {
