@@ -129,6 +129,12 @@ func (b *batch) fill(src ingest.Reader) (more bool) {
 			break
 		}
 		rec := src.Record()
+		if need := len(rec.Request) + len(rec.Response); cap(b.arena)-len(b.arena) < need && cap(b.arena) < arenaCap {
+			// The first batch's arena grows as it fills, so that a
+			// small input does not clear and fault in half a megabyte;
+			// the records copied so far keep the smaller one.
+			b.arena = make([]byte, 0, min(arenaCap, max(2*cap(b.arena), need, 16<<10)))
+		}
 		b.arena = rec.CopyInto(b.arena)
 		b.recs = append(b.recs, rec)
 	}
@@ -143,7 +149,7 @@ func (b *batch) fill(src ingest.Reader) (more bool) {
 func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error) error {
 	// An input that fits one batch (a check's small capture, a one-line
 	// replay) is extracted here: no goroutine would earn its start.
-	first := newBatch()
+	first := &batch{recs: make([]*ingest.Record, 0, batchRecords)}
 	if !first.fill(src) {
 		x := NewExtractor(p)
 		for i, rec := range first.recs {

@@ -25,6 +25,11 @@ type JSONLOptions struct {
 	// read past without being kept, so memory stays bounded whatever the
 	// input (/dev/zero, a gigabyte of whitespace).
 	MaxLine int
+	// Size is the input's size in bytes when known (a regular file read
+	// as it is), else 0: the reader's buffer is no larger than it needs,
+	// so that a small capture (a check's, a one-line replay) does not
+	// cost a MiB of buffer to clear and fault in.
+	Size int64
 }
 
 // DefaultMaxLine is the longest line a JSONL reader keeps: 64 MiB, far
@@ -69,6 +74,8 @@ func NewJSONL(r io.Reader, name string, opt JSONLOptions) *JSONLReader {
 		// one document's record at a time, from the document readers):
 		// a buffer their size, not a MiB per record.
 		size = max(m.Len()+1, 16)
+	} else if opt.Size > 0 && opt.Size < int64(size) {
+		size = max(int(opt.Size)+1, 16)
 	}
 	return &JSONLReader{br: bufio.NewReaderSize(r, size), name: name, opt: opt}
 }

@@ -127,6 +127,9 @@ func sniffJSONL(head []byte) bool {
 // document as one record at the line it starts.
 func openJSONL(f *ingest.File) (ingest.Reader, error) {
 	opt := ingest.JSONLOptions{Agent: f.Options.Agent, MaxLine: f.Options.MaxLine}
+	if f.At != nil {
+		opt.Size = f.Size
+	}
 	if br, ok := f.Content.(interface{ Peek(int) ([]byte, error) }); ok {
 		if head, _ := br.Peek(ingest.SniffLen); isDocument(head) {
 			return newJSONL(sized(f), f.Name, Options{Agent: f.Options.Agent, MaxValue: f.Options.MaxLine}), nil
