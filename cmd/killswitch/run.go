@@ -10,6 +10,7 @@ import (
 
 	"github.com/killswitch/killswitch/policy"
 	"github.com/spf13/pflag"
+	"sync"
 )
 
 // Exit statuses (SPEC §6).
@@ -153,12 +154,15 @@ func parseFlags(e *env, fs *pflag.FlagSet, args []string) (code int, ok bool) {
 
 // badValue matches pflag's message for a value its type cannot parse:
 // invalid argument "x" for "-w, --window" flag: strconv.ParseInt: parsing "x": invalid syntax.
-var badValue = regexp.MustCompile(`^invalid argument ("(?:[^"\\]|\\.)*") for "(?:-., )?(--[^"]+)" flag: (?:strconv\.Parse(Int|Uint|Float|Bool): parsing "(?:[^"\\]|\\.)*": (invalid syntax|value out of range)|time: (.*))$`)
+// Compiled on first use, not at every start (#30: start-up).
+var badValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^invalid argument ("(?:[^"\\]|\\.)*") for "(?:-., )?(--[^"]+)" flag: (?:strconv\.Parse(Int|Uint|Float|Bool): parsing "(?:[^"\\]|\\.)*": (invalid syntax|value out of range)|time: (.*))$`)
+})
 
 // flagError says what is wrong with a flag in the words of the other
 // checks (`--window: "x" is not a whole number`), not in strconv's.
 func flagError(err error) string {
-	m := badValue.FindStringSubmatch(err.Error())
+	m := badValue().FindStringSubmatch(err.Error())
 	if m == nil {
 		return err.Error()
 	}

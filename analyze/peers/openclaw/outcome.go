@@ -7,6 +7,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/killswitch/killswitch/analyze/peers/jsjson"
+	"sync"
 )
 
 // ToolName is normalizeToolPolicyName(name || "tool"): trimmed, lower
@@ -146,9 +147,15 @@ func ResultOutcome(tool string, p Params, text string, failed bool) Outcome {
 	return Outcome{HasResult: true, Result: digest("result", text)}
 }
 
+// The two patterns are compiled on first use, not at every start of the
+// binary (#30: start-up).
 var (
-	unknownToolRE = regexp.MustCompile(`(?i)unknown tool[:\s]+["']?([a-z0-9_.-]+)["']?`)
-	notFoundRE    = regexp.MustCompile(`(?i)tool\s+["']?([a-z0-9_.-]+)["']?\s+(?:not found|is not available)`)
+	unknownToolRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)unknown tool[:\s]+["']?([a-z0-9_.-]+)["']?`)
+	})
+	notFoundRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)tool\s+["']?([a-z0-9_.-]+)["']?\s+(?:not found|is not available)`)
+	})
 )
 
 // unknownTool is extractUnknownToolName of an error's text.
@@ -157,9 +164,9 @@ func unknownTool(msg string) string {
 	if raw == "" {
 		return ""
 	}
-	m := unknownToolRE.FindStringSubmatch(raw)
+	m := unknownToolRE().FindStringSubmatch(raw)
 	if m == nil {
-		m = notFoundRE.FindStringSubmatch(raw)
+		m = notFoundRE().FindStringSubmatch(raw)
 	}
 	if m == nil {
 		return ""
