@@ -12,6 +12,7 @@ import (
 	"github.com/killswitch/killswitch/analyze/breaker"
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/cputime"
+	"github.com/killswitch/killswitch/analyze/gateway"
 )
 
 var (
@@ -103,6 +104,36 @@ func BenchmarkReplayBreaker(b *testing.B) {
 					b.Fatalf("%v %d", err, sum.Totals.Requests)
 				}
 			}
+			reportRecords(b, n)
+		})
+	}
+}
+
+// BenchmarkReplayGateway: the gateway (m22 and spec variants) over the same
+// capture, decision records kept (as --writes and -f jsonl need them): its
+// guardrails parse every request body into Python's repr of it.
+func BenchmarkReplayGateway(b *testing.B) {
+	data, n := benchCapture()
+	for _, v := range []*gateway.Variant{gateway.M22, gateway.Spec} {
+		b.Run(v.Name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			cpu0, _ := cputime.Used()
+			for b.Loop() {
+				pol, err := gateway.NewPolicy(gateway.DefaultConfig(v))
+				if err != nil {
+					b.Fatal(err)
+				}
+				cfg := analyze.NewConfig()
+				cfg.Profile = analyze.ProfileUsage
+				cfg.Policies = []analyze.Policy{pol}
+				r := ingest.NewJSONL(bytes.NewReader(data), "bench.jsonl", ingest.JSONLOptions{})
+				sum, err := analyze.Replay(r, cfg, 1, analyze.Hooks{})
+				if err != nil || sum.Totals.Requests != n {
+					b.Fatalf("%v %d", err, sum.Totals.Requests)
+				}
+			}
+			cputime.Report(b, cpu0, int64(len(data)))
 			reportRecords(b, n)
 		})
 	}

@@ -297,7 +297,10 @@ type body struct {
 func parseBody(rec *ingest.Record) *body {
 	b := &body{callID: UUID("proxy_call", rec.Pos.String())}
 	if b.req, b.bad = parseChat(rec.Request); b.bad == nil {
-		b.repr = pyrepr.AppendRepr(nil, &b.req.Messages)
+		// str(messages) is about as long as the body, plus "'name': None"
+		// and a separator or two a message: made once at that size.
+		size := len(rec.Request) + 24*len(b.req.Messages.Items) + 64
+		b.repr = pyrepr.AppendRepr(make([]byte, 0, size), &b.req.Messages)
 		b.reprLen = pyrepr.Len(b.repr)
 	}
 	return b

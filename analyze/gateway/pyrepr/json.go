@@ -1,6 +1,7 @@
 package pyrepr
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -186,7 +187,7 @@ func (p *parser) array(depth int) (Value, error) {
 
 func (p *parser) str() ([]rune, error) {
 	p.i++ // "
-	var out []rune
+	out := make([]rune, 0, p.runesAhead())
 	for {
 		if p.i >= len(p.b) {
 			return nil, p.errf("unterminated string")
@@ -216,6 +217,32 @@ func (p *parser) str() ([]rune, error) {
 			p.i += n
 		}
 	}
+}
+
+// runesAhead is the number of code points from p.i to the closing quote
+// of the string p.i is in (or to the end of the input): at least the
+// string's decoded length, as an escape is two or more bytes for one code
+// point and an invalid byte counts one, so that str makes its slice once
+// instead of growing it a code point at a time.
+func (p *parser) runesAhead() int {
+	j := p.i
+	for {
+		k := bytes.IndexByte(p.b[j:], '"')
+		if k < 0 {
+			j = len(p.b)
+			break
+		}
+		j += k
+		bs := 0
+		for q := j - 1; q >= p.i && p.b[q] == '\\'; q-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			break
+		}
+		j++
+	}
+	return utf8.RuneCount(p.b[p.i:j])
 }
 
 func (p *parser) escape() (rune, error) {

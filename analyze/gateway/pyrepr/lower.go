@@ -1,6 +1,7 @@
 package pyrepr
 
 import (
+	"bytes"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -41,5 +42,5 @@ func Lower(s []byte) []byte {
 // ContainsLower reports pattern.lower() in text.lower() for an ASCII
 // pattern; lowered is Lower(text), computed once by the caller.
 func ContainsLower(lowered []byte, pattern string) bool {
-	return strings.Contains(string(lowered), strings.ToLower(pattern))
+	return bytes.Contains(lowered, []byte(strings.ToLower(pattern)))
 }
