@@ -92,17 +92,7 @@ func BenchmarkReplayBreaker(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				pol, err := breaker.NewPolicy(breaker.NewConfig())
-				if err != nil {
-					b.Fatal(err)
-				}
-				cfg := analyze.NewConfig()
-				cfg.Profile = analyze.ProfileUsage
-				cfg.Policies = []analyze.Policy{pol}
-				r := ingest.NewJSONL(bytes.NewReader(data), "bench.jsonl", ingest.JSONLOptions{})
-				sum, err := analyze.Replay(r, cfg, workers, analyze.Hooks{})
-				if err != nil || sum.Totals.Requests != n {
-					b.Fatalf("%v %d", err, sum.Totals.Requests)
-				}
+				replayPolicy(b, data, n, workers, pol, err)
 			}
 			reportRecords(b, n)
 		})
@@ -121,20 +111,26 @@ func BenchmarkReplayGateway(b *testing.B) {
 			cpu0, _ := cputime.Used()
 			for b.Loop() {
 				pol, err := gateway.NewPolicy(gateway.DefaultConfig(v))
-				if err != nil {
-					b.Fatal(err)
-				}
-				cfg := analyze.NewConfig()
-				cfg.Profile = analyze.ProfileUsage
-				cfg.Policies = []analyze.Policy{pol}
-				r := ingest.NewJSONL(bytes.NewReader(data), "bench.jsonl", ingest.JSONLOptions{})
-				sum, err := analyze.Replay(r, cfg, 1, analyze.Hooks{})
-				if err != nil || sum.Totals.Requests != n {
-					b.Fatalf("%v %d", err, sum.Totals.Requests)
-				}
+				replayPolicy(b, data, n, 1, pol, err)
 			}
 			cputime.Report(b, cpu0, int64(len(data)))
 			reportRecords(b, n)
 		})
+	}
+}
+
+// replayPolicy replays data (n requests) through pol alone, the policy
+// NewPolicy returned with err, on workers workers.
+func replayPolicy(b *testing.B, data []byte, n, workers int, pol analyze.Policy, err error) {
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := analyze.NewConfig()
+	cfg.Profile = analyze.ProfileUsage
+	cfg.Policies = []analyze.Policy{pol}
+	r := ingest.NewJSONL(bytes.NewReader(data), "bench.jsonl", ingest.JSONLOptions{})
+	sum, err := analyze.Replay(r, cfg, workers, analyze.Hooks{})
+	if err != nil || sum.Totals.Requests != n {
+		b.Fatalf("%v %d", err, sum.Totals.Requests)
 	}
 }
