@@ -10,9 +10,9 @@ import (
 
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/analyze/breaker"
+	"github.com/killswitch/killswitch/analyze/gateway"
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/cputime"
-	"github.com/killswitch/killswitch/analyze/gateway"
 )
 
 var (
