@@ -48,7 +48,7 @@ func parseChat(body []byte) (*chatRequest, *invalidBody) {
 		if m.Kind != pyrepr.Str {
 			return bad("model: want a string, got %s", jsonType(m))
 		}
-		req.Model = string(m.S)
+		req.Model = m.Text()
 	}
 	msgs, ok := v.Get("messages")
 	if !ok {
@@ -118,7 +118,7 @@ func parseChat(body []byte) (*chatRequest, *invalidBody) {
 		if f.Kind != pyrepr.Str {
 			return bad("user: want a string, got %s", jsonType(f))
 		}
-		req.User = string(f.S)
+		req.User = f.Text()
 	}
 	return req, nil
 }
@@ -159,7 +159,7 @@ func laxInt(v *pyrepr.Value) (*big.Int, bool) {
 		}
 		return big.NewInt(int64(v.F)), true
 	case pyrepr.Str:
-		s := strings.TrimSpace(string(v.S))
+		s := strings.TrimSpace(v.Text())
 		if n, ok := pyIntLiteral(s); ok {
 			return n, true
 		}
@@ -198,7 +198,7 @@ func laxFloat(v *pyrepr.Value) bool {
 		x, _ := f.Float64()
 		return !math.IsInf(x, 0)
 	case pyrepr.Str:
-		s := strings.ToLower(strings.TrimSpace(string(v.S)))
+		s := strings.ToLower(strings.TrimSpace(v.Text()))
 		s = strings.TrimLeft(s, "+-")
 		switch s {
 		case "inf", "infinity", "nan":
@@ -223,7 +223,7 @@ func laxBool(v *pyrepr.Value) bool {
 	case pyrepr.Float:
 		return v.F == 0 || v.F == 1
 	case pyrepr.Str:
-		switch strings.ToLower(string(v.S)) {
+		switch strings.ToLower(v.Text()) {
 		case "0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes":
 			return true
 		}

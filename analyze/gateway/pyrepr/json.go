@@ -185,9 +185,9 @@ func (p *parser) array(depth int) (Value, error) {
 	}
 }
 
-func (p *parser) str() ([]rune, error) {
+func (p *parser) str() ([]byte, error) {
 	p.i++ // "
-	out := make([]rune, 0, p.runesAhead())
+	out := make([]byte, 0, p.bytesAhead())
 	for {
 		if p.i >= len(p.b) {
 			return nil, p.errf("unterminated string")
@@ -204,33 +204,37 @@ func (p *parser) str() ([]rune, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, r)
+			out = appendRune(out, r)
 		case c < utf8.RuneSelf:
-			out = append(out, rune(c))
-			p.i++
+			// A run of ASCII that needs no decoding.
+			j := p.i + 1
+			for j < len(p.b) && p.b[j] >= 0x20 && p.b[j] < utf8.RuneSelf && p.b[j] != '"' && p.b[j] != '\\' {
+				j++
+			}
+			out = append(out, p.b[p.i:j]...)
+			p.i = j
 		default:
 			r, n := utf8.DecodeRune(p.b[p.i:])
 			if r == utf8.RuneError && n == 1 {
 				return nil, p.errf("invalid UTF-8")
 			}
-			out = append(out, r)
+			out = append(out, p.b[p.i:p.i+n]...)
 			p.i += n
 		}
 	}
 }
 
-// runesAhead is the number of code points from p.i to the closing quote
-// of the string p.i is in (or to the end of the input): at least the
-// string's decoded length, as an escape is two or more bytes for one code
-// point and an invalid byte counts one, so that str makes its slice once
-// instead of growing it a code point at a time.
-func (p *parser) runesAhead() int {
+// bytesAhead is the number of bytes from p.i to the closing quote of the
+// string p.i is in (or to the end of the input): at least the string's
+// length once decoded, as an escape is two or more bytes for at most
+// four (a lone surrogate's six for three, a pair's twelve for four), so
+// that str makes its slice once instead of growing it.
+func (p *parser) bytesAhead() int {
 	j := p.i
 	for {
 		k := bytes.IndexByte(p.b[j:], '"')
 		if k < 0 {
-			j = len(p.b)
-			break
+			return len(p.b) - p.i
 		}
 		j += k
 		bs := 0
@@ -238,11 +242,10 @@ func (p *parser) runesAhead() int {
 			bs++
 		}
 		if bs%2 == 0 {
-			break
+			return j - p.i
 		}
 		j++
 	}
-	return utf8.RuneCount(p.b[p.i:j])
 }
 
 func (p *parser) escape() (rune, error) {

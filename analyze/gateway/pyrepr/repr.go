@@ -10,11 +10,14 @@
 // Which code points are printable comes from tables generated from Python's
 // own unicodedata (gen_tables.py; PythonVersion, UnicodeVersion).
 //
-// Strings are held as []rune so that lone surrogates, which json.loads
-// accepts ("\ud800") and repr escapes, survive.
+// Strings are held as UTF-8 bytes in which a lone surrogate, which
+// json.loads accepts ("\ud800") and repr escapes, takes the three bytes
+// UTF-8 would give it were it allowed (as WTF-8 does), so that it survives
+// and the rest costs a byte a byte, not a rune.
 package pyrepr
 
 import (
+	"bytes"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -44,7 +47,7 @@ type Value struct {
 	B     bool    // Bool
 	Num   string  // Int: canonical decimal ("-12", "0")
 	F     float64 // Float
-	S     []rune  // Str: code points, lone surrogates included
+	S     []byte  // Str: its code points, UTF-8 (a lone surrogate in the same three-byte form: see nextRune)
 	Items []Value // List items; Dict values
 	Keys  []Value // Dict keys, in insertion order (Str for JSON objects)
 }
@@ -55,26 +58,48 @@ func (v *Value) Get(k string) (*Value, bool) {
 		return nil, false
 	}
 	for i := range v.Keys {
-		if v.Keys[i].Kind == Str && runesEqual(v.Keys[i].S, k) {
+		if v.Keys[i].Kind == Str && string(v.Keys[i].S) == k {
 			return &v.Items[i], true
 		}
 	}
 	return nil, false
 }
 
-func runesEqual(r []rune, s string) bool {
-	i := 0
-	for _, c := range s {
-		if i >= len(r) || r[i] != c {
-			return false
-		}
-		i++
+// NewStr returns a str Value of s, valid UTF-8.
+func NewStr(s string) Value { return Value{Kind: Str, S: []byte(s)} }
+
+// Text returns the str v as a Go string, a lone surrogate as U+FFFD.
+func (v *Value) Text() string {
+	if bytes.IndexByte(v.S, 0xed) < 0 { // no surrogate can be there
+		return string(v.S)
 	}
-	return i == len(r)
+	b := make([]byte, 0, len(v.S))
+	for i := 0; i < len(v.S); {
+		r, n := nextRune(v.S[i:])
+		b = utf8.AppendRune(b, r) // U+FFFD for a surrogate
+		i += n
+	}
+	return string(b)
 }
 
-// NewStr returns a str Value of s.
-func NewStr(s string) Value { return Value{Kind: Str, S: []rune(s)} }
+// nextRune decodes the code point s starts with, as utf8.DecodeRune
+// does, and a lone surrogate in its three-byte form (0xed 0xa0–0xbf
+// 0x80–0xbf), which utf8.DecodeRune refuses.
+func nextRune(s []byte) (rune, int) {
+	if len(s) >= 3 && s[0] == 0xed && s[1] >= 0xa0 && s[1] <= 0xbf && s[2]&0xc0 == 0x80 {
+		return 0xd000 | rune(s[1]&0x3f)<<6 | rune(s[2]&0x3f), 3
+	}
+	return utf8.DecodeRune(s)
+}
+
+// appendRune appends r's UTF-8, a surrogate in the three bytes nextRune
+// reads back.
+func appendRune(dst []byte, r rune) []byte {
+	if r >= 0xd800 && r <= 0xdfff {
+		return append(dst, 0xed, 0x80|byte(r>>6&0x3f), 0x80|byte(r&0x3f))
+	}
+	return utf8.AppendRune(dst, r)
+}
 
 // NoneValue is Python's None.
 var NoneValue = Value{Kind: None}
@@ -129,46 +154,55 @@ const hexDigits = "0123456789abcdef"
 // quote; \\, \t, \n, \r and the chosen quote escaped; other ASCII controls
 // and DEL as \xhh; non-ASCII code points kept when printable, else \xhh,
 // \uhhhh or \Uhhhhhhhh (lower-case hex).
-func AppendQuote(dst []byte, s []rune) []byte {
+func AppendQuote(dst []byte, s []byte) []byte {
 	quote := byte('\'')
-	hasSingle, hasDouble := false, false
-	for _, c := range s {
-		switch c {
-		case '\'':
-			hasSingle = true
-		case '"':
-			hasDouble = true
-		}
-	}
-	if hasSingle && !hasDouble {
+	if bytes.IndexByte(s, '\'') >= 0 && bytes.IndexByte(s, '"') < 0 {
 		quote = '"'
 	}
 	dst = append(dst, quote)
-	for _, c := range s {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			// A run of printable ASCII other than the quote and the
+			// backslash is written as it is.
+			j := i
+			for j < len(s) && s[j] >= ' ' && s[j] < 0x7f && s[j] != quote && s[j] != '\\' {
+				j++
+			}
+			if j > i {
+				dst = append(dst, s[i:j]...)
+				i = j
+				continue
+			}
+			switch {
+			case c == quote || c == '\\':
+				dst = append(dst, '\\', c)
+			case c == '\t':
+				dst = append(dst, '\\', 't')
+			case c == '\n':
+				dst = append(dst, '\\', 'n')
+			case c == '\r':
+				dst = append(dst, '\\', 'r')
+			default: // other controls and DEL
+				dst = append(dst, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			continue
+		}
+		r, n := nextRune(s[i:])
 		switch {
-		case c == rune(quote) || c == '\\':
-			dst = append(dst, '\\', byte(c))
-		case c == '\t':
-			dst = append(dst, '\\', 't')
-		case c == '\n':
-			dst = append(dst, '\\', 'n')
-		case c == '\r':
-			dst = append(dst, '\\', 'r')
-		case c < ' ' || c == 0x7f:
-			dst = append(dst, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
-		case c < 0x7f:
-			dst = append(dst, byte(c))
-		case IsPrintable(c):
-			dst = utf8.AppendRune(dst, c)
-		case c <= 0xff:
-			dst = append(dst, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
-		case c <= 0xffff:
+		case IsPrintable(r):
+			dst = append(dst, s[i:i+n]...)
+		case r <= 0xff:
+			dst = append(dst, '\\', 'x', hexDigits[r>>4], hexDigits[r&0xf])
+		case r <= 0xffff:
 			dst = append(dst, '\\', 'u')
-			dst = appendHex(dst, uint32(c), 4)
+			dst = appendHex(dst, uint32(r), 4)
 		default:
 			dst = append(dst, '\\', 'U')
-			dst = appendHex(dst, uint32(c), 8)
+			dst = appendHex(dst, uint32(r), 8)
 		}
+		i += n
 	}
 	return append(dst, quote)
 }
