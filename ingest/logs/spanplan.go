@@ -65,6 +65,9 @@ func newLightTree(keys []string) *lightTree {
 // grow makes room for n more spans (a span table says how many rows it
 // has).
 func (t *lightTree) grow(n int) {
+	if len(t.byID) == 0 {
+		t.byID = make(map[string]int32, n) // no rehashing as it fills
+	}
 	t.spans = slices.Grow(t.spans, n)
 	t.vals = slices.Grow(t.vals, n*len(t.keys))
 	t.starts = slices.Grow(t.starts, n)
