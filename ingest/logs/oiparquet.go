@@ -448,6 +448,9 @@ func oiDirectMessages(v any) ([]message, bool) {
 		if m.Role = normRole(str(role)); m.Role == "" {
 			m.Role = "user"
 		}
+		if msgs == nil {
+			msgs = make([]message, 0, len(list)) // nil stays nil: no element held a value
+		}
 		msgs = append(msgs, m)
 	}
 	return msgs, true

@@ -139,6 +139,14 @@ type spanPlan struct {
 // ancestors of each span that may be a call, and, when order is set,
 // orders the spans as sortItems orders records.
 func (t *lightTree) plan(order bool) spanPlan {
+	// Each span's parent, looked up once; the index by id is dropped
+	// before the plan is made.
+	parents := make([]int32, len(t.spans))
+	for i := range parents {
+		parents[i] = t.parent(int32(i))
+	}
+	t.byID = nil
+	parent := func(i int32) int32 { return parents[i] }
 	var inner map[int32]bool // as in spanTree.markWrappers
 	for i := range t.spans {
 		if t.spans[i].flags&(lightErr|lightCall) != lightCall {
@@ -150,12 +158,12 @@ func (t *lightTree) plan(order bool) spanPlan {
 			}
 			inner[t.spans[i].trace] = true
 		}
-		p := t.parent(int32(i))
+		p := parent(int32(i))
 		for depth := 0; p >= 0 && depth < maxDepth; depth++ {
 			if t.spans[p].flags&(lightCall|lightWrapped) == lightCall && p != int32(i) {
 				t.spans[p].flags |= lightWrapped
 			}
-			p = t.parent(p)
+			p = parent(p)
 		}
 	}
 	for i := range t.spans {
@@ -175,14 +183,14 @@ func (t *lightTree) plan(order bool) spanPlan {
 		}
 		inh := pl.inh[i*k : (i+1)*k]
 		root := int32(i)
-		p := t.parent(root)
+		p := parent(root)
 		for depth := 1; p >= 0 && depth <= maxDepth; depth++ {
 			for j, v := range t.vals[int(p)*k : (int(p)+1)*k] {
 				if inh[j] == 0 {
 					inh[j] = v
 				}
 			}
-			root, p = p, t.parent(p)
+			root, p = p, parent(p)
 		}
 		if t.spans[root].parentID == "" {
 			pl.root[i] = t.spans[root].name
@@ -233,17 +241,24 @@ func (a planAncestors) agent(s *tspan) (agent, from string) {
 type interner struct {
 	idx  map[string]int32
 	strs []string
+	last int32 // the index add returned last
 }
 
 func (in *interner) add(s string) int32 {
-	if i, ok := in.idx[s]; ok {
+	if len(in.strs) > 0 && in.strs[in.last] == s {
+		return in.last // the string added last, again (a name, a kind, a session)
+	}
+	i, ok := in.idx[s]
+	if ok {
+		in.last = i
 		return i
 	}
 	if in.idx == nil {
 		in.idx = map[string]int32{}
 	}
-	i := int32(len(in.strs))
+	i = int32(len(in.strs))
 	in.idx[s] = i
 	in.strs = append(in.strs, s)
+	in.last = i
 	return i
 }
