@@ -12,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/ingest/pq"
 )
 
 // pageRow is a span row of pagedParquet: name, span_kind, session.id and
@@ -64,6 +65,13 @@ func pagedParquet(t testing.TB, pageBytes, rowGroup int) []byte {
 		}
 		rows = append(rows, root, outer, inner)
 	}
+	return writePageRows(t, rows, pageBytes, rowGroup)
+}
+
+// writePageRows writes rows a row at a time (the writer cuts pages
+// between writes) into pages of pageBytes and row groups of rowGroup rows
+// (0: the writer's defaults).
+func writePageRows(t testing.TB, rows []pageRow, pageBytes, rowGroup int) []byte {
 	var opts []parquet.WriterOption
 	if pageBytes > 0 {
 		opts = append(opts, parquet.PageBufferSize(pageBytes))
@@ -73,7 +81,7 @@ func pagedParquet(t testing.TB, pageBytes, rowGroup int) []byte {
 	}
 	var b bytes.Buffer
 	w := parquet.NewGenericWriter[pageRow](&b, opts...)
-	for i := range rows { // a row at a time: the writer cuts pages between writes
+	for i := range rows {
 		if _, err := w.Write(rows[i : i+1]); err != nil {
 			t.Fatal(err)
 		}
@@ -202,4 +210,95 @@ func pagedLine(t *testing.T, rec *ingest.Record) string {
 	}
 	return fmt.Sprintf("%s call at %s: agent %s (%s), model %q, id %s, messages [%s]",
 		rec.Pos, rec.TS.Format(time.RFC3339), rec.Agent, rec.AgentFrom, rec.Model, rec.ID, strings.Join(msgs, " | "))
+}
+
+// TestOIParquetRunPlan: the first pass planned a run at a time gives the
+// plan of the whole tree (the same flags, skip reasons, inherited values
+// and root names row by row) on every seed it accepts, accepts the
+// paged table (a trace's rows together, in time order), and refuses a
+// table where a parent lies in another trace's run, where a span id
+// appears in two runs, or where rows are out of time order.
+func TestOIParquetRunPlan(t *testing.T) {
+	p := func(s string) *string { return &s }
+	at := func(s int) time.Time { return pagedStart.Add(time.Duration(s) * time.Second) }
+	row := func(trace, id, parent string, s int) pageRow {
+		r := pageRow{Name: "n-" + id, SpanKind: "LLM", SpanID: id, TraceID: trace, Start: at(s), Session: p("s-" + trace)}
+		if parent != "" {
+			r.ParentID = p(parent)
+		}
+		return r
+	}
+	cases := []struct {
+		what string
+		data []byte
+		runs bool
+	}{
+		{"paged", pagedParquet(t, 128, 40), true},
+		{"a parent outside the export", writePageRows(t, []pageRow{row("t1", "a", "gone", 0), row("t1", "b", "a", 1), row("t2", "c", "", 2)}, 0, 0), true},
+		{"a parent in another trace's run", writePageRows(t, []pageRow{row("t1", "a", "", 0), row("t2", "b", "a", 1)}, 0, 0), false},
+		{"a parent in a later run", writePageRows(t, []pageRow{row("t1", "a", "c", 0), row("t2", "c", "", 1)}, 0, 0), false},
+		{"an id in two runs", writePageRows(t, []pageRow{row("t1", "a", "", 0), row("t2", "a", "", 1), row("t2", "b", "a", 2)}, 0, 0), false},
+		{"a trace in two runs", writePageRows(t, []pageRow{row("t1", "a", "", 0), row("t2", "b", "", 1), row("t1", "c", "a", 2)}, 0, 0), false},
+		{"out of time order", writePageRows(t, []pageRow{row("t1", "a", "", 1), row("t1", "b", "a", 0)}, 0, 0), false},
+	}
+	for i, data := range parquetSeeds(t) {
+		cases = append(cases, struct {
+			what string
+			data []byte
+			runs bool
+		}{fmt.Sprintf("seed %d", i), data, false})
+	}
+	accepted := 0
+	for _, c := range cases {
+		open := func() (*pq.Rows, *oiColumns) {
+			light, cols, err := oiOpenValues(bytes.NewReader(c.data), int64(len(c.data)), "p.parquet", keepLight)
+			if err != nil {
+				t.Fatalf("%s: %v", c.what, err)
+			}
+			return light, cols
+		}
+		light, cols := open()
+		runs, ok, err := oiPlanRuns(light, cols, "p.parquet")
+		light.Close()
+		if err != nil {
+			continue // a seed the first pass refuses: NewOIParquetReader's tests hold it
+		}
+		if strings.HasPrefix(c.what, "seed") {
+			c.runs = ok // seeds: either, but the same plan when accepted
+		}
+		if ok != c.runs {
+			t.Errorf("%s: planned by runs %v, want %v", c.what, ok, c.runs)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		accepted++
+		light, cols = open()
+		whole, sorted, err := oiPlanTree(light, cols, "p.parquet", int64(len(c.data)))
+		light.Close()
+		if err != nil || !sorted {
+			t.Fatalf("%s: whole tree: sorted %v, %v", c.what, sorted, err)
+		}
+		if got, want := planLines(runs), planLines(whole); got != want {
+			t.Errorf("%s: plan by runs\n%s\nwhole tree\n%s", c.what, got, want)
+		}
+	}
+	if accepted < 3 {
+		t.Errorf("%d tables planned by runs, want the paged one, the one with a parent outside the export and a seed", accepted)
+	}
+}
+
+// planLines renders a plan row by row, strings resolved.
+func planLines(pl spanPlan) string {
+	var b strings.Builder
+	k := len(pl.keys)
+	for i := range pl.flags {
+		var inh []string
+		for _, v := range pl.inh[i*k : (i+1)*k] {
+			inh = append(inh, pl.strs[v])
+		}
+		fmt.Fprintf(&b, "%d: flags %05b skip %q root %q inherited %q\n", i+1, pl.flags[i], pl.strs[pl.skip[i]], pl.strs[pl.root[i]], inh)
+	}
+	return b.String()
 }

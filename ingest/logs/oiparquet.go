@@ -138,29 +138,79 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 			name, pq.ColumnList(light.AllColumns(), 30))
 	}
 	pr := &OIParquetReader{name: name, opt: opt, sorted: true}
+	pl, ok, err := oiPlanRuns(light, cols, name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		// Rows out of start-time order, or a parent in another trace's
+		// run: the first pass again, holding the whole tree.
+		light.Close()
+		if light, cols, err = oiOpenValues(r, size, name, keepLight); err != nil {
+			return nil, err
+		}
+		defer light.Close()
+		if pl, pr.sorted, err = oiPlanTree(light, cols, name, size); err != nil {
+			return nil, err
+		}
+	}
+	pr.plan = pl
+	if pr.rows, pr.cols, err = oiOpenValues(r, size, name, keepFull); err != nil {
+		return nil, err
+	}
+	return pr, nil
+}
+
+// oiPlanRuns is the first pass of a table whose rows are in start-time
+// order, planned a run at a time (runPlanner); ok is false when the rows
+// are not in that order or the runs do not plan as the whole tree does.
+// The error is the one that ended the rows.
+func oiPlanRuns(light *pq.Rows, cols *oiColumns, name string) (pl spanPlan, ok bool, err error) {
+	rp := newRunPlanner(keyAttrs(oiAgentKeys), true)
+	var last time.Time
+	for light.NextValues(true) {
+		s := cols.span(light, name, light.N())
+		if s.err == nil && s.startErr == nil {
+			if s.start.Before(last) {
+				return spanPlan{}, false, nil
+			}
+			last = s.start
+		}
+		if !rp.add(s) {
+			return spanPlan{}, false, nil
+		}
+	}
+	if err := light.Err(); err != nil {
+		return spanPlan{}, false, err
+	}
+	pl, ok = rp.finish()
+	return pl, ok, nil
+}
+
+// oiPlanTree is the first pass holding the light view of every row, for
+// any order of rows: the plan, and whether the rows are in start-time
+// order (the plan orders them when not).
+func oiPlanTree(light *pq.Rows, cols *oiColumns, name string, size int64) (pl spanPlan, sorted bool, err error) {
 	t := newLightTree(keyAttrs(oiAgentKeys))
 	t.undecided = true
 	// The rows the file claims, as a hint bounded by its size.
 	t.grow(int(min(max(light.NumRows(), 0), size/16, 1<<20)))
+	sorted = true
 	var last time.Time
 	for light.NextValues(true) {
 		s := cols.span(light, name, light.N())
 		t.add(s)
 		if s.err == nil && s.startErr == nil {
 			if s.start.Before(last) {
-				pr.sorted = false
+				sorted = false
 			}
 			last = s.start
 		}
 	}
 	if err := light.Err(); err != nil {
-		return nil, err
+		return spanPlan{}, false, err
 	}
-	pr.plan = t.plan(!pr.sorted)
-	if pr.rows, pr.cols, err = oiOpenValues(r, size, name, keepFull); err != nil {
-		return nil, err
-	}
-	return pr, nil
+	return t.plan(!sorted), sorted, nil
 }
 
 // oiOpenValues opens the columns keep accepts, read as values (start_time
