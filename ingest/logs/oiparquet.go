@@ -24,10 +24,14 @@ import (
 // trace (ids, parent, kind, name, start time, session.id, user.id: the
 // light view), to know which LLM spans wrap others and each call's agent;
 // and by every column a record needs (the full view). The file is read a
-// pass per view. The first pass reads the light columns of every row into
-// a compact span tree, then boils it down to a plan of a few bytes per row
-// (a spanPlan: whether the row is a call, wraps one, and the agent names
-// its ancestors and root give) and drops the tree. The second pass reads the
+// pass per view. The first pass makes a plan of a few bytes per row (a
+// spanPlan: whether the row is a call, wraps one, and the agent names its
+// ancestors and root give) from the light view. When the rows are in
+// start-time order it holds one trace's rows at a time (runPlanner: an
+// export that writes a trace's spans together); when they are not, or a
+// parent lies in another trace's rows, it reads the light columns again
+// into a compact span tree of every row, plans, and drops the tree: the
+// plan is the same either way. The second pass reads the
 // full columns row by row and builds each record from its row and its
 // plan: a row whose record is a skip decided by the light view (a span
 // kind that is no call, a wrapper) is only checked, not decoded. Both
