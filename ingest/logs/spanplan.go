@@ -334,7 +334,8 @@ func (rp *runPlanner) flush() {
 	}
 	byID := t.byID
 	pl := t.plan(false)
-	rp.remap = append(rp.remap[:0], make([]int32, len(pl.strs))...)
+	rp.remap = slices.Grow(rp.remap[:0], len(pl.strs))[:len(pl.strs)]
+	clear(rp.remap)
 	str := func(i int32) int32 {
 		if g := rp.remap[i]; g != 0 {
 			return g - 1
