@@ -16,8 +16,10 @@ import (
 // MB/s and records/s, what reading costs in memory: the bytes allocated
 // per record (alloc-B/record) and the largest heap seen while reading,
 // above the heap before Open, sampled every 64 records (peak-heap-MB;
-// garbage included, so up to about twice what is live). Flat in the
-// file's size means the peak does not grow with the file. The inputs:
+// garbage included, so up to about twice what is live), and the heap
+// above it halfway through the calls after a collection (live-heap-MB:
+// what the reader holds). Flat in the file's size means neither grows
+// with the file. The inputs:
 // Bedrock invocation logs as one pretty-printed JSON array (a CloudWatch
 // export's shape: an item per element, converted one at a time);
 // OpenTelemetry console output (documents one after another, a span
@@ -95,16 +97,23 @@ func benchDocumentMemory(b *testing.B, path, format string, calls int) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	var peak, alloc uint64
+	var peak, live, alloc uint64
 	var ms runtime.MemStats
 	for b.Loop() {
 		runtime.GC()
 		runtime.ReadMemStats(&ms)
 		base, total := ms.HeapAlloc, ms.TotalAlloc
+		halfway := false
 		n := readCalls(b, path, format, func(n int) {
 			if n%64 == 0 {
 				runtime.ReadMemStats(&ms)
 				peak = max(peak, ms.HeapAlloc-min(base, ms.HeapAlloc))
+			}
+			if n == calls/2 && !halfway { // what the reader holds halfway, garbage collected
+				halfway = true
+				runtime.GC()
+				runtime.ReadMemStats(&ms)
+				live = max(live, ms.HeapAlloc-min(base, ms.HeapAlloc))
 			}
 		})
 		runtime.ReadMemStats(&ms)
@@ -116,6 +125,7 @@ func benchDocumentMemory(b *testing.B, path, format string, calls int) {
 	b.SetBytes(st.Size())
 	b.ReportMetric(float64(calls)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+	b.ReportMetric(float64(live)/(1<<20), "live-heap-MB")
 	b.ReportMetric(float64(alloc)/float64(b.N)/float64(calls), "alloc-B/record")
 	b.ReportMetric(float64(st.Size())/(1<<20), "file-MB")
 }

@@ -285,6 +285,7 @@ func FuzzOIParquet(f *testing.F) {
 	}
 	f.Add(b.Bytes())
 	f.Add(traceFixture("phoenix-spans.parquet"))
+	f.Add(pagedParquet(f, 128, 40))
 	f.Add([]byte("PAR1PAR1"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := NewOIParquetReader(bytes.NewReader(data), int64(len(data)), "fuzz.parquet", Options{})

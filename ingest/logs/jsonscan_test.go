@@ -318,12 +318,12 @@ func sameParquetRecords(t *testing.T, data []byte) {
 // parquetSeeds are span tables: the fixture, a table with nested
 // attributes, one with message lists of every shape (msgParquet),
 // tracegen's (rows out of time order), generated traces out of order and
-// in order.
+// in order, and one in pages of a few hundred bytes (pagedParquet).
 func parquetSeeds(t testing.TB) [][]byte {
 	spans, _ := generatedTraces()
 	sorted := slices.Clone(spans)
 	slices.SortStableFunc(sorted, func(a, b tracegen.Span) int { return a.Start.Compare(b.Start) })
-	seeds := [][]byte{traceFixture("phoenix-spans.parquet"), nestedParquet(t), msgParquet(t)}
+	seeds := [][]byte{traceFixture("phoenix-spans.parquet"), nestedParquet(t), msgParquet(t), pagedParquet(t, 128, 40)}
 	for _, s := range [][]tracegen.Span{traceSpans(), spans, sorted} {
 		var b bytes.Buffer
 		if err := tracegen.OpenInferenceParquet(&b, s); err != nil {

@@ -24,10 +24,14 @@ import (
 // trace (ids, parent, kind, name, start time, session.id, user.id: the
 // light view), to know which LLM spans wrap others and each call's agent;
 // and by every column a record needs (the full view). The file is read a
-// pass per view. The first pass reads the light columns of every row into
-// a compact span tree, then boils it down to a plan of a few bytes per row
-// (a spanPlan: whether the row is a call, wraps one, and the agent names
-// its ancestors and root give) and drops the tree. The second pass reads the
+// pass per view. The first pass makes a plan of a few bytes per row (a
+// spanPlan: whether the row is a call, wraps one, and the agent names its
+// ancestors and root give) from the light view. When the rows are in
+// start-time order it holds one trace's rows at a time (runPlanner: an
+// export that writes a trace's spans together); when they are not, or a
+// parent lies in another trace's rows, it reads the light columns again
+// into a compact span tree of every row, plans, and drops the tree: the
+// plan is the same either way. The second pass reads the
 // full columns row by row and builds each record from its row and its
 // plan: a row whose record is a skip decided by the light view (a span
 // kind that is no call, a wrapper) is only checked, not decoded. Both
@@ -138,29 +142,79 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 			name, pq.ColumnList(light.AllColumns(), 30))
 	}
 	pr := &OIParquetReader{name: name, opt: opt, sorted: true}
+	pl, ok, err := oiPlanRuns(light, cols, name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		// Rows out of start-time order, or a parent in another trace's
+		// run: the first pass again, holding the whole tree.
+		light.Close()
+		if light, cols, err = oiOpenValues(r, size, name, keepLight); err != nil {
+			return nil, err
+		}
+		defer light.Close()
+		if pl, pr.sorted, err = oiPlanTree(light, cols, name, size); err != nil {
+			return nil, err
+		}
+	}
+	pr.plan = pl
+	if pr.rows, pr.cols, err = oiOpenValues(r, size, name, keepFull); err != nil {
+		return nil, err
+	}
+	return pr, nil
+}
+
+// oiPlanRuns is the first pass of a table whose rows are in start-time
+// order, planned a run at a time (runPlanner); ok is false when the rows
+// are not in that order or the runs do not plan as the whole tree does.
+// The error is the one that ended the rows.
+func oiPlanRuns(light *pq.Rows, cols *oiColumns, name string) (pl spanPlan, ok bool, err error) {
+	rp := newRunPlanner(keyAttrs(oiAgentKeys), true)
+	var last time.Time
+	for light.NextValues(true) {
+		s := cols.span(light, name, light.N())
+		if s.err == nil && s.startErr == nil {
+			if s.start.Before(last) {
+				return spanPlan{}, false, nil
+			}
+			last = s.start
+		}
+		if !rp.add(s) {
+			return spanPlan{}, false, nil
+		}
+	}
+	if err := light.Err(); err != nil {
+		return spanPlan{}, false, err
+	}
+	pl, ok = rp.finish()
+	return pl, ok, nil
+}
+
+// oiPlanTree is the first pass holding the light view of every row, for
+// any order of rows: the plan, and whether the rows are in start-time
+// order (the plan orders them when not).
+func oiPlanTree(light *pq.Rows, cols *oiColumns, name string, size int64) (pl spanPlan, sorted bool, err error) {
 	t := newLightTree(keyAttrs(oiAgentKeys))
 	t.undecided = true
 	// The rows the file claims, as a hint bounded by its size.
 	t.grow(int(min(max(light.NumRows(), 0), size/16, 1<<20)))
+	sorted = true
 	var last time.Time
 	for light.NextValues(true) {
 		s := cols.span(light, name, light.N())
 		t.add(s)
 		if s.err == nil && s.startErr == nil {
 			if s.start.Before(last) {
-				pr.sorted = false
+				sorted = false
 			}
 			last = s.start
 		}
 	}
 	if err := light.Err(); err != nil {
-		return nil, err
+		return spanPlan{}, false, err
 	}
-	pr.plan = t.plan(!pr.sorted)
-	if pr.rows, pr.cols, err = oiOpenValues(r, size, name, keepFull); err != nil {
-		return nil, err
-	}
-	return pr, nil
+	return t.plan(!sorted), sorted, nil
 }
 
 // oiOpenValues opens the columns keep accepts, read as values (start_time
@@ -447,6 +501,9 @@ func oiDirectMessages(v any) ([]message, bool) {
 		m := message{Content: c.text(), ToolCalls: calls, ToolCallID: str(id)}
 		if m.Role = normRole(str(role)); m.Role == "" {
 			m.Role = "user"
+		}
+		if msgs == nil {
+			msgs = make([]message, 0, len(list)) // nil stays nil: no element held a value
 		}
 		msgs = append(msgs, m)
 	}

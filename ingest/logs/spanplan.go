@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"hash/maphash"
 	"slices"
 	"time"
 )
@@ -65,6 +66,9 @@ func newLightTree(keys []string) *lightTree {
 // grow makes room for n more spans (a span table says how many rows it
 // has).
 func (t *lightTree) grow(n int) {
+	if len(t.byID) == 0 {
+		t.byID = make(map[string]int32, n) // no rehashing as it fills
+	}
 	t.spans = slices.Grow(t.spans, n)
 	t.vals = slices.Grow(t.vals, n*len(t.keys))
 	t.starts = slices.Grow(t.starts, n)
@@ -136,6 +140,14 @@ type spanPlan struct {
 // ancestors of each span that may be a call, and, when order is set,
 // orders the spans as sortItems orders records.
 func (t *lightTree) plan(order bool) spanPlan {
+	// Each span's parent, looked up once; the index by id is dropped
+	// before the plan is made.
+	parents := make([]int32, len(t.spans))
+	for i := range parents {
+		parents[i] = t.parent(int32(i))
+	}
+	t.byID = nil
+	parent := func(i int32) int32 { return parents[i] }
 	var inner map[int32]bool // as in spanTree.markWrappers
 	for i := range t.spans {
 		if t.spans[i].flags&(lightErr|lightCall) != lightCall {
@@ -147,12 +159,12 @@ func (t *lightTree) plan(order bool) spanPlan {
 			}
 			inner[t.spans[i].trace] = true
 		}
-		p := t.parent(int32(i))
+		p := parent(int32(i))
 		for depth := 0; p >= 0 && depth < maxDepth; depth++ {
 			if t.spans[p].flags&(lightCall|lightWrapped) == lightCall && p != int32(i) {
 				t.spans[p].flags |= lightWrapped
 			}
-			p = t.parent(p)
+			p = parent(p)
 		}
 	}
 	for i := range t.spans {
@@ -172,14 +184,14 @@ func (t *lightTree) plan(order bool) spanPlan {
 		}
 		inh := pl.inh[i*k : (i+1)*k]
 		root := int32(i)
-		p := t.parent(root)
+		p := parent(root)
 		for depth := 1; p >= 0 && depth <= maxDepth; depth++ {
 			for j, v := range t.vals[int(p)*k : (int(p)+1)*k] {
 				if inh[j] == 0 {
 					inh[j] = v
 				}
 			}
-			root, p = p, t.parent(p)
+			root, p = p, parent(p)
 		}
 		if t.spans[root].parentID == "" {
 			pl.root[i] = t.spans[root].name
@@ -230,17 +242,136 @@ func (a planAncestors) agent(s *tspan) (agent, from string) {
 type interner struct {
 	idx  map[string]int32
 	strs []string
+	last int32 // the index add returned last
 }
 
 func (in *interner) add(s string) int32 {
-	if i, ok := in.idx[s]; ok {
+	if len(in.strs) > 0 && in.strs[in.last] == s {
+		return in.last // the string added last, again (a name, a kind, a session)
+	}
+	i, ok := in.idx[s]
+	if ok {
+		in.last = i
 		return i
 	}
 	if in.idx == nil {
 		in.idx = map[string]int32{}
 	}
-	i := int32(len(in.strs))
+	i = int32(len(in.strs))
 	in.idx[s] = i
 	in.strs = append(in.strs, s)
+	in.last = i
 	return i
+}
+
+// runPlanner makes the plan of a span table a run of rows at a time (a
+// run: consecutive rows of one trace id; an export that writes a trace's
+// spans together has a run per trace), holding the light view of the
+// current run only: what stays per row is the plan's few bytes and, per
+// span id, a 64-bit hash. A run's plan is the plan of the whole table's
+// tree when no span's parent lies in another run: a parent id that no
+// span of its run has must be no span's id (dangling), and a span id must
+// not appear in two runs (the whole tree links a child to the first span
+// of an id). finish checks both through the hashes; a hash that matches
+// (two ids that differ may share one) counts as a link across runs, so
+// the planner may refuse a table it could have planned, never the other
+// way round. The caller then plans the whole tree (lightTree).
+type runPlanner struct {
+	run      *lightTree
+	trace    string           // the trace id of the run's spans
+	plan     spanPlan         // the rows of the runs planned so far
+	strs     interner         // plan.strs
+	remap    []int32          // per string of the run's plan: 1 + its index in strs, 0 when not yet added
+	seed     maphash.Seed     // for ids and dangling
+	ids      map[uint64]bool  // the hashes of the span ids of the runs planned
+	dangling []uint64         // the hashes of the parent ids no span of their run has
+	ok       bool             // no link across runs found so far
+	spare    map[string]int32 // the run's id index, kept for the next run
+}
+
+func newRunPlanner(keys []string, undecided bool) *runPlanner {
+	rp := &runPlanner{run: newLightTree(keys), seed: maphash.MakeSeed(), ids: map[uint64]bool{}, ok: true}
+	rp.run.undecided = undecided
+	rp.plan.keys = keys
+	rp.strs.add("")
+	return rp
+}
+
+// add adds the light view of the next row; false once the rows are known
+// not to plan alike run by run.
+func (rp *runPlanner) add(s *tspan) bool {
+	if s.err == nil {
+		if s.traceID != rp.trace && len(rp.run.spans) > 0 {
+			rp.flush()
+		}
+		rp.trace = s.traceID
+	}
+	rp.run.add(s)
+	return rp.ok
+}
+
+// flush plans the current run, appends its plan to the plan and starts
+// the next run.
+func (rp *runPlanner) flush() {
+	t := rp.run
+	for i := range t.spans {
+		s := &t.spans[i]
+		if s.flags&lightErr != 0 {
+			continue
+		}
+		if s.parentID != "" && s.parentID != s.spanID {
+			if _, ok := t.byID[s.parentID]; !ok {
+				rp.dangling = append(rp.dangling, maphash.String(rp.seed, s.parentID))
+			}
+		}
+		if s.spanID != "" && t.byID[s.spanID] == int32(i) { // the id's first span in the run
+			h := maphash.String(rp.seed, s.spanID)
+			if rp.ids[h] {
+				rp.ok = false
+			}
+			rp.ids[h] = true
+		}
+	}
+	byID := t.byID
+	pl := t.plan(false)
+	rp.remap = slices.Grow(rp.remap[:0], len(pl.strs))[:len(pl.strs)]
+	clear(rp.remap)
+	str := func(i int32) int32 {
+		if g := rp.remap[i]; g != 0 {
+			return g - 1
+		}
+		g := rp.strs.add(pl.strs[i])
+		rp.remap[i] = g + 1
+		return g
+	}
+	for i := range pl.flags {
+		rp.plan.flags = append(rp.plan.flags, pl.flags[i])
+		rp.plan.skip = append(rp.plan.skip, str(pl.skip[i]))
+		rp.plan.root = append(rp.plan.root, str(pl.root[i]))
+	}
+	for _, v := range pl.inh {
+		rp.plan.inh = append(rp.plan.inh, str(v))
+	}
+	clear(byID)
+	t.byID = byID
+	t.spans, t.vals, t.starts = t.spans[:0], t.vals[:0], t.starts[:0]
+	clear(t.strs.idx)
+	t.strs.strs, t.strs.last = t.strs.strs[:0], 0
+	t.strs.add("")
+}
+
+// finish plans the last run and returns the plan; ok is false when a
+// span's parent may lie in another run (see runPlanner): the plan is then
+// not the whole tree's.
+func (rp *runPlanner) finish() (pl spanPlan, ok bool) {
+	if len(rp.run.spans) > 0 {
+		rp.flush()
+	}
+	for _, h := range rp.dangling {
+		if rp.ids[h] {
+			rp.ok = false
+		}
+	}
+	rp.plan.strs = rp.strs.strs
+	return rp.plan, rp.ok
 }

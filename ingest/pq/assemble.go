@@ -229,6 +229,7 @@ type assembler struct {
 	out  []byte
 	bad  error
 	json func([]byte) (any, error) // values mode: ValueOptions.JSON
+	pool valuePool                 // values mode: the objects and lists of the row
 }
 
 // row writes the node's value for the next row into a.out (reset first)
@@ -252,6 +253,12 @@ func (a *assembler) row(n *jnode) (null bool, err error) {
 // rowEnd checks that every leaf of n stands at the start of the next row.
 func (a *assembler) rowEnd(n *jnode) error {
 	for _, c := range a.cur[n.lo:n.hi] {
+		if c.i < c.n { // the next value is decoded already
+			if c.buf[c.i].RepetitionLevel() != 0 {
+				return fmt.Errorf("column %q: %w", c.path, errStructure)
+			}
+			continue
+		}
 		v, ok, err := c.peek()
 		if err != nil {
 			return err

@@ -90,19 +90,75 @@ func (rs *Rows) NextValues(decode bool) (ok bool) {
 	}
 	return rs.read(func() error {
 		clear(rs.vals)
+		rs.asm.pool.reset()
 		return rs.asm.rowValues(rs.tree, rs.vals, decode)
 	})
 }
 
 // Value returns column i's value in the current row (nil when the row
-// was only checked). Text values are copies: they stay valid.
+// was only checked). Text values are copies: they stay valid. Objects
+// (map[string]any) and lists ([]any) are reused: they are valid until
+// the next call to NextValues.
 func (rs *Rows) Value(i int) any { return rs.vals[i] }
+
+// valuePool holds the objects and lists of a row's values, reused by the
+// next row: a message list costs no map or slice a row once the pool
+// has grown to its shape.
+type valuePool struct {
+	objects []map[string]any
+	lists   [][]any
+	o, l    int // in use
+}
+
+// reset makes every object and list free again; the previous row's
+// values must no longer be read.
+func (p *valuePool) reset() {
+	for _, m := range p.objects[:p.o] {
+		clear(m)
+	}
+	for i := range p.lists[:p.l] {
+		clear(p.lists[i][:cap(p.lists[i])])
+	}
+	p.o, p.l = 0, 0
+}
+
+// object returns an empty object.
+func (p *valuePool) object() map[string]any {
+	if p.o == len(p.objects) {
+		p.objects = append(p.objects, map[string]any{})
+	}
+	p.o++
+	return p.objects[p.o-1]
+}
+
+// list returns an empty list and its slot; the caller appends to it and
+// stores it back in lists[slot].
+func (p *valuePool) list() (slot int, list []any) {
+	if p.l == len(p.lists) {
+		p.lists = append(p.lists, make([]any, 0, 4))
+	}
+	p.l++
+	return p.l - 1, p.lists[p.l-1][:0]
+}
 
 // rowValues is row for values mode: each kid of the root object n into
 // vals (nil when null).
 func (a *assembler) rowValues(n *jnode, vals []any, decode bool) error {
 	a.bad = nil
 	for i, k := range n.kids {
+		if k.kind == jLeaf {
+			// A top-level leaf holds one value a row (a repeated leaf is
+			// a jList): read it with one cursor step, null or not, as
+			// present and value would.
+			v, err := a.cur[k.lo].next()
+			if err != nil {
+				return err
+			}
+			if !k.nullable || v.DefinitionLevel() >= k.def {
+				vals[i] = a.leafValue(k, v, decode)
+			}
+			continue
+		}
 		ok, err := a.present(k)
 		if err != nil {
 			return err
@@ -130,7 +186,7 @@ func (a *assembler) value(n *jnode, decode bool) (any, error) {
 	case jObject:
 		var o map[string]any
 		if decode {
-			o = make(map[string]any, len(n.kids))
+			o = a.pool.object()
 		}
 		for _, k := range n.kids {
 			ok, err := a.present(k)
@@ -163,11 +219,12 @@ func (a *assembler) value(n *jnode, decode bool) (any, error) {
 	}
 	var list []any
 	var m map[string]any
+	slot := -1
 	if decode {
 		if n.kind == jMap {
-			m = map[string]any{}
+			m = a.pool.object()
 		} else {
-			list = []any{}
+			slot, list = a.pool.list()
 		}
 	}
 	if v.DefinitionLevel() < n.elemDef { // no elements
@@ -194,6 +251,7 @@ func (a *assembler) value(n *jnode, decode bool) (any, error) {
 	case n.kind == jMap:
 		return m, nil
 	}
+	a.pool.lists[slot] = list // grown, kept for the next row
 	return list, nil
 }
 

@@ -165,12 +165,56 @@ func valueTypesFile(t testing.TB) []byte {
 	return writeRows(t, rows, parquet.Compression(&parquet.Uncompressed))
 }
 
+// pagedValuesFile is a file of 60 rows written a row at a time into
+// pages of at most 96 bytes, so that rows, and the lists of one row, are
+// cut across pages: a dictionary-encoded text, an optional text (null in
+// every third row), and lists of objects whose lengths go up and down
+// from row to row (the values mode reuses a row's lists and objects for
+// the next), with an optional member and a nested list.
+func pagedValuesFile(t testing.TB) []byte {
+	type elem struct {
+		Role *string  `parquet:"role,optional"`
+		Tags []string `parquet:"tags,list"`
+	}
+	type row struct {
+		Kind  string  `parquet:"kind,dict"`
+		Name  *string `parquet:"name,optional"`
+		Elems []elem  `parquet:"elems,list"`
+	}
+	var b bytes.Buffer
+	w := parquet.NewGenericWriter[row](&b, parquet.PageBufferSize(96), parquet.Compression(&parquet.Uncompressed))
+	for i := range 60 {
+		r := row{Kind: []string{"LLM", "TOOL", "AGENT"}[i%3]}
+		if i%3 != 0 {
+			r.Name = ptr(fmt.Sprintf("span %d", i))
+		}
+		for j := range (i * 7) % 5 {
+			e := elem{Tags: make([]string, j%3)}
+			if j%2 == 0 {
+				e.Role = ptr(fmt.Sprintf("r%d.%d", i, j))
+			}
+			for k := range e.Tags {
+				e.Tags[k] = fmt.Sprint(k)
+			}
+			r.Elems = append(r.Elems, e)
+		}
+		if _, err := w.Write([]row{r}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
 // TestValuesReadAsJSON: the values mode reads every seed file, and every
 // leaf type, as the rows' JSON decodes, and so do damaged copies of them
 // (the same values, row errors and end errors).
 func TestValuesReadAsJSON(t *testing.T) {
 	files := seedFiles(t)
 	files["types"] = valueTypesFile(t)
+	files["paged"] = pagedValuesFile(t)
 	for name, data := range files {
 		t.Run(name, func(t *testing.T) {
 			sameValues(t, data)
@@ -191,6 +235,7 @@ func TestValuesReadAsJSON(t *testing.T) {
 func FuzzValues(f *testing.F) {
 	files := seedFiles(f)
 	files["types"] = valueTypesFile(f)
+	files["paged"] = pagedValuesFile(f)
 	for _, data := range files {
 		f.Add(data)
 		f.Add(pqtest.WithoutCRC(f, data))
