@@ -98,9 +98,12 @@ func needsFeatures(rec *ingest.Record) bool {
 // A batch closes at batchRecords records or once its records' bodies fill
 // batchBytes, whichever comes first: short records are handed over in
 // hundreds, long ones (tool agents sending 10–30 KB of history a call) in
-// tens, so that a batch's bodies stay in the cache between the copy and the
-// extraction, the engine starts after a quarter of a megabyte rather than
-// after megabytes, and the arena, sized once, is reused and never grows.
+// tens, so that a batch's bodies stay in the cache between the read and
+// the extraction, and the engine starts after a quarter of a megabyte
+// rather than after megabytes. A reader that can hold its buffers
+// (ingest.Holder: the JSONL reader) lends them to the batch until the
+// engine is done with it; any other reader's records are copied into the
+// batch's arena, sized once, reused and never grown.
 const (
 	batchRecords = 256
 	batchBytes   = 256 << 10
@@ -110,27 +113,40 @@ const (
 type batch struct {
 	recs  []*ingest.Record
 	feats []Features
-	arena []byte // the batch's copies of its records' bodies
+	held  ingest.Held // the reader's buffers its records point into (a Holder's)
+	arena []byte      // else the batch's copies of its records' bodies
 	done  chan struct{}
 }
 
 func newBatch() *batch {
-	return &batch{recs: make([]*ingest.Record, 0, batchRecords), arena: make([]byte, 0, arenaCap)}
+	return &batch{recs: make([]*ingest.Record, 0, batchRecords)}
 }
 
-// fill reads records from src into b (emptied first), copying their
-// bodies into its arena, until b closes or src ends; more is false when
-// src has ended.
+// fill reads records from src into b (emptied first), until b closes or
+// src ends, holding src's buffers when src is a Holder, else copying the
+// records' bodies into b's arena; more is false when src has ended.
 func (b *batch) fill(src ingest.Reader) (more bool) {
 	b.recs, b.arena = b.recs[:0], b.arena[:0]
+	holder, _ := src.(ingest.Holder)
+	if holder == nil && b.arena == nil {
+		b.arena = make([]byte, 0, arenaCap)
+	}
 	more = true
-	for len(b.recs) < batchRecords && len(b.arena) < batchBytes {
+	for size := 0; len(b.recs) < batchRecords && size < batchBytes; {
 		if more = src.Scan(); !more {
 			break
 		}
 		rec := src.Record()
-		b.arena = rec.CopyInto(b.arena)
+		if holder != nil {
+			size += len(rec.Request) + len(rec.Response)
+		} else {
+			b.arena = rec.CopyInto(b.arena)
+			size = len(b.arena)
+		}
 		b.recs = append(b.recs, rec)
+	}
+	if holder != nil {
+		holder.Hold(&b.held)
 	}
 	if cap(b.feats) >= len(b.recs) {
 		b.feats = b.feats[:len(b.recs)]
@@ -144,6 +160,9 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 	// An input that fits one batch (a check's small capture, a one-line
 	// replay) is extracted here: no goroutine would earn its start.
 	first := newBatch()
+	if h, ok := src.(ingest.Holder); ok {
+		h.Hold(&first.held) // holding on: from here every record stays valid until its batch is released
+	}
 	if !first.fill(src) {
 		x := NewExtractor(p)
 		for i, rec := range first.recs {
@@ -178,10 +197,10 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 			}
 		}()
 	}
-	// Batches are recycled once the engine is done with them, so that
-	// their arenas are reused: the reader's records are valid only until
-	// its next Scan, and copying them into a reused arena costs a memmove
-	// where a fresh allocation would also cost zeroing it.
+	// Batches are recycled once the engine is done with them, and the
+	// reader's buffers they held released for the reader to reuse (or,
+	// for a reader that holds nothing, their arenas reused: a memmove
+	// where a fresh allocation would also cost zeroing it).
 	free := make(chan *batch, workers*8)
 	go func() {
 		defer close(ordered)
@@ -227,6 +246,7 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 				break
 			}
 		}
+		b.held.Release()
 		clear(b.recs)
 		clear(b.feats)
 		select {

@@ -35,7 +35,8 @@ const DefaultMaxLine = 64 << 20
 // length; blank lines are ignored; the input may be gzip or zstd
 // compressed (see Decompress, which the caller applies). Memory does not
 // grow with the file. A record's Request and Response alias the reader's
-// buffer: they are valid until the next Scan (see Reader).
+// buffer: they are valid until the next Scan (see Reader), or, once Hold
+// has covered the record, until that Held is released (see Holder).
 //
 // Two line shapes are recognised:
 //   - the capture record (SPEC §3): ts, agent, request, response, …, or a
@@ -45,7 +46,7 @@ const DefaultMaxLine = 64 << 20
 //     latency_sec, cost, and the agent in kwargs.extra_body.metadata.tags
 //     as "agent:NAME" (else metadata.agent_id / user, else "default").
 type JSONLReader struct {
-	br     *bufio.Reader
+	lb     lineBuf
 	name   string
 	opt    JSONLOptions
 	line   int64
@@ -55,6 +56,7 @@ type JSONLReader struct {
 	kw     fastjson.Parser
 	long   int64    // the length of the line just read past, when over MaxLine
 	chunks [][]byte // a long line's fragments while it is read
+	held   bool     // Hold was called: a long line's buffer is never reused
 }
 
 // NewJSONL returns a reader of r, whose records name their position as
@@ -70,7 +72,14 @@ func NewJSONL(r io.Reader, name string, opt JSONLOptions) *JSONLReader {
 		// a buffer their size, not a MiB per record.
 		size = max(m.Len()+1, 16)
 	}
-	return &JSONLReader{br: bufio.NewReaderSize(r, size), name: name, opt: opt}
+	return &JSONLReader{lb: newLineBuf(r, size), name: name, opt: opt}
+}
+
+// Hold keeps the records returned since the previous Hold valid until
+// h.Release (see Holder).
+func (r *JSONLReader) Hold(h *Held) {
+	r.held = true
+	r.lb.hold(h)
 }
 
 // Scan advances to the next record.
@@ -116,7 +125,7 @@ func (r *JSONLReader) Lines() int64 { return r.line }
 // readLine returns the next line without its terminator. The line aliases
 // the reader's buffers: it is valid until the next call.
 func (r *JSONLReader) readLine() ([]byte, error) {
-	frag, err := r.br.ReadSlice('\n')
+	frag, err := r.lb.readSlice()
 	if err == nil || (err == io.EOF && len(frag) > 0) {
 		return trimEOL(frag), nil
 	}
@@ -130,7 +139,7 @@ func (r *JSONLReader) readLine() ([]byte, error) {
 	r.chunks = append(r.chunks[:0], append([]byte(nil), frag...))
 	n := int64(len(frag))
 	for {
-		frag, err = r.br.ReadSlice('\n')
+		frag, err = r.lb.readSlice()
 		n += int64(len(frag))
 		if n > int64(r.opt.MaxLine) {
 			clear(r.chunks)
@@ -151,8 +160,11 @@ func (r *JSONLReader) readLine() ([]byte, error) {
 			r.long = n
 			return nil, nil
 		}
-		if cap(r.buf) > 64<<20 || cap(r.buf) < int(n) {
-			r.buf = make([]byte, 0, n) // do not pin a huge buffer after a huge line
+		if r.held || cap(r.buf) > 64<<20 || cap(r.buf) < int(n) {
+			// Do not pin a huge buffer after a huge line; once records
+			// are held, every long line gets a buffer of its own (the
+			// collector frees it with the last record pointing into it).
+			r.buf = make([]byte, 0, n)
 		}
 		r.buf = r.buf[:0]
 		for _, c := range r.chunks {

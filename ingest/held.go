@@ -1,0 +1,178 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"sync/atomic"
+)
+
+// A Holder is a Reader that can keep its records' bytes past the next Scan
+// without copying them. Its first Hold turns holding on (and covers what
+// came before it only if it is the first call of all); from then on each
+// Hold adds to h the buffers of every record returned since the previous
+// Hold, and those records stay valid until h.Release. Until its first Hold
+// a Holder's records are valid only until the next Scan, as any Reader's.
+// The parallel replay hands batches of records to its workers this way
+// instead of copying every body into the batch.
+type Holder interface {
+	Reader
+	Hold(h *Held)
+}
+
+// Held is what a Holder's Hold keeps valid: the buffers a run of records
+// points into. The zero value holds nothing; Release may be called from
+// any goroutine, once per Hold, after which h can be reused.
+type Held struct {
+	chunks []*chunk
+}
+
+// Release lets the reader reuse what h held; the records it covered must
+// no longer be used.
+func (h *Held) Release() {
+	for _, c := range h.chunks {
+		c.release()
+	}
+	clear(h.chunks)
+	h.chunks = h.chunks[:0]
+}
+
+// A chunk is one read buffer of a lineBuf. refs counts its users: the
+// lineBuf while the chunk is its current buffer, and every Held that holds
+// it. At zero it goes back to its lineBuf's free list.
+type chunk struct {
+	buf  []byte
+	refs atomic.Int32
+	free chan *chunk
+}
+
+func (c *chunk) release() {
+	if c.refs.Add(-1) == 0 {
+		select {
+		case c.free <- c:
+		default: // the free list is full: the collector takes it
+		}
+	}
+}
+
+var errBadRead = errors.New("the input's reader returned an invalid count")
+
+// maxEmptyReads is how many reads returning nothing in a row fail with
+// io.ErrNoProgress, as in bufio.
+const maxEmptyReads = 100
+
+// lineBuf reads lines as bufio.Reader.ReadSlice('\n') does, into chunks
+// that a Holder's Hold can keep. Until the first hold it is bufio.Reader
+// on one buffer of the same size. From then on every chunk a line is
+// returned from is referenced (since) until a hold hands that reference to
+// a Held, and a chunk referenced by anything but the lineBuf is never
+// written again: the lineBuf moves on to another (a free one, or a new
+// one), copying only the unread tail of the line it was in.
+type lineBuf struct {
+	src     io.Reader
+	cur     *chunk
+	r, w    int // the unread bytes are cur.buf[r:w]
+	err     error
+	free    chan *chunk
+	holding bool
+	since   []*chunk // once holding: chunks lines were returned from since the last hold, a reference each
+	noted   bool     // cur is in since
+}
+
+func newLineBuf(src io.Reader, size int) lineBuf {
+	free := make(chan *chunk, 8)
+	c := &chunk{buf: make([]byte, size), free: free}
+	c.refs.Store(1)
+	return lineBuf{src: src, cur: c, free: free}
+}
+
+// readSlice returns the next line, with its '\n', as
+// bufio.Reader.ReadSlice('\n') does: bufio.ErrBufferFull with a full
+// buffer's worth of a longer line, or the last bytes with the read error
+// (io.EOF at the end). The line is valid until the next call, or until
+// the release of a Held that a later hold filled.
+func (b *lineBuf) readSlice() (line []byte, err error) {
+	s := 0 // bytes of cur.buf[r:w] already searched
+	for {
+		buf := b.cur.buf
+		if i := bytes.IndexByte(buf[b.r+s:b.w], '\n'); i >= 0 {
+			end := b.r + s + i + 1
+			line = buf[b.r:end]
+			b.r = end
+			b.note()
+			return line, nil
+		}
+		if b.err != nil {
+			line = buf[b.r:b.w]
+			b.r = b.w
+			err, b.err = b.err, nil
+			b.note()
+			return line, err
+		}
+		if b.w-b.r == len(buf) {
+			b.r = b.w
+			return buf, bufio.ErrBufferFull
+		}
+		s = b.w - b.r
+		b.fill()
+	}
+}
+
+// note records that a line was returned from cur, once holding.
+func (b *lineBuf) note() {
+	if b.holding && !b.noted {
+		b.cur.refs.Add(1)
+		b.since = append(b.since, b.cur)
+		b.noted = true
+	}
+}
+
+// fill reads once more into cur, after moving the unread bytes to the
+// start of a buffer: cur's own when nobody holds it, else another chunk's.
+func (b *lineBuf) fill() {
+	if b.r > 0 {
+		dst := b.cur
+		if b.cur.refs.Load() != 1 {
+			select {
+			case dst = <-b.free:
+			default:
+				dst = &chunk{buf: make([]byte, len(b.cur.buf)), free: b.free}
+			}
+			dst.refs.Store(1)
+		}
+		copy(dst.buf, b.cur.buf[b.r:b.w])
+		b.w -= b.r
+		b.r = 0
+		if dst != b.cur {
+			b.cur.release()
+			b.cur, b.noted = dst, false
+		}
+	}
+	for range maxEmptyReads {
+		n, err := b.src.Read(b.cur.buf[b.w:])
+		if n < 0 || n > len(b.cur.buf)-b.w {
+			b.err = errBadRead
+			return
+		}
+		b.w += n
+		if err != nil {
+			b.err = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	b.err = io.ErrNoProgress
+}
+
+// hold turns holding on, and hands h the references to the chunks lines
+// were returned from since the last hold.
+func (b *lineBuf) hold(h *Held) {
+	b.holding = true
+	h.chunks = append(h.chunks, b.since...)
+	clear(b.since)
+	b.since = b.since[:0]
+	b.noted = false
+}
