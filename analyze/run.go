@@ -9,8 +9,9 @@ import (
 
 // Hooks receive a replay's output as it happens. Any may be nil. An error
 // returned by a hook stops the replay and is returned by Replay. The
-// Decision and Transition a hook is given are valid only during the call
-// (the engine reuses their memory; a hook that keeps one copies it).
+// Decision, Transition and Record a hook is given are valid only during
+// the call (the engine and the reader reuse their memory; a hook that
+// keeps one copies it).
 type Hooks struct {
 	Decision   func(*Decision) error
 	Transition func(*Transition) error
@@ -65,10 +66,12 @@ func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, erro
 	return eng.Finish(), nil
 }
 
-// drive extracts the features of every record of src, on workers
+// Drive extracts the features of every record of src, on workers
 // goroutines (≤ 0: GOMAXPROCS) ahead of step, and hands step each record
 // with its features in input order: the one driver of Replay and Collect.
-// The returned error is src's I/O error or step's.
+// step may use the record and its features only during the call (a
+// Holder's records are reused once stepped). The returned error is src's
+// I/O error or step's.
 func Drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -78,6 +81,13 @@ func Drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record,
 	}
 	x := NewExtractor(p)
 	var f Features // one for the whole stream: step may keep a pointer only during the call
+	// A Holder's records are handed back after each step, so that its
+	// next ones reuse their memory (step keeps nothing of rec).
+	holder, _ := src.(ingest.Holder)
+	var held ingest.Held
+	if holder != nil {
+		holder.Hold(&held)
+	}
 	for src.Scan() {
 		rec := src.Record()
 		f = Features{}
@@ -86,6 +96,10 @@ func Drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record,
 		}
 		if err := step(rec, &f); err != nil {
 			return err
+		}
+		if holder != nil {
+			holder.Hold(&held)
+			held.Release()
 		}
 	}
 	return src.Err()

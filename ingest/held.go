@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 	"sync/atomic"
 )
 
@@ -21,21 +22,53 @@ type Holder interface {
 	Hold(h *Held)
 }
 
-// Held is what a Holder's Hold keeps valid: the buffers a run of records
-// points into. The zero value holds nothing; Release may be called from
-// any goroutine, once per Hold, after which h can be reused.
+// Held is what a Holder's Hold keeps valid: the records of a run and the
+// buffers they point into. The zero value holds nothing. Release may be
+// called from any goroutine, once per Hold, after which h can be reused;
+// h holds one reader's records at a time.
 type Held struct {
 	chunks []*chunk
+	recs   []*Record
+	pool   *recordPool
 }
 
-// Release lets the reader reuse what h held; the records it covered must
-// no longer be used.
+// Release lets the reader reuse what h held, the records included: they
+// must no longer be used.
 func (h *Held) Release() {
 	for _, c := range h.chunks {
 		c.release()
 	}
 	clear(h.chunks)
 	h.chunks = h.chunks[:0]
+	if len(h.recs) > 0 {
+		h.pool.put(h.recs)
+		clear(h.recs)
+		h.recs = h.recs[:0]
+	}
+}
+
+// recordPool is where a Holder's released records wait to be reused, so
+// that a replay allocates no record a line: a fresh process's heap then
+// stops growing once the first batches are in flight.
+type recordPool struct {
+	mu   sync.Mutex
+	free []*Record
+}
+
+func (p *recordPool) put(recs []*Record) {
+	p.mu.Lock()
+	p.free = append(p.free, recs...)
+	p.mu.Unlock()
+}
+
+// take returns the released records, giving the pool dst's array (empty)
+// to fill next.
+func (p *recordPool) take(dst []*Record) []*Record {
+	p.mu.Lock()
+	got := p.free
+	p.free = dst[:0]
+	p.mu.Unlock()
+	return got
 }
 
 // A chunk is one read buffer of a lineBuf. refs counts its users: the
@@ -57,6 +90,12 @@ func (c *chunk) release() {
 }
 
 var errBadRead = errors.New("the input's reader returned an invalid count")
+
+// readSize is the most a lineBuf reads at a time: 128 KiB, as coreutils'
+// io_blksize, so that the bytes a read copies are parsed while they are in
+// the core's cache, and without holding the 1 MiB buffer is touched only
+// past its first 128 KiB when a line is longer.
+const readSize = 128 << 10
 
 // maxEmptyReads is how many reads returning nothing in a row fail with
 // io.ErrNoProgress, as in bufio.
@@ -129,29 +168,40 @@ func (b *lineBuf) note() {
 }
 
 // fill reads once more into cur, after moving the unread bytes to the
-// start of a buffer: cur's own when nobody holds it, else another chunk's.
+// start of a buffer when they are not there: to the start of cur when
+// nobody holds it (as bufio.Reader does); when cur is held, to another
+// chunk once cur is full, else the read goes on after them in cur. A read
+// asks for at most readSize bytes, so that what it copies is still in the
+// core's cache when the line is parsed.
 func (b *lineBuf) fill() {
 	if b.r > 0 {
 		dst := b.cur
 		if b.cur.refs.Load() != 1 {
-			select {
-			case dst = <-b.free:
-			default:
-				dst = &chunk{buf: make([]byte, len(b.cur.buf)), free: b.free}
+			if b.w < len(b.cur.buf) {
+				dst = nil // room left in cur: read on
+			} else {
+				select {
+				case dst = <-b.free:
+				default:
+					dst = &chunk{buf: make([]byte, len(b.cur.buf)), free: b.free}
+				}
+				dst.refs.Store(1)
 			}
-			dst.refs.Store(1)
 		}
-		copy(dst.buf, b.cur.buf[b.r:b.w])
-		b.w -= b.r
-		b.r = 0
-		if dst != b.cur {
-			b.cur.release()
-			b.cur, b.noted = dst, false
+		if dst != nil {
+			copy(dst.buf, b.cur.buf[b.r:b.w])
+			b.w -= b.r
+			b.r = 0
+			if dst != b.cur {
+				b.cur.release()
+				b.cur, b.noted = dst, false
+			}
 		}
 	}
+	end := min(len(b.cur.buf), b.w+readSize)
 	for range maxEmptyReads {
-		n, err := b.src.Read(b.cur.buf[b.w:])
-		if n < 0 || n > len(b.cur.buf)-b.w {
+		n, err := b.src.Read(b.cur.buf[b.w:end])
+		if n < 0 || n > end-b.w {
 			b.err = errBadRead
 			return
 		}

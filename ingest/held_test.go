@@ -172,3 +172,42 @@ func FuzzLineBuf(f *testing.F) {
 		}
 	})
 }
+
+// TestJSONLHoldRecyclesRecords: once a Held is released, the reader's next
+// records reuse the released ones (a replay allocates no record a line);
+// records still held are never reused.
+func TestJSONLHoldRecyclesRecords(t *testing.T) {
+	data, _ := heldCapture(40)
+	r := NewJSONL(&choppyReader{data: data, rng: rand.New(rand.NewPCG(6, 7))}, "c.jsonl", JSONLOptions{})
+	var a, b Held
+	r.Hold(&a)
+	var first []*Record
+	for range 5 {
+		r.Scan()
+		first = append(first, r.Record())
+	}
+	r.Hold(&a)
+	r.Scan()
+	kept := r.Record()
+	r.Hold(&b) // kept stays held by b
+	a.Release()
+	reused := 0
+	for range 10 {
+		r.Scan()
+		rec := r.Record()
+		if rec == kept {
+			t.Fatal("a record still held was reused")
+		}
+		for _, f := range first {
+			if rec == f {
+				reused++
+			}
+		}
+	}
+	if reused != 5 {
+		t.Errorf("%d of the 5 released records reused, want 5", reused)
+	}
+	if kept.Pos.N != 6 {
+		t.Errorf("the held record changed: line %d", kept.Pos.N)
+	}
+}

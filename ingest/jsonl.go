@@ -57,6 +57,9 @@ type JSONLReader struct {
 	long   int64    // the length of the line just read past, when over MaxLine
 	chunks [][]byte // a long line's fragments while it is read
 	held   bool     // Hold was called: a long line's buffer is never reused
+	pool   *recordPool
+	free   []*Record // records to reuse, once held
+	since  []*Record // once held: the records returned since the last Hold
 }
 
 // NewJSONL returns a reader of r, whose records name their position as
@@ -78,8 +81,31 @@ func NewJSONL(r io.Reader, name string, opt JSONLOptions) *JSONLReader {
 // Hold keeps the records returned since the previous Hold valid until
 // h.Release (see Holder).
 func (r *JSONLReader) Hold(h *Held) {
+	if r.pool == nil {
+		r.pool = &recordPool{}
+	}
 	r.held = true
 	r.lb.hold(h)
+	h.pool = r.pool
+	h.recs = append(h.recs, r.since...)
+	clear(r.since)
+	r.since = r.since[:0]
+}
+
+// newRecord returns a zero record: a released one once records are held,
+// else a new one.
+func (r *JSONLReader) newRecord() *Record {
+	if len(r.free) == 0 && r.pool != nil {
+		r.free = r.pool.take(r.free)
+	}
+	if n := len(r.free); n > 0 {
+		rec := r.free[n-1]
+		r.free[n-1] = nil
+		r.free = r.free[:n-1]
+		*rec = Record{}
+		return rec
+	}
+	return new(Record)
 }
 
 // Scan advances to the next record.
@@ -103,12 +129,14 @@ func (r *JSONLReader) Scan() bool {
 			pos := Pos{File: r.name, N: r.line}
 			r.rec = &Record{Pos: pos, Err: Errorf(pos, "line of %d bytes is longer than the %d-byte limit (--max-line): skipped", r.long, r.opt.MaxLine)}
 			r.long = 0
-			return true
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
+		} else if len(bytes.TrimSpace(line)) == 0 {
 			continue
+		} else {
+			r.rec = r.parse(line)
 		}
-		r.rec = r.parse(line)
+		if r.held {
+			r.since = append(r.since, r.rec)
+		}
 		return true
 	}
 }
@@ -310,7 +338,8 @@ func invalidUTF8Offset(b []byte) int {
 }
 
 func (r *JSONLReader) captureRecord(m *members) *Record {
-	rec := &Record{Pos: r.pos(), Status: 200}
+	rec := r.newRecord()
+	rec.Pos, rec.Status = r.pos(), 200
 	var err error
 	if m.ts == nil {
 		if m.timestamp != nil {
@@ -563,7 +592,8 @@ func ParseKillSwitch(raw []byte) (KillSwitchPatch, error) {
 // logging shape, as written by OpenHands) to a record: the request body is
 // rebuilt from its request-side members, byte for byte.
 func (r *JSONLReader) completionLog(m *members) *Record {
-	rec := &Record{Pos: r.pos(), Status: 200}
+	rec := r.newRecord()
+	rec.Pos, rec.Status = r.pos(), 200
 	var err error
 	switch {
 	case m.timestamp != nil:
