@@ -9,14 +9,15 @@ import (
 	"sync/atomic"
 )
 
-// A Holder is a Reader that can keep its records' bytes past the next Scan
-// without copying them. Its first Hold turns holding on (and covers what
-// came before it only if it is the first call of all); from then on each
-// Hold adds to h the buffers of every record returned since the previous
-// Hold, and those records stay valid until h.Release. Until its first Hold
-// a Holder's records are valid only until the next Scan, as any Reader's.
-// The parallel replay hands batches of records to its workers this way
-// instead of copying every body into the batch.
+// A Holder is a Reader whose records can be kept past the next Scan
+// without copying them. Its first Hold turns holding on and covers
+// nothing; from then on each Hold adds to h every record returned since
+// the previous Hold, with the buffers they point into, and those records
+// stay valid until h.Release, after which the reader reuses them, the
+// Record values included. Before its first Hold a Holder's records are
+// valid only until the next Scan, as any Reader's, and never reused. The
+// replay driver hands batches of records to its workers this way instead
+// of copying every body, and hands each record back once stepped.
 type Holder interface {
 	Reader
 	Hold(h *Held)
@@ -24,8 +25,9 @@ type Holder interface {
 
 // Held is what a Holder's Hold keeps valid: the records of a run and the
 // buffers they point into. The zero value holds nothing. Release may be
-// called from any goroutine, once per Hold, after which h can be reused;
-// h holds one reader's records at a time.
+// called from any goroutine, once for what the Holds since the last
+// Release added, after which h can be reused; h holds one reader's
+// records at a time.
 type Held struct {
 	chunks []*chunk
 	recs   []*Record
