@@ -9,8 +9,9 @@ import (
 
 // Hooks receive a replay's output as it happens. Any may be nil. An error
 // returned by a hook stops the replay and is returned by Replay. The
-// Decision and Transition a hook is given are valid only during the call
-// (the engine reuses their memory; a hook that keeps one copies it).
+// Decision, Transition and Record a hook is given are valid only during
+// the call (the engine and the reader reuse their memory; a hook that
+// keeps one copies it).
 type Hooks struct {
 	Decision   func(*Decision) error
 	Transition func(*Transition) error
@@ -65,10 +66,12 @@ func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, erro
 	return eng.Finish(), nil
 }
 
-// drive extracts the features of every record of src, on workers
+// Drive extracts the features of every record of src, on workers
 // goroutines (≤ 0: GOMAXPROCS) ahead of step, and hands step each record
 // with its features in input order: the one driver of Replay and Collect.
-// The returned error is src's I/O error or step's.
+// step may use the record and its features only during the call (a
+// Holder's records are reused once stepped). The returned error is src's
+// I/O error or step's.
 func Drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -78,6 +81,13 @@ func Drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record,
 	}
 	x := NewExtractor(p)
 	var f Features // one for the whole stream: step may keep a pointer only during the call
+	// A Holder's records are handed back after each step, so that its
+	// next ones reuse their memory (step keeps nothing of rec).
+	holder, _ := src.(ingest.Holder)
+	var held ingest.Held
+	if holder != nil {
+		holder.Hold(&held)
+	}
 	for src.Scan() {
 		rec := src.Record()
 		f = Features{}
@@ -86,6 +96,10 @@ func Drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record,
 		}
 		if err := step(rec, &f); err != nil {
 			return err
+		}
+		if holder != nil {
+			holder.Hold(&held)
+			held.Release()
 		}
 	}
 	return src.Err()
@@ -98,9 +112,12 @@ func needsFeatures(rec *ingest.Record) bool {
 // A batch closes at batchRecords records or once its records' bodies fill
 // batchBytes, whichever comes first: short records are handed over in
 // hundreds, long ones (tool agents sending 10–30 KB of history a call) in
-// tens, so that a batch's bodies stay in the cache between the copy and the
-// extraction, the engine starts after a quarter of a megabyte rather than
-// after megabytes, and the arena, sized once, is reused and never grows.
+// tens, so that a batch's bodies stay in the cache between the read and
+// the extraction, and the engine starts after a quarter of a megabyte
+// rather than after megabytes. A reader that can hold its buffers
+// (ingest.Holder: the JSONL reader) lends them to the batch until the
+// engine is done with it; any other reader's records are copied into the
+// batch's arena, grown to arenaCap as the first batches fill, then reused.
 const (
 	batchRecords = 256
 	batchBytes   = 256 << 10
@@ -110,33 +127,43 @@ const (
 type batch struct {
 	recs  []*ingest.Record
 	feats []Features
-	arena []byte // the batch's copies of its records' bodies
+	held  ingest.Held // the reader's buffers its records point into (a Holder's)
+	arena []byte      // else the batch's copies of its records' bodies
 	done  chan struct{}
 }
 
 func newBatch() *batch {
-	return &batch{recs: make([]*ingest.Record, 0, batchRecords), arena: make([]byte, 0, arenaCap)}
+	return &batch{recs: make([]*ingest.Record, 0, batchRecords)}
 }
 
-// fill reads records from src into b (emptied first), copying their
-// bodies into its arena, until b closes or src ends; more is false when
-// src has ended.
+// fill reads records from src into b (emptied first), until b closes or
+// src ends, holding src's buffers when src is a Holder, else copying the
+// records' bodies into b's arena; more is false when src has ended.
 func (b *batch) fill(src ingest.Reader) (more bool) {
 	b.recs, b.arena = b.recs[:0], b.arena[:0]
+	holder, _ := src.(ingest.Holder)
 	more = true
-	for len(b.recs) < batchRecords && len(b.arena) < batchBytes {
+	for size := 0; len(b.recs) < batchRecords && size < batchBytes; {
 		if more = src.Scan(); !more {
 			break
 		}
 		rec := src.Record()
-		if need := len(rec.Request) + len(rec.Response); cap(b.arena)-len(b.arena) < need && cap(b.arena) < arenaCap {
-			// The first batch's arena grows as it fills, so that a
-			// small input does not clear and fault in half a megabyte;
-			// the records copied so far keep the smaller one.
-			b.arena = make([]byte, 0, min(arenaCap, max(2*cap(b.arena), need, 16<<10)))
+		need := len(rec.Request) + len(rec.Response)
+		if holder == nil {
+			if cap(b.arena)-len(b.arena) < need && cap(b.arena) < arenaCap {
+				// The arena grows as the first batches fill (then it is
+				// reused), so that a small input does not clear and
+				// fault in half a megabyte; the records copied so far
+				// keep the smaller one.
+				b.arena = make([]byte, 0, min(arenaCap, max(2*cap(b.arena), need, 16<<10)))
+			}
+			b.arena = rec.CopyInto(b.arena)
 		}
-		b.arena = rec.CopyInto(b.arena)
+		size += need
 		b.recs = append(b.recs, rec)
+	}
+	if holder != nil {
+		holder.Hold(&b.held)
 	}
 	if cap(b.feats) >= len(b.recs) {
 		b.feats = b.feats[:len(b.recs)]
@@ -149,7 +176,10 @@ func (b *batch) fill(src ingest.Reader) (more bool) {
 func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error) error {
 	// An input that fits one batch (a check's small capture, a one-line
 	// replay) is extracted here: no goroutine would earn its start.
-	first := &batch{recs: make([]*ingest.Record, 0, batchRecords)}
+	first := newBatch()
+	if h, ok := src.(ingest.Holder); ok {
+		h.Hold(&first.held) // holding on: from here every record stays valid until its batch is released
+	}
 	if !first.fill(src) {
 		x := NewExtractor(p)
 		for i, rec := range first.recs {
@@ -184,10 +214,10 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 			}
 		}()
 	}
-	// Batches are recycled once the engine is done with them, so that
-	// their arenas are reused: the reader's records are valid only until
-	// its next Scan, and copying them into a reused arena costs a memmove
-	// where a fresh allocation would also cost zeroing it.
+	// Batches are recycled once the engine is done with them, and the
+	// reader's buffers they held released for the reader to reuse (or,
+	// for a reader that holds nothing, their arenas reused: a memmove
+	// where a fresh allocation would also cost zeroing it).
 	free := make(chan *batch, workers*8)
 	go func() {
 		defer close(ordered)
@@ -233,6 +263,7 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 				break
 			}
 		}
+		b.held.Release()
 		clear(b.recs)
 		clear(b.feats)
 		select {

@@ -40,7 +40,8 @@ const DefaultMaxLine = 64 << 20
 // length; blank lines are ignored; the input may be gzip or zstd
 // compressed (see Decompress, which the caller applies). Memory does not
 // grow with the file. A record's Request and Response alias the reader's
-// buffer: they are valid until the next Scan (see Reader).
+// buffer: they are valid until the next Scan (see Reader), or, once Hold
+// has covered the record, until that Held is released (see Holder).
 //
 // Two line shapes are recognised:
 //   - the capture record (SPEC §3): ts, agent, request, response, …, or a
@@ -50,7 +51,7 @@ const DefaultMaxLine = 64 << 20
 //     latency_sec, cost, and the agent in kwargs.extra_body.metadata.tags
 //     as "agent:NAME" (else metadata.agent_id / user, else "default").
 type JSONLReader struct {
-	br     *bufio.Reader
+	lb     lineBuf
 	name   string
 	opt    JSONLOptions
 	line   int64
@@ -60,6 +61,10 @@ type JSONLReader struct {
 	kw     fastjson.Parser
 	long   int64    // the length of the line just read past, when over MaxLine
 	chunks [][]byte // a long line's fragments while it is read
+	held   bool     // Hold was called: a long line's buffer is never reused
+	pool   *recordPool
+	free   []*Record // records to reuse, once held
+	since  []*Record // once held: the records returned since the last Hold
 }
 
 // NewJSONL returns a reader of r, whose records name their position as
@@ -77,7 +82,37 @@ func NewJSONL(r io.Reader, name string, opt JSONLOptions) *JSONLReader {
 	} else if opt.Size > 0 && opt.Size < int64(size) {
 		size = max(int(opt.Size)+1, 16)
 	}
-	return &JSONLReader{br: bufio.NewReaderSize(r, size), name: name, opt: opt}
+	return &JSONLReader{lb: newLineBuf(r, size), name: name, opt: opt}
+}
+
+// Hold keeps the records returned since the previous Hold valid until
+// h.Release (see Holder).
+func (r *JSONLReader) Hold(h *Held) {
+	if r.pool == nil {
+		r.pool = &recordPool{}
+	}
+	r.held = true
+	r.lb.hold(h)
+	h.pool = r.pool
+	h.recs = append(h.recs, r.since...)
+	clear(r.since)
+	r.since = r.since[:0]
+}
+
+// newRecord returns a zero record: a released one once records are held,
+// else a new one.
+func (r *JSONLReader) newRecord() *Record {
+	if len(r.free) == 0 && r.pool != nil {
+		r.free = r.pool.take(r.free)
+	}
+	if n := len(r.free); n > 0 {
+		rec := r.free[n-1]
+		r.free[n-1] = nil
+		r.free = r.free[:n-1]
+		*rec = Record{}
+		return rec
+	}
+	return new(Record)
 }
 
 // Scan advances to the next record.
@@ -101,12 +136,14 @@ func (r *JSONLReader) Scan() bool {
 			pos := Pos{File: r.name, N: r.line}
 			r.rec = &Record{Pos: pos, Err: Errorf(pos, "line of %d bytes is longer than the %d-byte limit (--max-line): skipped", r.long, r.opt.MaxLine)}
 			r.long = 0
-			return true
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
+		} else if len(bytes.TrimSpace(line)) == 0 {
 			continue
+		} else {
+			r.rec = r.parse(line)
 		}
-		r.rec = r.parse(line)
+		if r.held {
+			r.since = append(r.since, r.rec)
+		}
 		return true
 	}
 }
@@ -123,7 +160,7 @@ func (r *JSONLReader) Lines() int64 { return r.line }
 // readLine returns the next line without its terminator. The line aliases
 // the reader's buffers: it is valid until the next call.
 func (r *JSONLReader) readLine() ([]byte, error) {
-	frag, err := r.br.ReadSlice('\n')
+	frag, err := r.lb.readSlice()
 	if err == nil || (err == io.EOF && len(frag) > 0) {
 		return trimEOL(frag), nil
 	}
@@ -137,7 +174,7 @@ func (r *JSONLReader) readLine() ([]byte, error) {
 	r.chunks = append(r.chunks[:0], append([]byte(nil), frag...))
 	n := int64(len(frag))
 	for {
-		frag, err = r.br.ReadSlice('\n')
+		frag, err = r.lb.readSlice()
 		n += int64(len(frag))
 		if n > int64(r.opt.MaxLine) {
 			clear(r.chunks)
@@ -158,8 +195,11 @@ func (r *JSONLReader) readLine() ([]byte, error) {
 			r.long = n
 			return nil, nil
 		}
-		if cap(r.buf) > 64<<20 || cap(r.buf) < int(n) {
-			r.buf = make([]byte, 0, n) // do not pin a huge buffer after a huge line
+		if r.held || cap(r.buf) > 64<<20 || cap(r.buf) < int(n) {
+			// Do not pin a huge buffer after a huge line; once records
+			// are held, every long line gets a buffer of its own (the
+			// collector frees it with the last record pointing into it).
+			r.buf = make([]byte, 0, n)
 		}
 		r.buf = r.buf[:0]
 		for _, c := range r.chunks {
@@ -305,7 +345,8 @@ func invalidUTF8Offset(b []byte) int {
 }
 
 func (r *JSONLReader) captureRecord(m *members) *Record {
-	rec := &Record{Pos: r.pos(), Status: 200}
+	rec := r.newRecord()
+	rec.Pos, rec.Status = r.pos(), 200
 	var err error
 	if m.ts == nil {
 		if m.timestamp != nil {
@@ -558,7 +599,8 @@ func ParseKillSwitch(raw []byte) (KillSwitchPatch, error) {
 // logging shape, as written by OpenHands) to a record: the request body is
 // rebuilt from its request-side members, byte for byte.
 func (r *JSONLReader) completionLog(m *members) *Record {
-	rec := &Record{Pos: r.pos(), Status: 200}
+	rec := r.newRecord()
+	rec.Pos, rec.Status = r.pos(), 200
 	var err error
 	switch {
 	case m.timestamp != nil:

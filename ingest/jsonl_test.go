@@ -19,7 +19,9 @@ func readAll(t testing.TB, r Reader) []*Record {
 	t.Helper()
 	var out []*Record
 	for r.Scan() {
-		out = append(out, r.Record())
+		rec := r.Record()
+		rec.CopyInto(nil) // its bodies are valid only until the next Scan
+		out = append(out, rec)
 	}
 	if err := r.Err(); err != nil {
 		t.Fatalf("Err: %v", err)

@@ -1,0 +1,230 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"sync"
+	"sync/atomic"
+)
+
+// A Holder is a Reader whose records can be kept past the next Scan
+// without copying them. Its first Hold turns holding on and covers
+// nothing; from then on each Hold adds to h every record returned since
+// the previous Hold, with the buffers they point into, and those records
+// stay valid until h.Release, after which the reader reuses them, the
+// Record values included. Before its first Hold a Holder's records are
+// valid only until the next Scan, as any Reader's, and never reused. The
+// replay driver hands batches of records to its workers this way instead
+// of copying every body, and hands each record back once stepped.
+type Holder interface {
+	Reader
+	Hold(h *Held)
+}
+
+// Held is what a Holder's Hold keeps valid: the records of a run and the
+// buffers they point into. The zero value holds nothing. Release may be
+// called from any goroutine, once for what the Holds since the last
+// Release added, after which h can be reused; h holds one reader's
+// records at a time.
+type Held struct {
+	chunks []*chunk
+	recs   []*Record
+	pool   *recordPool
+}
+
+// Release lets the reader reuse what h held, the records included: they
+// must no longer be used.
+func (h *Held) Release() {
+	for _, c := range h.chunks {
+		c.release()
+	}
+	clear(h.chunks)
+	h.chunks = h.chunks[:0]
+	if len(h.recs) > 0 {
+		h.pool.put(h.recs)
+		clear(h.recs)
+		h.recs = h.recs[:0]
+	}
+}
+
+// recordPool is where a Holder's released records wait to be reused, so
+// that a replay allocates no record a line: a fresh process's heap then
+// stops growing once the first batches are in flight.
+type recordPool struct {
+	mu   sync.Mutex
+	free []*Record
+}
+
+func (p *recordPool) put(recs []*Record) {
+	p.mu.Lock()
+	p.free = append(p.free, recs...)
+	p.mu.Unlock()
+}
+
+// take returns the released records, giving the pool dst's array (empty)
+// to fill next.
+func (p *recordPool) take(dst []*Record) []*Record {
+	p.mu.Lock()
+	got := p.free
+	p.free = dst[:0]
+	p.mu.Unlock()
+	return got
+}
+
+// A chunk is one read buffer of a lineBuf. refs counts its users: the
+// lineBuf while the chunk is its current buffer, and every Held that holds
+// it. At zero it goes back to its lineBuf's free list.
+type chunk struct {
+	buf  []byte
+	refs atomic.Int32
+	free chan *chunk
+}
+
+func (c *chunk) release() {
+	if c.refs.Add(-1) == 0 {
+		select {
+		case c.free <- c:
+		default: // the free list is full: the collector takes it
+		}
+	}
+}
+
+var errBadRead = errors.New("the input's reader returned an invalid count")
+
+// readSize is the most a lineBuf reads at a time: 128 KiB, as coreutils'
+// io_blksize, so that the bytes a read copies are parsed while they are in
+// the core's cache, and without holding the 1 MiB buffer is touched only
+// past its first 128 KiB when a line is longer.
+const readSize = 128 << 10
+
+// maxEmptyReads is how many reads returning nothing in a row fail with
+// io.ErrNoProgress, as in bufio.
+const maxEmptyReads = 100
+
+// lineBuf reads lines as bufio.Reader.ReadSlice('\n') does, into chunks
+// that a Holder's Hold can keep. Until the first hold it is bufio.Reader
+// on one buffer of the same size. From then on every chunk a line is
+// returned from is referenced (since) until a hold hands that reference to
+// a Held, and a chunk referenced by anything but the lineBuf is never
+// written again: the lineBuf moves on to another (a free one, or a new
+// one), copying only the unread tail of the line it was in.
+type lineBuf struct {
+	src     io.Reader
+	cur     *chunk
+	r, w    int // the unread bytes are cur.buf[r:w]
+	err     error
+	free    chan *chunk
+	holding bool
+	since   []*chunk // once holding: chunks lines were returned from since the last hold, a reference each
+	noted   bool     // cur is in since
+}
+
+func newLineBuf(src io.Reader, size int) lineBuf {
+	free := make(chan *chunk, 8)
+	c := &chunk{buf: make([]byte, size), free: free}
+	c.refs.Store(1)
+	return lineBuf{src: src, cur: c, free: free}
+}
+
+// readSlice returns the next line, with its '\n', as
+// bufio.Reader.ReadSlice('\n') does: bufio.ErrBufferFull with a full
+// buffer's worth of a longer line, or the last bytes with the read error
+// (io.EOF at the end). The line is valid until the next call, or until
+// the release of a Held that a later hold filled.
+func (b *lineBuf) readSlice() (line []byte, err error) {
+	s := 0 // bytes of cur.buf[r:w] already searched
+	for {
+		buf := b.cur.buf
+		if i := bytes.IndexByte(buf[b.r+s:b.w], '\n'); i >= 0 {
+			end := b.r + s + i + 1
+			line = buf[b.r:end]
+			b.r = end
+			b.note()
+			return line, nil
+		}
+		if b.err != nil {
+			line = buf[b.r:b.w]
+			b.r = b.w
+			err, b.err = b.err, nil
+			b.note()
+			return line, err
+		}
+		if b.w-b.r == len(buf) {
+			b.r = b.w
+			return buf, bufio.ErrBufferFull
+		}
+		s = b.w - b.r
+		b.fill()
+	}
+}
+
+// note records that a line was returned from cur, once holding.
+func (b *lineBuf) note() {
+	if b.holding && !b.noted {
+		b.cur.refs.Add(1)
+		b.since = append(b.since, b.cur)
+		b.noted = true
+	}
+}
+
+// fill reads once more into cur, after moving the unread bytes to the
+// start of a buffer when they are not there: to the start of cur when
+// nobody holds it (as bufio.Reader does); when cur is held, to another
+// chunk once cur is full, else the read goes on after them in cur. A read
+// asks for at most readSize bytes, so that what it copies is still in the
+// core's cache when the line is parsed.
+func (b *lineBuf) fill() {
+	if b.r > 0 {
+		dst := b.cur
+		if b.cur.refs.Load() != 1 {
+			if b.w < len(b.cur.buf) {
+				dst = nil // room left in cur: read on
+			} else {
+				select {
+				case dst = <-b.free:
+				default:
+					dst = &chunk{buf: make([]byte, len(b.cur.buf)), free: b.free}
+				}
+				dst.refs.Store(1)
+			}
+		}
+		if dst != nil {
+			copy(dst.buf, b.cur.buf[b.r:b.w])
+			b.w -= b.r
+			b.r = 0
+			if dst != b.cur {
+				b.cur.release()
+				b.cur, b.noted = dst, false
+			}
+		}
+	}
+	end := min(len(b.cur.buf), b.w+readSize)
+	for range maxEmptyReads {
+		n, err := b.src.Read(b.cur.buf[b.w:end])
+		if n < 0 || n > end-b.w {
+			b.err = errBadRead
+			return
+		}
+		b.w += n
+		if err != nil {
+			b.err = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	b.err = io.ErrNoProgress
+}
+
+// hold turns holding on, and hands h the references to the chunks lines
+// were returned from since the last hold.
+func (b *lineBuf) hold(h *Held) {
+	b.holding = true
+	h.chunks = append(h.chunks, b.since...)
+	clear(b.since)
+	b.since = b.since[:0]
+	b.noted = false
+}
