@@ -61,9 +61,9 @@ func init() {
 	register.Iter1[agentResult]()
 	register.Iter1[problemRec]()
 	register.Iter1[int]()
-	register.DoFn5x1[context.Context, int, func(*agentResult) bool, func(*problemRec) bool, func(*int) bool, error](&combineFn{})
+	register.DoFn6x1[context.Context, int, func(*agentResult) bool, func(*problemRec) bool, func(*int) bool, func(int, int), error](&combineFn{})
 	register.Function3x0[int, []byte, func(int, []byte)](keyBatch)
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*problemRec) bool, func(*int) bool, error](&sweepFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*problemRec) bool, func(*int) bool, func(int, int), error](&sweepFn{})
 }
 
 // policyOptions name the policy the pipeline runs and, for a policy
@@ -101,15 +101,26 @@ func build(s beam.Scope, opt options) {
 	results := beam.ParDo(s.Scope("replay"), &replayFn{Config: opt.Config, Policy: opt.Policy, Prefix: opt.Output, Shards: opt.Shards},
 		beam.GroupByKey(s, batches), beam.SideInput{Input: numbering})
 	one := beam.ParDo(s, keyZero[int], beam.Create(s, 0)) // so that the timelines are written when no file held a record
-	beam.ParDo0(s.Scope("timelines"), &combineFn{Config: opt.Config, Policy: opt.Policy, Prefix: opt.Output, Verbose: opt.Verbose},
-		beam.CoGroupByKey(s, results, problems, one))
+	sinkOutput(s, beam.ParDo(s.Scope("timelines"), &combineFn{Config: opt.Config, Policy: opt.Policy, Prefix: opt.Output, Verbose: opt.Verbose},
+		beam.CoGroupByKey(s, results, problems, one)))
 	if opt.Sweep != "" {
 		// The grid is evaluated on one worker from the feature records
 		// (never bodies), as one sweep evaluates it from one read.
 		all := beam.ParDo(s.Scope("sweep-key"), keyBatch, batches)
-		beam.ParDo0(s.Scope("sweep"), &sweepFn{Config: opt.Config, Sweep: opt.Sweep, Prefix: opt.Output},
-			beam.CoGroupByKey(s, all, problems, one))
+		sinkOutput(s, beam.ParDo(s.Scope("sweep"), &sweepFn{Config: opt.Config, Sweep: opt.Sweep, Prefix: opt.Output},
+			beam.CoGroupByKey(s, all, problems, one)))
 	}
+}
+
+// sinkOutput gives a stage that only writes files an output, which a
+// GroupByKey consumes and nothing reads; the stage's DoFn emits nothing
+// into it. Prism (v2.77.0, runners/prism/internal/stage.go) waits for a
+// bundle's response in a select that, for a stage with no output, finds
+// its data-done channel closed from the start and spins until the bundle
+// ends: a second core busy for as long as the timelines are joined and
+// written. With an output, it waits on that output's end of data.
+func sinkOutput(s beam.Scope, col beam.PCollection) {
+	beam.GroupByKey(s.Scope("sink-output"), col)
 }
 
 // keyBatch puts every feature batch under one key, for the sweep.
@@ -121,7 +132,7 @@ type sweepFn struct {
 	Config, Sweep, Prefix string
 }
 
-func (f *sweepFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, problems func(*problemRec) bool, _ func(*int) bool) error {
+func (f *sweepFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, problems func(*problemRec) bool, _ func(*int) bool, _ func(int, int)) error {
 	cfg, err := parseConfig(f.Config)
 	if err != nil {
 		return err
@@ -313,7 +324,7 @@ type combineFn struct {
 	Verbose bool
 }
 
-func (f *combineFn) ProcessElement(ctx context.Context, _ int, results func(*agentResult) bool, problems func(*problemRec) bool, _ func(*int) bool) error {
+func (f *combineFn) ProcessElement(ctx context.Context, _ int, results func(*agentResult) bool, problems func(*problemRec) bool, _ func(*int) bool, _ func(int, int)) error {
 	cfg, err := parseConfig(f.Config)
 	if err != nil {
 		return err
