@@ -94,8 +94,10 @@ const (
 )
 
 var (
+	// A 256 KB window covers a whole batch; the encoder's default (8 MB)
+	// was 8 MB of history held by a worker for the rest of its run.
 	zstdEnc = sync.OnceValue(func() *zstd.Encoder {
-		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(256<<10), zstd.WithLowerEncoderMem(true))
 		if err != nil {
 			panic("killswitch-beam: zstd encoder: " + err.Error()) // fixed options: a programming error
 		}
