@@ -300,12 +300,14 @@ func stepShard(eng *analyze.Engine, recs *batchMerge, seq func(*featRec) (int64,
 	var fr featRec
 	var rec ingest.Record
 	var f analyze.Features
+	var d analyze.Decision // one for every step: decision gets its address, so a Decision per step would be allocated
+	var ok bool
 	for recs.next(&fr) {
 		fr.record(&rec, &f)
 		if see != nil {
 			see(&fr, &rec)
 		}
-		d, ok, _ := eng.Step(&rec, &f)
+		d, ok, _ = eng.Step(&rec, &f)
 		for k, w := range eng.Reported() {
 			res.Warnings = append(res.Warnings, warnRec{fr.PMax, fr.File, fr.Idx, k, fr.Pos, w.Msg, int(w.Kind)})
 		}
