@@ -4,7 +4,10 @@
 # CPU seconds (user + sys) and peak RSS from /usr/bin/time -v, the two
 # commands alternated RUNS times, then the medians. It also checks that
 # both wrote the same decision records (sorted), the same -f json document
-# and, for a policy with state writes, the same state.
+# and, for a policy with state writes, the same state. With a JSONL
+# capture, each run also runs both on its first line alone: the fixed cost
+# of each binary (start-up, and for the pipeline the runner's), beside
+# which the rest is what the data costs.
 #
 #   benchmarks/beam-vs-replay.sh [RUNS] [CAPTURE] [-- BEAM FLAGS…]
 #
@@ -47,6 +50,13 @@ done
 # With a policy whose pipeline writes state (PREFIX-state.EXT), replay
 # writes it too (--writes), so that both do the same work.
 writes=()
+names=(replay beam)
+case $capture in
+*.jsonl)
+  head -n 1 "$capture" >"$tmp/one.jsonl"
+  names+=(replay1 beam1)
+  ;;
+esac
 for ((r = 1; r <= runs; r++)); do
   rm -f "$tmp"/beam-*
   measure beam bin/killswitch-beam --input "$capture" --output "$tmp/beam" "${extra[@]}"
@@ -54,13 +64,21 @@ for ((r = 1; r <= runs; r++)); do
     [ -e "$f" ] && writes=(--writes "$tmp/replay-state.${f##*.}")
   done
   measure replay bin/killswitch replay "${policy[@]}" -f jsonl -o "$tmp/replay.jsonl" "${writes[@]}" "$capture"
+  if [ ${#names[@]} -gt 2 ]; then
+    measure beam1 bin/killswitch-beam --input "$tmp/one.jsonl" --output "$tmp/one" "${extra[@]}"
+    measure replay1 bin/killswitch replay "${policy[@]}" -f jsonl -o "$tmp/one-replay.jsonl" "$tmp/one.jsonl"
+  fi
 done
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 printf '%-32s %8s %10s\n' "" "CPU-s" "peak RSS"
-for name in replay beam; do
-  label="killswitch replay -f jsonl"
-  [ $name = beam ] && label="killswitch-beam (Prism)"
+for name in "${names[@]}"; do
+  case $name in
+  replay) label="killswitch replay -f jsonl" ;;
+  beam) label="killswitch-beam (Prism)" ;;
+  replay1) label="killswitch replay, line 1 alone" ;;
+  beam1) label="killswitch-beam, line 1 alone" ;;
+  esac
   printf '%-32s %8s %7s MB\n' "$label" "$(cut -d' ' -f1 "$tmp/$name" | median)" "$(cut -d' ' -f2 "$tmp/$name" | median)"
 done
 echo "runs (CPU-s RSS-MB): replay $(tr '\n' ',' < "$tmp/replay") beam $(tr '\n' ',' < "$tmp/beam")"

@@ -8,11 +8,12 @@ package main
 //
 // A batch is a header (format version, the file's index in the inputs,
 // whether the records are compressed) then records until the end. The
-// records of a batch that carries bodies are compressed (zstd, fastest
-// level: request bodies of one file repeat their models, roles and
-// instructions); others are not, which costs nothing where bodies never
-// cross. A record is its flags, the deltas of its
-// order (PMax, Idx, the file's request count) from the previous record's,
+// records of a batch that carries bodies, or of compressAt bytes or more,
+// are compressed (zstd, fastest level: request bodies of one file repeat
+// their models, roles and instructions; feature records their agents'
+// names, costs and counts); a small batch is not. A record is its flags,
+// the deltas of its order (PMax, Idx, the file's request count) from the
+// previous record's,
 // its time as the distance back from PMax, references into the batch's
 // string table (agent, position file and path, tool signature, messages)
 // and only the fields its flags say it has. Hashes, cost and threshold are
@@ -94,8 +95,10 @@ const (
 )
 
 var (
+	// A 256 KB window covers a whole batch; the encoder's default (8 MB)
+	// was 8 MB of history held by a worker for the rest of its run.
 	zstdEnc = sync.OnceValue(func() *zstd.Encoder {
-		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(256<<10), zstd.WithLowerEncoderMem(true))
 		if err != nil {
 			panic("killswitch-beam: zstd encoder: " + err.Error()) // fixed options: a programming error
 		}
@@ -115,9 +118,16 @@ var (
 // (one request of a gigabyte) reaches it.
 const maxBatchRecords = 1 << 30
 
+// compressAt is the size of records from which a batch crosses compressed
+// even without bodies: on the in-process runner every byte that crosses
+// is copied several times into fresh memory, which costs more than
+// compressing it (the short corpus's 3.0 MB of feature batches: 13 MB
+// less peak RSS; docs/beam.md).
+const compressAt = 4 << 10
+
 // bytes returns the batch as it crosses the shuffle.
 func (w *batchWriter) bytes() []byte {
-	if !w.bodies {
+	if !w.bodies && len(w.buf)-w.hdr < compressAt {
 		return w.buf
 	}
 	out := append(make([]byte, 0, w.hdr+len(w.buf[w.hdr:])/3), w.buf[:w.hdr]...)

@@ -212,7 +212,9 @@ type agentResult struct {
 }
 
 // packAt is the size from which a shard's result crosses compressed: a
-// policy's part may carry its calls' bodies to the merge.
+// policy's part may carry its calls' bodies to the merge, and the loop's
+// timelines of a shard's agents are ~400 bytes of JSON an agent, which
+// the runner would otherwise copy several times on their way.
 const packAt = 64 << 10
 
 // pack compresses a large Summary; unpack undoes it.
@@ -279,8 +281,11 @@ func replayShard(cfg analyze.Config, recs *batchMerge, seq func(*featRec) (int64
 		}
 	}
 	sum.Warnings = nil // reported per step above; WarningCounts counts them all
-	res.Summary, err = json.Marshal(sum)
-	return res, err
+	if res.Summary, err = json.Marshal(sum); err != nil {
+		return res, err
+	}
+	res.pack()
+	return res, nil
 }
 
 // stepShard replays a shard's records (in replay order) through eng:
@@ -295,12 +300,14 @@ func stepShard(eng *analyze.Engine, recs *batchMerge, seq func(*featRec) (int64,
 	var fr featRec
 	var rec ingest.Record
 	var f analyze.Features
+	var d analyze.Decision // one for every step: decision gets its address, so a Decision per step would be allocated
+	var ok bool
 	for recs.next(&fr) {
 		fr.record(&rec, &f)
 		if see != nil {
 			see(&fr, &rec)
 		}
-		d, ok, _ := eng.Step(&rec, &f)
+		d, ok, _ = eng.Step(&rec, &f)
 		for k, w := range eng.Reported() {
 			res.Warnings = append(res.Warnings, warnRec{fr.PMax, fr.File, fr.Idx, k, fr.Pos, w.Msg, int(w.Kind)})
 		}
@@ -330,6 +337,9 @@ func timelines(cfg analyze.Config, results []agentResult, problems []problemRec)
 	parts := make([]*analyze.Summary, 0, len(results)+1)
 	var warns []warnRec
 	for _, r := range results {
+		if err := r.unpack(); err != nil {
+			return nil, err
+		}
 		var s analyze.Summary
 		if err := json.Unmarshal(r.Summary, &s); err != nil {
 			return nil, err

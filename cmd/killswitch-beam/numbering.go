@@ -36,12 +36,18 @@ type orderRun struct {
 	// where its parts are finished.
 	End    int64
 	HasEnd bool
+	// Shards are the shards of the run's requests: the ones its
+	// numbering is sent to.
+	Shards []int
 }
 
-// bucketSum is the number of requests in one bucket, of every file.
+// bucketSum is the number of requests in one bucket, of every file, and
+// the bucket's latest End.
 type bucketSum struct {
 	Bucket   int64
 	Requests int64
+	End      int64
+	HasEnd   bool
 }
 
 // seqEntry is the numbering of one file's requests in one bucket: Base is
@@ -64,24 +70,37 @@ func summarizeBucket(bucket int64, runs func(*orderRun) bool) bucketSum {
 		for _, n := range r.Count {
 			s.Requests += n
 		}
+		if r.HasEnd && (!s.HasEnd || r.End > s.End) {
+			s.End, s.HasEnd = r.End, true
+		}
 	}
 	return s
 }
 
-// numberFn turns a bucket's runs into the numbering of each of its files.
+// numberFn turns a bucket's runs into the numbering of each of its files,
+// sent to the shards of each run's requests; the last bucket's sends the
+// capture's end (the latest End) to every shard.
 type numberFn struct {
+	Shards int
 	before map[int64]int64 // per bucket: requests in earlier buckets
+	last   int64           // the last bucket
+	end    seqEntry        // the capture's end, when HasEnd
 }
 
-func (f *numberFn) ProcessElement(bucket int64, runs func(*orderRun) bool, sums []bucketSum, emit func(seqEntry)) error {
+func (f *numberFn) ProcessElement(bucket int64, runs func(*orderRun) bool, sums []bucketSum, emit func(int, seqEntry)) error {
 	if f.before == nil {
 		sorted := append([]bucketSum(nil), sums...)
 		sort.Slice(sorted, func(i, j int) bool { return sorted[i].Bucket < sorted[j].Bucket })
 		f.before = make(map[int64]int64, len(sorted))
+		f.end = seqEntry{File: -1} // no file's: it numbers no request
 		var acc int64
 		for _, b := range sorted {
 			f.before[b.Bucket] = acc
 			acc += b.Requests
+			f.last = b.Bucket
+			if b.HasEnd && (!f.end.HasEnd || b.End > f.end.End) {
+				f.end.End, f.end.HasEnd = b.End, true
+			}
 		}
 	}
 	before, ok := f.before[bucket]
@@ -93,8 +112,15 @@ func (f *numberFn) ProcessElement(bucket int64, runs func(*orderRun) bool, sums 
 	for runs(&r) {
 		rs = append(rs, r)
 	}
-	for _, e := range numberBucket(bucket, before, rs) {
-		emit(e)
+	for i, e := range numberBucket(bucket, before, rs) {
+		for _, s := range rs[i].Shards {
+			emit(s, e)
+		}
+	}
+	if bucket == f.last && f.end.HasEnd {
+		for s := range f.Shards {
+			emit(s, f.end)
+		}
 	}
 	return nil
 }

@@ -26,9 +26,10 @@ import (
 //	files ─ readFn (one worker per file: read, extract features) ─┬─ problems ─────────────────────────────────────┐
 //	                                                               ├─ order runs keyed by minute                     │
 //	                                                               │    ─ GroupByKey ─ numberFn (side input:         │
-//	                                                               │      per-minute counts) ─ the numbering ───┐     │
-//	                                                               └─ feature batches keyed by shard            │     │
-//	  ─ GroupByKey ─ replayFn (one engine per shard, in replay order; side input: the numbering)                │     │
+//	                                                               │      per-minute counts) ─ the numbering         │
+//	                                                               │      keyed by the shards that need it ──┐       │
+//	                                                               └─ feature batches keyed by shard ─────────┤       │
+//	  ─ CoGroupByKey ─ replayFn (one engine per shard, in replay order)                                        │
 //	       ─ PREFIX-decisions-S-of-N.jsonl, and the shard's timelines ─ combineFn ─ PREFIX-timelines.json ─────────┘
 //
 // A shard is the agents whose id hashes to it: the records of one shard
@@ -53,17 +54,18 @@ func init() {
 	register.Emitter2[int, problemRec]()
 	register.Iter1[orderRun]()
 	register.Function2x1[int64, func(*orderRun) bool, bucketSum](summarizeBucket)
-	register.DoFn4x1[int64, func(*orderRun) bool, []bucketSum, func(seqEntry), error](&numberFn{})
-	register.Emitter1[seqEntry]()
+	register.DoFn4x1[int64, func(*orderRun) bool, []bucketSum, func(int, seqEntry), error](&numberFn{})
+	register.Emitter2[int, seqEntry]()
+	register.Iter1[seqEntry]()
 	register.Iter1[[]byte]()
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, []seqEntry, func(int, agentResult), error](&replayFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*seqEntry) bool, func(int, agentResult), error](&replayFn{})
 	register.Emitter2[int, agentResult]()
 	register.Iter1[agentResult]()
 	register.Iter1[problemRec]()
 	register.Iter1[int]()
-	register.DoFn5x1[context.Context, int, func(*agentResult) bool, func(*problemRec) bool, func(*int) bool, error](&combineFn{})
+	register.DoFn6x1[context.Context, int, func(*agentResult) bool, func(*problemRec) bool, func(*int) bool, func(int, int), error](&combineFn{})
 	register.Function3x0[int, []byte, func(int, []byte)](keyBatch)
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*problemRec) bool, func(*int) bool, error](&sweepFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*problemRec) bool, func(*int) bool, func(int, int), error](&sweepFn{})
 }
 
 // policyOptions name the policy the pipeline runs and, for a policy
@@ -97,19 +99,34 @@ func build(s beam.Scope, opt options) {
 	batches, runs, problems := beam.ParDo3(s.Scope("read"), &readFn{Config: opt.Config, Policy: opt.Policy, Shards: opt.Shards}, in)
 	byMinute := beam.GroupByKey(s, runs)
 	sums := beam.ParDo(s.Scope("bucket-counts"), summarizeBucket, byMinute)
-	numbering := beam.ParDo(s.Scope("number"), &numberFn{}, byMinute, beam.SideInput{Input: sums})
+	// The numbering reaches each shard with its batches, keyed by shard,
+	// not as a side input: Prism (v2.77.0) reschedules a stage with a side
+	// input for as long as its bundle runs (its watermark loop spins,
+	// allocating, the whole replay long).
+	numbering := beam.ParDo(s.Scope("number"), &numberFn{Shards: opt.Shards}, byMinute, beam.SideInput{Input: sums})
 	results := beam.ParDo(s.Scope("replay"), &replayFn{Config: opt.Config, Policy: opt.Policy, Prefix: opt.Output, Shards: opt.Shards},
-		beam.GroupByKey(s, batches), beam.SideInput{Input: numbering})
+		beam.CoGroupByKey(s, batches, numbering))
 	one := beam.ParDo(s, keyZero[int], beam.Create(s, 0)) // so that the timelines are written when no file held a record
-	beam.ParDo0(s.Scope("timelines"), &combineFn{Config: opt.Config, Policy: opt.Policy, Prefix: opt.Output, Verbose: opt.Verbose},
-		beam.CoGroupByKey(s, results, problems, one))
+	sinkOutput(s, beam.ParDo(s.Scope("timelines"), &combineFn{Config: opt.Config, Policy: opt.Policy, Prefix: opt.Output, Verbose: opt.Verbose},
+		beam.CoGroupByKey(s, results, problems, one)))
 	if opt.Sweep != "" {
 		// The grid is evaluated on one worker from the feature records
 		// (never bodies), as one sweep evaluates it from one read.
 		all := beam.ParDo(s.Scope("sweep-key"), keyBatch, batches)
-		beam.ParDo0(s.Scope("sweep"), &sweepFn{Config: opt.Config, Sweep: opt.Sweep, Prefix: opt.Output},
-			beam.CoGroupByKey(s, all, problems, one))
+		sinkOutput(s, beam.ParDo(s.Scope("sweep"), &sweepFn{Config: opt.Config, Sweep: opt.Sweep, Prefix: opt.Output},
+			beam.CoGroupByKey(s, all, problems, one)))
 	}
+}
+
+// sinkOutput gives a stage that only writes files an output, which a
+// GroupByKey consumes and nothing reads; the stage's DoFn emits nothing
+// into it. Prism (v2.77.0, runners/prism/internal/stage.go) waits for a
+// bundle's response in a select that, for a stage with no output, finds
+// its data-done channel closed from the start and spins until the bundle
+// ends: a second core busy for as long as the timelines are joined and
+// written. With an output, it waits on that output's end of data.
+func sinkOutput(s beam.Scope, col beam.PCollection) {
+	beam.GroupByKey(s.Scope("sink-output"), col)
 }
 
 // keyBatch puts every feature batch under one key, for the sweep.
@@ -121,7 +138,7 @@ type sweepFn struct {
 	Config, Sweep, Prefix string
 }
 
-func (f *sweepFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, problems func(*problemRec) bool, _ func(*int) bool) error {
+func (f *sweepFn) ProcessElement(ctx context.Context, _ int, batches func(*[]byte) bool, problems func(*problemRec) bool, _ func(*int) bool, _ func(int, int)) error {
 	cfg, err := parseConfig(f.Config)
 	if err != nil {
 		return err
@@ -197,6 +214,7 @@ func (f *readFn) ProcessElement(ctx context.Context, in inputFile, batch func(in
 		}
 	}
 	run := orderRun{File: in.Idx}
+	inRun := make([]bool, f.Shards) // the shards of run's requests
 	var pmax, idx, req, end int64
 	timed, ended := false, false
 	for src.Scan() {
@@ -234,7 +252,14 @@ func (f *readFn) ProcessElement(ctx context.Context, in inputFile, batch func(in
 			if len(run.PMax) > 0 {
 				order(run.Bucket, run)
 			}
+			for _, s := range run.Shards {
+				inRun[s] = false
+			}
 			run = orderRun{File: in.Idx, Bucket: b, K0: req}
+		}
+		if !inRun[shard] {
+			inRun[shard] = true
+			run.Shards = append(run.Shards, shard)
 		}
 		if n := len(run.PMax); n > 0 && run.PMax[n-1] == pmax {
 			run.Count[n-1]++
@@ -275,13 +300,22 @@ type replayFn struct {
 	Shards int
 }
 
-func (f *replayFn) ProcessElement(ctx context.Context, shard int, batches func(*[]byte) bool, numbering []seqEntry, result func(int, agentResult)) error {
+func (f *replayFn) ProcessElement(ctx context.Context, shard int, batches func(*[]byte) bool, numbering func(*seqEntry) bool, result func(int, agentResult)) error {
 	cfg, err := parseConfig(f.Config)
 	if err != nil {
 		return err
 	}
-	recs := newBatchMerge(collectBatches(batches))
-	table := newSeqTable(numbering)
+	bs := collectBatches(batches)
+	var entries []seqEntry
+	var e seqEntry
+	for numbering(&e) {
+		entries = append(entries, e)
+	}
+	if len(bs) == 0 {
+		return nil // numbering only (the capture's end): no agent hashes to the shard
+	}
+	recs := newBatchMerge(bs)
+	table := newSeqTable(entries)
 	var res agentResult
 	name := fmt.Sprintf("%s-decisions-%05d-of-%05d.jsonl", f.Prefix, shard, f.Shards)
 	err = writeFile(ctx, name, func(w io.Writer) error {
@@ -313,7 +347,7 @@ type combineFn struct {
 	Verbose bool
 }
 
-func (f *combineFn) ProcessElement(ctx context.Context, _ int, results func(*agentResult) bool, problems func(*problemRec) bool, _ func(*int) bool) error {
+func (f *combineFn) ProcessElement(ctx context.Context, _ int, results func(*agentResult) bool, problems func(*problemRec) bool, _ func(*int) bool, _ func(int, int)) error {
 	cfg, err := parseConfig(f.Config)
 	if err != nil {
 		return err
