@@ -12,7 +12,7 @@
 #
 # RUNS defaults to 9, WORKERS to 1. Without CAPTURE it generates the
 # short-record corpus of benchmarks/short_test.go (142 MB) into $TMPDIR;
-# without BINARY it builds bin/killswitch.
+# without BINARY it builds bin/killswitch (statically, as make build does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-9}
@@ -27,7 +27,7 @@ if [ -z "$capture" ]; then
   KILLSWITCH_BENCH_SHORT=$capture go test -run '^$' -bench 'ShortWC$' -benchtime 1x ./benchmarks/ >/dev/null
 fi
 if [ ${#bins[@]} -eq 0 ]; then
-  go build -o bin/killswitch ./cmd/killswitch
+  CGO_ENABLED=0 go build -o bin/killswitch ./cmd/killswitch   # as make build does
   bins=(bin/killswitch)
 fi
 for ((i = 0; i < runs; i++)); do
