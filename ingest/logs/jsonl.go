@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/jsonsimd"
 )
 
 // newJSONL reads capture records and per-call completion logs. JSONL input
@@ -37,7 +38,7 @@ type docJSONL struct {
 
 // compact reports whether b holds no JSON white space outside its strings
 // and no line break at all: what json.Compact would leave as it is, and
-// one line to the JSONL reader. Strings are skipped a quote at a time.
+// one line to the JSONL reader. Strings are skipped by jsonsimd.StringEnd.
 func compact(b []byte) bool {
 	if bytes.IndexByte(b, '\n') >= 0 {
 		return false
@@ -47,20 +48,11 @@ func compact(b []byte) bool {
 		case ' ', '\t', '\r':
 			return false
 		case '"':
-			for {
-				k := bytes.IndexByte(b[i+1:], '"')
-				if k < 0 {
-					return false
-				}
-				i += k + 1
-				bs := 0
-				for p := i - 1; b[p] == '\\'; p-- {
-					bs++
-				}
-				if bs%2 == 0 {
-					break
-				}
+			k := jsonsimd.StringEnd(b[i+1:])
+			if k < 0 {
+				return false
 			}
+			i += k + 1 // the closing quote
 		}
 	}
 	return true

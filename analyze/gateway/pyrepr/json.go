@@ -1,8 +1,8 @@
 package pyrepr
 
 import (
-	"bytes"
 	"fmt"
+	"github.com/killswitch/killswitch/internal/jsonsimd"
 	"math"
 	"strconv"
 	"strings"
@@ -230,22 +230,10 @@ func (p *parser) str() ([]byte, error) {
 // four (a lone surrogate's six for three, a pair's twelve for four), so
 // that str makes its slice once instead of growing it.
 func (p *parser) bytesAhead() int {
-	j := p.i
-	for {
-		k := bytes.IndexByte(p.b[j:], '"')
-		if k < 0 {
-			return len(p.b) - p.i
-		}
-		j += k
-		bs := 0
-		for q := j - 1; q >= p.i && p.b[q] == '\\'; q-- {
-			bs++
-		}
-		if bs%2 == 0 {
-			return j - p.i
-		}
-		j++
+	if k := jsonsimd.StringEnd(p.b[p.i:]); k >= 0 {
+		return k
 	}
+	return len(p.b) - p.i
 }
 
 func (p *parser) escape() (rune, error) {

@@ -1,9 +1,10 @@
 package pyrepr
 
-// The refParser and repr of strings as []rune, as they were before strings
+// The parser and repr of strings as []rune, as they were before strings
 // were held as WTF-8 bytes (#30's gateway round): the reference
 // FuzzBytesAgainstRunes holds the new ones to. Kept verbatim but for the
-// names.
+// names and the duplicate-key check, which compares the runes (it
+// compared string([]rune), making every lone surrogate U+FFFD).
 
 import (
 	"bytes"
