@@ -38,6 +38,14 @@ type Page struct {
 // [1127/120102.123:INFO:CONSOLE(12)] "message", source: file:///… (12)
 var console = regexp.MustCompile(`:CONSOLE(?::\d+|\(\d+\))\] (.*)`)
 
+// hangAfter is how long one Chromium run may take before it is taken
+// for hung and killed. A page renders in a second or two on an idle
+// machine; the limit is far above that because on a loaded one (the
+// whole test suite, or other builds, sharing two cores) Chromium's own
+// start-up alone has taken over a minute, and a slow machine is not a
+// failed page.
+const hangAfter = 5 * time.Minute
+
 // Shot loads the page at path (a local file) in a headless Chromium of
 // the given window size and returns its screenshot and console messages.
 // The browser's proxy leads nowhere, so a page cannot fetch anything from
@@ -54,7 +62,7 @@ func Shot(ctx context.Context, chromium, path string, width, height int) (*Page,
 	}
 	defer os.RemoveAll(dir)
 	png := filepath.Join(dir, "shot.png")
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, hangAfter)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, chromium,
 		"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 )
 
 // DOM loads the page at path (a local file) in a headless Chromium and
@@ -25,7 +24,7 @@ func DOM(ctx context.Context, chromium, path string) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, hangAfter)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, chromium,
 		"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
