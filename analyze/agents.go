@@ -3,6 +3,9 @@ package analyze
 import (
 	"hash/maphash"
 	"math/bits"
+	"unsafe"
+
+	"github.com/killswitch/killswitch/internal/prefetch"
 )
 
 // agentTable holds the engine's books, one per agent, found by the
@@ -95,5 +98,46 @@ func (t *agentTable) grow() {
 func (t *agentTable) each(fn func(*agentBook)) {
 	for i := range t.n {
 		fn(t.at(i))
+	}
+}
+
+// ahead asks the processor for the state of the agents named, which the
+// engine is about to step (at most aheadRecords of them): their index
+// slots, then the books those point to, then each book's id and window.
+// Each stage issues every name's fetch before the next stage reads what
+// the previous one fetched, so the cache misses of a group of records
+// overlap rather than stall the engine one after another (10,000 agents'
+// books and windows are megabytes: a step used to wait for two or three
+// misses). It changes nothing: an agent not in the table yet, or not in
+// the first slots probed, is skipped.
+func (t *agentTable) ahead(names []string) {
+	if len(t.slots) == 0 || len(names) > aheadRecords {
+		return
+	}
+	var hs [aheadRecords]uint64
+	mask := uint64(len(t.slots) - 1)
+	for i, name := range names {
+		hs[i] = maphash.String(t.seed, name)
+		prefetch.Bytes(unsafe.Pointer(&t.slots[hs[i]&mask]), 8)
+	}
+	var books [aheadRecords]*agentBook
+	for i, h := range hs[:len(names)] {
+		tag := h >> 32 << 32
+		for j, k := h&mask, 0; k < 4 && t.slots[j] != 0; j, k = (j+1)&mask, k+1 {
+			if s := t.slots[j]; s>>32<<32 == tag {
+				books[i] = t.at(int(uint32(s)) - 1)
+				prefetch.Bytes(unsafe.Pointer(books[i]), unsafe.Sizeof(agentBook{}))
+				break
+			}
+		}
+	}
+	for _, b := range books[:len(names)] {
+		if b == nil {
+			continue
+		}
+		prefetch.Bytes(unsafe.Pointer(unsafe.StringData(b.sum.Agent)), uintptr(len(b.sum.Agent)))
+		if w := b.loop.w.buf; len(w) > 0 {
+			prefetch.Bytes(unsafe.Pointer(&w[0]), uintptr(len(w))*unsafe.Sizeof(w[0]))
+		}
 	}
 }
