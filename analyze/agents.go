@@ -18,6 +18,7 @@ type agentTable struct {
 	chunks [][]agentBook // 16, 32, … 2048 books, then bookChunk each
 	n, cap int           // books in use, and in the chunks
 	slots  []uint64      // 0: empty; else hash>>32<<32 | book number+1
+	shift  uint          // a hash's home slot is hash>>shift: its top bits, which the slot keeps
 	seed   maphash.Seed
 }
 
@@ -46,12 +47,12 @@ func (t *agentTable) at(i int) *agentBook {
 func (t *agentTable) find(name string) (b *agentBook, added bool) {
 	if t.slots == nil {
 		t.seed = maphash.MakeSeed()
-		t.slots = make([]uint64, 64)
+		t.slots, t.shift = make([]uint64, 64), 64-6
 	}
 	h := maphash.String(t.seed, name)
 	tag := h >> 32 << 32
 	mask := uint64(len(t.slots) - 1)
-	i := h & mask
+	i := h >> t.shift
 	for ; t.slots[i] != 0; i = (i + 1) & mask {
 		if s := t.slots[i]; s>>32<<32 == tag {
 			if b := t.at(int(uint32(s)) - 1); b.sum.Agent == name {
@@ -77,16 +78,19 @@ func (t *agentTable) find(name string) (b *agentBook, added bool) {
 	return b, true
 }
 
-// grow doubles the index; the books stay where they are.
+// grow doubles the index; the books stay where they are. A slot's home
+// in the new index is told by the top bits of the hash it keeps, so the
+// agents' ids are neither read nor hashed again (the index holds at most
+// 1<<32 slots: a book's number has 32 bits).
 func (t *agentTable) grow() {
 	old := t.slots
-	t.slots = make([]uint64, 2*len(old))
+	t.slots, t.shift = make([]uint64, 2*len(old)), t.shift-1
 	mask := uint64(len(t.slots) - 1)
 	for _, s := range old {
 		if s == 0 {
 			continue
 		}
-		i := maphash.String(t.seed, t.at(int(uint32(s))-1).sum.Agent) & mask
+		i := s >> t.shift
 		for t.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
@@ -118,12 +122,12 @@ func (t *agentTable) ahead(names []string) {
 	mask := uint64(len(t.slots) - 1)
 	for i, name := range names {
 		hs[i] = maphash.String(t.seed, name)
-		prefetch.Bytes(unsafe.Pointer(&t.slots[hs[i]&mask]), 8)
+		prefetch.Bytes(unsafe.Pointer(&t.slots[hs[i]>>t.shift]), 8)
 	}
 	var books [aheadRecords]*agentBook
 	for i, h := range hs[:len(names)] {
 		tag := h >> 32 << 32
-		for j, k := h&mask, 0; k < 4 && t.slots[j] != 0; j, k = (j+1)&mask, k+1 {
+		for j, k := h>>t.shift, 0; k < 4 && t.slots[j] != 0; j, k = (j+1)&mask, k+1 {
 			if s := t.slots[j]; s>>32<<32 == tag {
 				books[i] = t.at(int(uint32(s)) - 1)
 				prefetch.Bytes(unsafe.Pointer(books[i]), unsafe.Sizeof(agentBook{}))
