@@ -50,7 +50,7 @@ test: services
 	@$(STAGE) policy-names scripts/policy-names.sh
 	@$(STAGE) build $(MAKE) -s build
 	@$(STAGE) "go test" $(GO) test ./...
-	@$(STAGE) "go test -tags purego" $(GO) test -tags purego ./analyze/simhash/ ./internal/jsonsimd/ ./ingest/ ./analyze/body/
+	@$(STAGE) "go test -tags purego" $(GO) test -tags purego ./analyze/simhash/ ./internal/jsonsimd/ ./internal/prefetch/ ./ingest/ ./analyze/body/
 ifeq ($(FULL),1)
 	@$(STAGE) "vet GOARCH=386" env GOARCH=386 $(GO) vet ./...
 	@if GOARCH=386 $(GO) test -count=1 -run '^$$' ./internal/cputime/ >/dev/null 2>&1; then \

@@ -274,6 +274,18 @@ func (e *Engine) book(name string) *agentBook {
 	return b
 }
 
+// ahead prepares the engine for stepping recs next (see agentTable.ahead).
+func (e *Engine) ahead(recs []*ingest.Record) {
+	var names [aheadRecords]string
+	if len(recs) > len(names) {
+		return
+	}
+	for i, rec := range recs {
+		names[i] = rec.Agent
+	}
+	e.agents.ahead(names[:len(recs)])
+}
+
 // Step replays one record. Malformed and skipped input items are counted;
 // control records change state; requests yield a Decision (ok true). The
 // returned transitions are valid until the next call.

@@ -24,6 +24,7 @@ type LoopPolicy struct {
 	// that start with them (a config record gives an agent its own).
 	settings map[string]*Settings
 	defaults *Settings
+	slab     windowSlab // the storage of the windows, while small
 }
 
 // NewLoopPolicy validates the loop settings of cfg and returns the policy.
@@ -149,7 +150,7 @@ func (p *LoopPolicy) Decide(rec *ingest.Record, f *Features, d *Decision, fx *Ef
 	default:
 		f.TS = d.TS.UnixNano()
 		d.PromptHash, d.HasPrompt = f.Prompt, f.HasPrompt
-		sc, action := a.Decide(&p.cfg, f)
+		sc, action := a.decide(&p.cfg, f, &p.slab)
 		d.Counts, d.Score, d.Action = sc.Counts, sc.Value, action
 		p.explain(a, d, sc)
 		switch action {
@@ -198,6 +199,7 @@ func (p *LoopPolicy) finishAgents(e *Engine) {
 			}
 			b.loop = LoopAgent{}
 		})
+		p.slab = windowSlab{}
 		return
 	}
 	for name, a := range p.agents {
@@ -282,7 +284,10 @@ func (a *LoopAgent) clear() {
 // score calls for; it enters the request into the history unless the
 // agent is killed by it (a killed request gets no response, and the
 // history no longer matters until an activation clears it).
-func (a *LoopAgent) Decide(cfg *Config, f *Features) (Score, Action) {
+func (a *LoopAgent) Decide(cfg *Config, f *Features) (Score, Action) { return a.decide(cfg, f, nil) }
+
+// decide is Decide, the window's storage growing from slab (nil: the heap).
+func (a *LoopAgent) decide(cfg *Config, f *Features, slab *windowSlab) (Score, Action) {
 	var sc Score
 	if a.det != nil {
 		sc = a.det.Score(f)
@@ -300,7 +305,7 @@ func (a *LoopAgent) Decide(cfg *Config, f *Features) (Score, Action) {
 	if a.det != nil {
 		a.det.Push(f, answered)
 	} else {
-		windowPush(&a.w, f, answered)
+		windowPush(&a.w, f, answered, slab)
 	}
 	if !answered {
 		return sc, ActionBlock

@@ -248,7 +248,7 @@ type windowDetector struct {
 }
 
 func (d *windowDetector) Score(f *Features) Score         { return windowScore(&d.w, d.prof, d.n, f) }
-func (d *windowDetector) Push(f *Features, answered bool) { windowPush(&d.w, f, answered) }
+func (d *windowDetector) Push(f *Features, answered bool) { windowPush(&d.w, f, answered, nil) }
 
 // windowScore scores f against w, a window of size n of profile p.
 func windowScore(w *Window, p *Profile, n int, f *Features) Score {
@@ -259,12 +259,13 @@ func windowScore(w *Window, p *Profile, n int, f *Features) Score {
 }
 
 // windowPush enters f into w; its response only if it was answered.
-func windowPush(w *Window, f *Features, answered bool) {
+// Its storage grows from slab (nil: the heap).
+func windowPush(w *Window, f *Features, answered bool, slab *windowSlab) {
 	e := f.Entry
 	if !answered {
 		e.Response, e.HasResp = 0, false
 	}
-	w.Push(e)
+	w.push(e, slab)
 }
 
 func (d *windowDetector) Resize(n int) { d.w.Resize(n); d.n = n }

@@ -60,7 +60,7 @@ func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, erro
 		}
 		return nil
 	}
-	if err := Drive(src, cfg.Profile, workers, step); err != nil {
+	if err := drive(src, cfg.Profile, workers, step, eng.ahead); err != nil {
 		return nil, err
 	}
 	return eng.Finish(), nil
@@ -73,36 +73,88 @@ func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, erro
 // Holder's records are reused once stepped). The returned error is src's
 // I/O error or step's.
 func Drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error) error {
+	return drive(src, p, workers, step, nil)
+}
+
+// aheadRecords is how many records drive hands ahead at a time (step
+// then steps them): enough for the misses on their agents' state to
+// overlap, few enough that what a group read stays in the cache. With one
+// worker a group also ends when the reader has fewer than groupSlack
+// bytes left of what it read (ingest.Holder's Buffered), so that its next
+// read, once the group is released, reuses its buffer from the start
+// rather than touching fresh memory after the held records.
+const (
+	aheadRecords = 16
+	groupSlack   = 16 << 10
+)
+
+// drive is Drive that, when ahead is not nil, also hands ahead the next
+// records, up to aheadRecords, just before they are stepped: Replay's
+// engine asks the processor for their agents' state then.
+func drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error, ahead func([]*ingest.Record)) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	if workers > 1 {
-		return driveParallel(src, p, workers, step)
+		return driveParallel(src, p, workers, step, ahead)
 	}
 	x := NewExtractor(p)
-	var f Features // one for the whole stream: step may keep a pointer only during the call
-	// A Holder's records are handed back after each step, so that its
-	// next ones reuse their memory (step keeps nothing of rec).
+	// A Holder's records are stepped in groups (the next read while the
+	// previous ones are still valid) and handed back after each group, so
+	// that its next ones reuse their memory (step keeps nothing of rec);
+	// any other reader's records are valid only until the next Scan, and
+	// stepped one at a time.
 	holder, _ := src.(ingest.Holder)
 	var held ingest.Held
+	group := 1
 	if holder != nil {
 		holder.Hold(&held)
+		group = aheadRecords
 	}
-	for src.Scan() {
-		rec := src.Record()
-		f = Features{}
-		if needsFeatures(rec) {
-			f = x.Extract(rec)
+	var recs [aheadRecords]*ingest.Record
+	var feats [aheadRecords]Features // step may keep a pointer only during the call
+	for more := true; more; {
+		n := 0
+		for ; n < group; n++ {
+			if n > 0 && holder != nil && holder.Buffered() < groupSlack {
+				break
+			}
+			if more = src.Scan(); !more {
+				break
+			}
+			recs[n], feats[n] = src.Record(), Features{}
+			if needsFeatures(recs[n]) {
+				feats[n] = x.Extract(recs[n])
+			}
 		}
-		if err := step(rec, &f); err != nil {
+		if err := stepGroup(recs[:n], feats[:n], step, ahead); err != nil {
 			return err
 		}
+		clear(recs[:n])
 		if holder != nil {
 			holder.Hold(&held)
 			held.Release()
 		}
 	}
 	return src.Err()
+}
+
+// stepGroup hands recs to ahead, in groups of at most aheadRecords, and
+// steps each with its features.
+func stepGroup(recs []*ingest.Record, feats []Features, step func(*ingest.Record, *Features) error, ahead func([]*ingest.Record)) error {
+	for len(recs) > 0 {
+		n := min(len(recs), aheadRecords)
+		if ahead != nil {
+			ahead(recs[:n])
+		}
+		for i, rec := range recs[:n] {
+			if err := step(rec, &feats[i]); err != nil {
+				return err
+			}
+		}
+		recs, feats = recs[n:], feats[n:]
+	}
+	return nil
 }
 
 func needsFeatures(rec *ingest.Record) bool {
@@ -173,7 +225,7 @@ func (b *batch) fill(src ingest.Reader) (more bool) {
 	return more
 }
 
-func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error) error {
+func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error, ahead func([]*ingest.Record)) error {
 	// An input that fits one batch (a check's small capture, a one-line
 	// replay) is extracted here: no goroutine would earn its start.
 	first := newBatch()
@@ -186,9 +238,9 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 			if needsFeatures(rec) {
 				first.feats[i] = x.Extract(rec)
 			}
-			if err := step(rec, &first.feats[i]); err != nil {
-				return err
-			}
+		}
+		if err := stepGroup(first.recs, first.feats, step, ahead); err != nil {
+			return err
 		}
 		return src.Err()
 	}
@@ -256,12 +308,9 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 		if stepErr != nil {
 			continue
 		}
-		for i, rec := range b.recs {
-			if err := step(rec, &b.feats[i]); err != nil {
-				stepErr = err
-				close(stop)
-				break
-			}
+		if err := stepGroup(b.recs, b.feats, step, ahead); err != nil {
+			stepErr = err
+			close(stop)
 		}
 		b.held.Release()
 		clear(b.recs)

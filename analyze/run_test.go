@@ -98,3 +98,78 @@ func TestDriveAnyWorkers(t *testing.T) {
 		}
 	}
 }
+
+// plainReader hides a reader's Hold: records valid only until the next Scan.
+type plainReader struct{ ingest.Reader }
+
+// TestDriveAhead: the records ahead is handed are the next ones stepped,
+// each once, in groups of at most aheadRecords, before their step; the
+// records and features stepped are those of a plain loop (scan, extract,
+// step, one record at a time) at one and two workers, from a Holder and
+// from a reader that holds nothing; a step error stops the drive at once.
+func TestDriveAhead(t *testing.T) {
+	data := driveCapture(700)
+	var want []driven
+	x := NewExtractor(ProfileSpec)
+	for src := ingest.NewJSONL(bytes.NewReader(data), "d.jsonl", ingest.JSONLOptions{}); src.Scan(); {
+		rec := src.Record()
+		var f Features
+		if needsFeatures(rec) {
+			f = x.Extract(rec)
+		}
+		want = append(want, driven{rec.Pos, f, string(rec.Request) + string(rec.Response)})
+	}
+	for _, workers := range []int{1, 2} {
+		for _, holding := range []bool{true, false} {
+			for _, stopAt := range []int{-1, 0, 17, 350} {
+				var src ingest.Reader = ingest.NewJSONL(bytes.NewReader(data), "d.jsonl", ingest.JSONLOptions{})
+				if !holding {
+					src = plainReader{src}
+				}
+				var got []driven
+				var pending []ingest.Pos // handed ahead, not yet stepped
+				groups := 0
+				err := drive(src, ProfileSpec, workers, func(rec *ingest.Record, f *Features) error {
+					if len(pending) == 0 || pending[0] != rec.Pos {
+						t.Fatalf("workers %d, holding %v: %v stepped, not handed ahead first (pending %v)", workers, holding, rec.Pos, pending)
+					}
+					pending = pending[1:]
+					if len(got) == stopAt {
+						return errStop
+					}
+					got = append(got, driven{rec.Pos, *f, string(rec.Request) + string(rec.Response)})
+					return nil
+				}, func(recs []*ingest.Record) {
+					if len(pending) != 0 || len(recs) == 0 || len(recs) > aheadRecords {
+						t.Fatalf("workers %d, holding %v: %d records ahead with %d pending", workers, holding, len(recs), len(pending))
+					}
+					groups++
+					for _, rec := range recs {
+						pending = append(pending, rec.Pos)
+					}
+				})
+				what := fmt.Sprintf("workers %d, holding %v, step fails at %d", workers, holding, stopAt)
+				if stopAt >= 0 {
+					if err != errStop || len(got) != stopAt {
+						t.Fatalf("%s: %d records, %v", what, len(got), err)
+					}
+					continue
+				}
+				if err != nil || len(got) != len(want) {
+					t.Fatalf("%s: %d records, %v; want %d", what, len(got), err, len(want))
+				}
+				for i := range want {
+					w, g := want[i], got[i]
+					if g.pos != w.pos || g.body != w.body || g.f.Entry != w.f.Entry || fmt.Sprint(g.f.Err) != fmt.Sprint(w.f.Err) || g.f.Warn != w.f.Warn {
+						t.Fatalf("%s: record %d is %v %+v, want %v %+v", what, i, g.pos, g.f.Entry, w.pos, w.f.Entry)
+					}
+				}
+				// Records are grouped where they can be held (one worker
+				// with a Holder, or any batch), one at a time otherwise.
+				if single := workers == 1 && !holding; single != (groups == len(want)) {
+					t.Fatalf("%s: %d groups for %d records", what, groups, len(want))
+				}
+			}
+		}
+	}
+}

@@ -72,12 +72,17 @@ func (w *Window) Newest() *Entry {
 }
 
 // Push appends e, evicting the oldest entry when full.
-func (w *Window) Push(e Entry) {
+func (w *Window) Push(e Entry) { w.push(e, nil) }
+
+// push is Push taking the storage of a grown window from slab (nil: from
+// the heap) and handing the storage it outgrew back to it.
+func (w *Window) push(e Entry, slab *windowSlab) {
 	n := len(w.buf)
 	if n < int(w.size) {
 		if n == cap(w.buf) {
-			nb := make([]Entry, n, min(int(w.size), max(1, 2*n)))
+			nb := slab.get(min(int(w.size), max(1, 2*n)))[:n]
 			copy(nb, w.buf)
+			slab.put(w.buf)
 			w.buf = nb
 		}
 		w.buf = append(w.buf, e)
@@ -85,6 +90,65 @@ func (w *Window) Push(e Entry) {
 	}
 	w.buf[w.head] = e
 	w.head = int32((int(w.head) + 1) % n)
+}
+
+// windowSlab lends the engine's windows the storage they grow into while
+// small (up to slabMax entries, in capacities of powers of two), carved
+// out of chunks, and takes it back when they outgrow it, for the next
+// window that grows to that size. A replay of many agents making a few
+// requests each grows thousands of windows from 1 to 2 to 4 entries:
+// from the heap, every step was an allocation and a copy into fresh
+// memory, the storage outgrown left as garbage; 22 % of a replay's page
+// faults on the short-record corpus (benchmarks/short_test.go). A nil
+// slab allocates from the heap.
+type windowSlab struct {
+	chunk []Entry                    // the rest of the current chunk
+	next  int                        // the next chunk's size in entries
+	free  [slabClasses + 1][][]Entry // storage given back, by log2 of its capacity
+}
+
+const (
+	slabClasses = 3 // capacities 1, 2, 4 and 8 (1<<slabClasses) come from the slab
+	slabMax     = 1 << slabClasses
+	// The chunks grow from slabFirst entries (an engine replaying a few
+	// agents stays small) to slabChunk (48 KB), then stay there.
+	slabFirst = 64
+	slabChunk = 1024
+)
+
+// get returns empty storage for n entries (n ≥ 1), zeroed.
+func (s *windowSlab) get(n int) []Entry {
+	c := bits.Len(uint(n)) - 1
+	if s == nil || n > slabMax || n != 1<<c {
+		return make([]Entry, 0, n)
+	}
+	if f := s.free[c]; len(f) > 0 {
+		b := f[len(f)-1]
+		f[len(f)-1] = nil
+		s.free[c] = f[:len(f)-1]
+		return b
+	}
+	if len(s.chunk) < n {
+		s.next = min(slabChunk, max(slabFirst, 2*s.next))
+		s.chunk = make([]Entry, s.next)
+	}
+	b := s.chunk[:0:n]
+	s.chunk = s.chunk[n:]
+	return b
+}
+
+// put takes back b, storage a window has outgrown, when get hands out
+// storage of its capacity; it is cleared, so that the tool signatures it
+// held can be collected.
+func (s *windowSlab) put(b []Entry) {
+	n := cap(b)
+	c := bits.Len(uint(n)) - 1
+	if s == nil || n == 0 || n > slabMax || n != 1<<c {
+		return
+	}
+	b = b[:0:n]
+	clear(b[:n])
+	s.free[c] = append(s.free[c], b)
 }
 
 // Clear empties the window.

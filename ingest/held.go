@@ -18,9 +18,16 @@ import (
 // valid only until the next Scan, as any Reader's, and never reused. The
 // replay driver hands batches of records to its workers this way instead
 // of copying every body, and hands each record back once stepped.
+//
+// Buffered is how many bytes the reader has read from its input and not
+// yet returned as records: a read happens only once a record does not fit
+// in them. A read while records are held cannot reuse their buffer, so a
+// caller that holds only a few records at a time (the one-worker replay)
+// releases them before the buffered bytes run out.
 type Holder interface {
 	Reader
 	Hold(h *Held)
+	Buffered() int
 }
 
 // Held is what a Holder's Hold keeps valid: the records of a run and the

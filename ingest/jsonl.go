@@ -85,6 +85,10 @@ func NewJSONL(r io.Reader, name string, opt JSONLOptions) *JSONLReader {
 	return &JSONLReader{lb: newLineBuf(r, size), name: name, opt: opt}
 }
 
+// Buffered is how many bytes of the input are read and not yet returned
+// as records (see Holder).
+func (r *JSONLReader) Buffered() int { return r.lb.w - r.lb.r }
+
 // Hold keeps the records returned since the previous Hold valid until
 // h.Release (see Holder).
 func (r *JSONLReader) Hold(h *Held) {
