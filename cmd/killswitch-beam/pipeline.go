@@ -87,6 +87,10 @@ type options struct {
 	Output  string // PREFIX
 	Shards  int    // decision files
 	Verbose bool
+	// Timelines: also write PREFIX-timelines.json (replay -f json's
+	// document). Without it the shards send the combining step only
+	// their warnings, which it logs as replay prints them.
+	Timelines bool
 }
 
 // build adds the replay to the pipeline rooted at s.
@@ -104,10 +108,10 @@ func build(s beam.Scope, opt options) {
 	// input for as long as its bundle runs (its watermark loop spins,
 	// allocating, the whole replay long).
 	numbering := beam.ParDo(s.Scope("number"), &numberFn{Shards: opt.Shards}, byMinute, beam.SideInput{Input: sums})
-	results := beam.ParDo(s.Scope("replay"), &replayFn{Config: opt.Config, Policy: opt.Policy, Prefix: opt.Output, Shards: opt.Shards},
+	results := beam.ParDo(s.Scope("replay"), &replayFn{Config: opt.Config, Policy: opt.Policy, Prefix: opt.Output, Shards: opt.Shards, Timelines: opt.Timelines},
 		beam.CoGroupByKey(s, batches, numbering))
 	one := beam.ParDo(s, keyZero[int], beam.Create(s, 0)) // so that the timelines are written when no file held a record
-	sinkOutput(s, beam.ParDo(s.Scope("timelines"), &combineFn{Config: opt.Config, Policy: opt.Policy, Prefix: opt.Output, Verbose: opt.Verbose},
+	sinkOutput(s, beam.ParDo(s.Scope("timelines"), &combineFn{Config: opt.Config, Policy: opt.Policy, Prefix: opt.Output, Verbose: opt.Verbose, Timelines: opt.Timelines},
 		beam.CoGroupByKey(s, results, problems, one)))
 	if opt.Sweep != "" {
 		// The grid is evaluated on one worker from the feature records
@@ -294,10 +298,11 @@ func floorDiv(a, b int64) int64 {
 
 // replayFn replays one shard and writes its decision file.
 type replayFn struct {
-	Config string
-	Policy policyOptions
-	Prefix string
-	Shards int
+	Config    string
+	Policy    policyOptions
+	Prefix    string
+	Shards    int
+	Timelines bool
 }
 
 func (f *replayFn) ProcessElement(ctx context.Context, shard int, batches func(*[]byte) bool, numbering func(*seqEntry) bool, result func(int, agentResult)) error {
@@ -328,7 +333,7 @@ func (f *replayFn) ProcessElement(ctx context.Context, shard int, batches func(*
 			return err
 		}
 		var err error
-		res, err = replayShard(cfg, recs, table.seq, w)
+		res, err = replayShard(cfg, recs, table.seq, w, f.Timelines)
 		return err
 	})
 	if err != nil {
@@ -338,13 +343,16 @@ func (f *replayFn) ProcessElement(ctx context.Context, shard int, batches func(*
 	return nil
 }
 
-// combineFn joins the shards' timelines into PREFIX-timelines.json and
-// reports the malformed items.
+// combineFn reports the malformed items and the replay's warnings and,
+// with Timelines, joins the shards' timelines into PREFIX-timelines.json;
+// for a policy other than loop it merges the shards' results into its
+// state writes (and its report, with Timelines).
 type combineFn struct {
-	Config  string
-	Policy  policyOptions
-	Prefix  string
-	Verbose bool
+	Config    string
+	Policy    policyOptions
+	Prefix    string
+	Verbose   bool
+	Timelines bool
 }
 
 func (f *combineFn) ProcessElement(ctx context.Context, _ int, results func(*agentResult) bool, problems func(*problemRec) bool, _ func(*int) bool, _ func(int, int)) error {
@@ -382,14 +390,7 @@ func (f *combineFn) ProcessElement(ctx context.Context, _ int, results func(*age
 		}
 		// The replay's warnings (a body the gateway rejects, a record out
 		// of order for its tenant), logged as replay reports them.
-		var warns []warnRec
-		for _, r := range rs {
-			warns = append(warns, r.Warnings...)
-		}
-		sortWarnings(warns)
-		for _, w := range warns {
-			log.Printf("%s: warning: %s", w.Pos.pos(), w.Msg)
-		}
+		logWarnings(rs, false)
 		parts := make([][]byte, len(rs))
 		for i := range rs {
 			if err := rs[i].unpack(); err != nil {
@@ -407,13 +408,19 @@ func (f *combineFn) ProcessElement(ctx context.Context, _ int, results func(*age
 				return err
 			}
 		}
-		if err := writeFile(ctx, f.Prefix+"-timelines.json", func(w io.Writer) error { _, err := w.Write(doc.Bytes()); return err }); err != nil {
-			return err
+		if f.Timelines {
+			if err := writeFile(ctx, f.Prefix+"-timelines.json", func(w io.Writer) error { _, err := w.Write(doc.Bytes()); return err }); err != nil {
+				return err
+			}
 		}
 		if sp.StateExt() == "" {
 			return nil // the policy makes no state writes
 		}
 		return writeFile(ctx, stateName(f.Prefix, sp), func(w io.Writer) error { _, err := w.Write(state.Bytes()); return err })
+	}
+	logWarnings(rs, true)
+	if !f.Timelines {
+		return nil
 	}
 	sum, err := timelines(cfg, rs, ps)
 	if err != nil {
