@@ -159,6 +159,42 @@ func TestNumberBucket(t *testing.T) {
 	}
 }
 
+// TestBucketBases: the runs' sums, merged per bucket and given to baseFn
+// in any order, become each bucket's base, by hand: bucket 2 has 4+1
+// requests (ends at 100 and 70), bucket 5 has 3, bucket 9 has 1 (ends at
+// 50); so 2 has 0 before it, 5 has 5, 9 has 8 and is the last, carrying
+// the capture's end, 100.
+func TestBucketBases(t *testing.T) {
+	runs := []orderRun{
+		{Bucket: 9, Count: []int64{1}, End: 50, HasEnd: true},
+		{Bucket: 2, Count: []int64{3, 1}, End: 100, HasEnd: true},
+		{Bucket: 5, Count: []int64{2, 1}},
+		{Bucket: 2, Count: []int64{1}, End: 70, HasEnd: true},
+	}
+	merged := map[int64]bucketSum{}
+	for i := range runs {
+		r := runSum(&runs[i])
+		if m, ok := merged[r.Bucket]; ok {
+			r = mergeSums(m, r)
+		}
+		merged[r.Bucket] = r
+	}
+	sums := []bucketSum{merged[5], merged[9], merged[2]}
+	i := 0
+	got := map[int64]bucketBase{}
+	baseFn{}.ProcessElement(0, func(s *bucketSum) bool {
+		if i == len(sums) {
+			return false
+		}
+		*s, i = sums[i], i+1
+		return true
+	}, func(b int64, base bucketBase) { got[b] = base })
+	want := map[int64]bucketBase{2: {Before: 0}, 5: {Before: 5}, 9: {Before: 8, Last: true, End: 100, HasEnd: true}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("bases %+v, want %+v", got, want)
+	}
+}
+
 // TestPackRoundTrip: a large shard result crosses compressed and comes
 // back as it was; a small one crosses as it is; damage is an error.
 func TestPackRoundTrip(t *testing.T) {

@@ -42,7 +42,8 @@ type orderRun struct {
 }
 
 // bucketSum is the number of requests in one bucket, of every file, and
-// the bucket's latest End.
+// the bucket's latest End: each reader sends one per run, summed per
+// bucket (mergeSums).
 type bucketSum struct {
 	Bucket   int64
 	Requests int64
@@ -62,49 +63,77 @@ type seqEntry struct {
 	HasEnd bool
 }
 
-// summarizeBucket counts a bucket's requests.
-func summarizeBucket(bucket int64, runs func(*orderRun) bool) bucketSum {
-	s := bucketSum{Bucket: bucket}
-	var r orderRun
-	for runs(&r) {
-		for _, n := range r.Count {
-			s.Requests += n
-		}
-		if r.HasEnd && (!s.HasEnd || r.End > s.End) {
-			s.End, s.HasEnd = r.End, true
-		}
+// runSum is what a run adds to its bucket's sum.
+func runSum(r *orderRun) bucketSum {
+	s := bucketSum{Bucket: r.Bucket, End: r.End, HasEnd: r.HasEnd}
+	for _, n := range r.Count {
+		s.Requests += n
 	}
 	return s
 }
 
-// numberFn turns a bucket's runs into the numbering of each of its files,
-// sent to the shards of each run's requests; the last bucket's sends the
-// capture's end (the latest End) to every shard.
-type numberFn struct {
-	Shards int
-	before map[int64]int64 // per bucket: requests in earlier buckets
-	last   int64           // the last bucket
-	end    seqEntry        // the capture's end, when HasEnd
+// mergeSums adds two sums of one bucket.
+func mergeSums(a, b bucketSum) bucketSum {
+	a.Requests += b.Requests
+	if b.HasEnd && (!a.HasEnd || b.End > a.End) {
+		a.End, a.HasEnd = b.End, true
+	}
+	return a
 }
 
-func (f *numberFn) ProcessElement(bucket int64, runs func(*orderRun) bool, sums []bucketSum, emit func(int, seqEntry)) error {
-	if f.before == nil {
-		sorted := append([]bucketSum(nil), sums...)
-		sort.Slice(sorted, func(i, j int) bool { return sorted[i].Bucket < sorted[j].Bucket })
-		f.before = make(map[int64]int64, len(sorted))
-		f.end = seqEntry{File: -1} // no file's: it numbers no request
-		var acc int64
-		for _, b := range sorted {
-			f.before[b.Bucket] = acc
-			acc += b.Requests
-			f.last = b.Bucket
-			if b.HasEnd && (!f.end.HasEnd || b.End > f.end.End) {
-				f.end.End, f.end.HasEnd = b.End, true
-			}
+// sumToZero puts a bucket's sum under one key, for baseFn.
+func sumToZero(_ int64, s bucketSum, emit func(int, bucketSum)) { emit(0, s) }
+
+// bucketBase is what the numbering of one bucket needs of the others:
+// Before(b), the requests of earlier buckets, and, for the last bucket,
+// the capture's end (the latest End, when HasEnd).
+type bucketBase struct {
+	Before int64
+	Last   bool
+	End    int64
+	HasEnd bool
+}
+
+// baseFn turns the buckets' sums (all of them, under one key: one number
+// a minute of capture) into each bucket's base.
+type baseFn struct{}
+
+func (baseFn) ProcessElement(_ int, sums func(*bucketSum) bool, emit func(int64, bucketBase)) {
+	var all []bucketSum
+	var s bucketSum
+	for sums(&s) {
+		all = append(all, s)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Bucket < all[j].Bucket })
+	var end bucketBase
+	for _, b := range all {
+		if b.HasEnd && (!end.HasEnd || b.End > end.End) {
+			end.End, end.HasEnd = b.End, true
 		}
 	}
-	before, ok := f.before[bucket]
-	if !ok {
+	var acc int64
+	for i, b := range all {
+		base := bucketBase{Before: acc}
+		if i == len(all)-1 {
+			base.Last, base.End, base.HasEnd = true, end.End, end.HasEnd
+		}
+		emit(b.Bucket, base)
+		acc += b.Requests
+	}
+}
+
+// numberFn turns a bucket's runs into the numbering of each of its files,
+// sent to the shards of each run's requests; the last bucket's sends the
+// capture's end (the latest End) to every shard. Its base comes joined
+// with the runs by bucket, not as a side input: Prism (v2.77.0) keeps its
+// watermark loop spinning for as long as a stage with a side input runs.
+type numberFn struct {
+	Shards int
+}
+
+func (f *numberFn) ProcessElement(bucket int64, runs func(*orderRun) bool, bases func(*bucketBase) bool, emit func(int, seqEntry)) error {
+	var base bucketBase
+	if !bases(&base) {
 		return fmt.Errorf("bucket %d missing from the counts", bucket)
 	}
 	var rs []orderRun
@@ -112,14 +141,15 @@ func (f *numberFn) ProcessElement(bucket int64, runs func(*orderRun) bool, sums 
 	for runs(&r) {
 		rs = append(rs, r)
 	}
-	for i, e := range numberBucket(bucket, before, rs) {
+	for i, e := range numberBucket(bucket, base.Before, rs) {
 		for _, s := range rs[i].Shards {
 			emit(s, e)
 		}
 	}
-	if bucket == f.last && f.end.HasEnd {
+	if base.Last && base.HasEnd {
+		end := seqEntry{File: -1, End: base.End, HasEnd: true} // no file's: it numbers no request
 		for s := range f.Shards {
-			emit(s, f.end)
+			emit(s, end)
 		}
 	}
 	return nil

@@ -23,14 +23,16 @@ import (
 
 // The pipeline:
 //
-//	files ─ readFn (one worker per file: read, extract features) ─┬─ problems ─────────────────────────────────────┐
-//	                                                               ├─ order runs keyed by minute                     │
-//	                                                               │    ─ GroupByKey ─ numberFn (side input:         │
-//	                                                               │      per-minute counts) ─ the numbering         │
-//	                                                               │      keyed by the shards that need it ──┐       │
-//	                                                               └─ feature batches keyed by shard ─────────┤       │
-//	  ─ CoGroupByKey ─ replayFn (one engine per shard, in replay order)                                        │
-//	       ─ PREFIX-decisions-S-of-N.jsonl, and the shard's timelines ─ combineFn ─ PREFIX-timelines.json ─────────┘
+//	files ─ readFn (one worker per file: read, extract features) ─┬─ problems ──────────────────────────────────┐
+//	                                                               ├─ requests per minute ─ CombinePerKey          │
+//	                                                               │    ─ baseFn (one worker: each minute's base)   │
+//	                                                               ├─ order runs keyed by minute ─┤                 │
+//	                                                               │    ─ CoGroupByKey ─ numberFn ─ the numbering   │
+//	                                                               │      keyed by the shards that need it ──┐      │
+//	                                                               └─ feature batches keyed by shard ─────────┤      │
+//	  ─ CoGroupByKey ─ replayFn (one engine per shard, in replay order)                                       │
+//	       ─ PREFIX-decisions-S-of-N.jsonl; warnings (and with --timelines the timelines) ─ combineFn ─────────┘
+//	       ─ logged warnings (PREFIX-timelines.json)
 //
 // A shard is the agents whose id hashes to it: the records of one shard
 // are replayed on one worker, and its decision file is written there.
@@ -48,13 +50,20 @@ type inputFile struct {
 }
 
 func init() {
-	register.DoFn5x1[context.Context, inputFile, func(int, []byte), func(int64, orderRun), func(int, problemRec), error](&readFn{})
+	register.DoFn6x1[context.Context, inputFile, func(int, []byte), func(int64, orderRun), func(int64, bucketSum), func(int, problemRec), error](&readFn{})
 	register.Emitter2[int, []byte]()
 	register.Emitter2[int64, orderRun]()
 	register.Emitter2[int, problemRec]()
 	register.Iter1[orderRun]()
-	register.Function2x1[int64, func(*orderRun) bool, bucketSum](summarizeBucket)
-	register.DoFn4x1[int64, func(*orderRun) bool, []bucketSum, func(int, seqEntry), error](&numberFn{})
+	register.Function2x1[bucketSum, bucketSum, bucketSum](mergeSums)
+	register.Function3x0[int64, bucketSum, func(int, bucketSum)](sumToZero)
+	register.Emitter2[int, bucketSum]()
+	register.Emitter2[int64, bucketSum]()
+	register.Iter1[bucketSum]()
+	register.DoFn3x0[int, func(*bucketSum) bool, func(int64, bucketBase)](&baseFn{})
+	register.Emitter2[int64, bucketBase]()
+	register.Iter1[bucketBase]()
+	register.DoFn4x1[int64, func(*orderRun) bool, func(*bucketBase) bool, func(int, seqEntry), error](&numberFn{})
 	register.Emitter2[int, seqEntry]()
 	register.Iter1[seqEntry]()
 	register.Iter1[[]byte]()
@@ -100,14 +109,16 @@ func build(s beam.Scope, opt options) {
 		files[i] = inputFile{i, p}
 	}
 	in := beam.CreateList(s.Scope("files"), files)
-	batches, runs, problems := beam.ParDo3(s.Scope("read"), &readFn{Config: opt.Config, Policy: opt.Policy, Shards: opt.Shards}, in)
-	byMinute := beam.GroupByKey(s, runs)
-	sums := beam.ParDo(s.Scope("bucket-counts"), summarizeBucket, byMinute)
-	// The numbering reaches each shard with its batches, keyed by shard,
-	// not as a side input: Prism (v2.77.0) reschedules a stage with a side
-	// input for as long as its bundle runs (its watermark loop spins,
-	// allocating, the whole replay long).
-	numbering := beam.ParDo(s.Scope("number"), &numberFn{Shards: opt.Shards}, byMinute, beam.SideInput{Input: sums})
+	batches, runs, counts, problems := beam.ParDo4(s.Scope("read"), &readFn{Config: opt.Config, Policy: opt.Policy, Shards: opt.Shards}, in)
+	// Each bucket's base (the requests before it) from the sums of every
+	// bucket on one worker, joined with the bucket's runs. Neither this
+	// nor the numbering reaches the next stage as a side input: Prism
+	// (v2.77.0) reschedules a stage with a side input for as long as its
+	// bundle runs (its watermark loop spins, allocating). The numbering
+	// reaches each shard with its batches, keyed by shard.
+	sums := beam.ParDo(s, sumToZero, beam.CombinePerKey(s.Scope("bucket-counts"), mergeSums, counts))
+	bases := beam.ParDo(s.Scope("bucket-bases"), &baseFn{}, beam.GroupByKey(s, sums))
+	numbering := beam.ParDo(s.Scope("number"), &numberFn{Shards: opt.Shards}, beam.CoGroupByKey(s, runs, bases))
 	results := beam.ParDo(s.Scope("replay"), &replayFn{Config: opt.Config, Policy: opt.Policy, Prefix: opt.Output, Shards: opt.Shards, Timelines: opt.Timelines},
 		beam.CoGroupByKey(s, batches, numbering))
 	one := beam.ParDo(s, keyZero[int], beam.Create(s, 0)) // so that the timelines are written when no file held a record
@@ -179,14 +190,14 @@ func shardOf(agent string, shards int) int {
 
 // readFn reads one capture and extracts each record's features: feature
 // batches per shard, the runs of its requests per minute for the
-// numbering, and its malformed and skipped items.
+// numbering and their counts, and its malformed and skipped items.
 type readFn struct {
 	Config string
 	Policy policyOptions
 	Shards int
 }
 
-func (f *readFn) ProcessElement(ctx context.Context, in inputFile, batch func(int, []byte), order func(int64, orderRun), problem func(int, problemRec)) error {
+func (f *readFn) ProcessElement(ctx context.Context, in inputFile, batch func(int, []byte), emitRun func(int64, orderRun), count func(int64, bucketSum), problem func(int, problemRec)) error {
 	cfg, err := parseConfig(f.Config)
 	if err != nil {
 		return err
@@ -216,6 +227,10 @@ func (f *readFn) ProcessElement(ctx context.Context, in inputFile, batch func(in
 			batch(shard, w.bytes())
 			ws[shard] = nil
 		}
+	}
+	order := func(bucket int64, r orderRun) {
+		emitRun(bucket, r)
+		count(bucket, runSum(&r))
 	}
 	run := orderRun{File: in.Idx}
 	inRun := make([]bool, f.Shards) // the shards of run's requests
