@@ -236,7 +236,16 @@ func (f *readFn) ProcessElement(ctx context.Context, in inputFile, batch func(in
 	inRun := make([]bool, f.Shards) // the shards of run's requests
 	var pmax, idx, req, end int64
 	timed, ended := false, false
-	for src.Scan() {
+	// A Holder's records are handed back once their features are out
+	// (nothing here keeps a record, its bodies are copied into the batch),
+	// so that the next ones reuse their memory, as the replay does.
+	release := func() {}
+	if holder, ok := src.(ingest.Holder); ok {
+		var held ingest.Held
+		holder.Hold(&held)
+		release = func() { holder.Hold(&held); held.Release() }
+	}
+	for ; src.Scan(); release() {
 		rec := src.Record()
 		idx++
 		switch {
