@@ -159,6 +159,56 @@ func TestNumberBucket(t *testing.T) {
 	}
 }
 
+// runSamples are runs as a reader sends them: several times and shards,
+// one time alone, a file's last run with the capture's end and no
+// request, a negative bucket (times before 1970).
+func runSamples() []orderRun {
+	return []orderRun{
+		{File: 2, Bucket: 29_000_000, K0: 17, PMax: []int64{29_000_000*bucketNanos + 5, 29_000_000*bucketNanos + 9e9}, Count: []int64{3, 1}, Shards: []int{0, 3}},
+		{File: 0, Bucket: 7, PMax: []int64{7 * bucketNanos}, Count: []int64{1}, Shards: []int{65535}},
+		{File: 1, Bucket: 9, K0: 40, End: 9*bucketNanos + 1, HasEnd: true},
+		{File: 0, Bucket: -2, K0: 1, PMax: []int64{-2*bucketNanos + 3}, Count: []int64{2}, End: -1, HasEnd: true, Shards: []int{1}},
+	}
+}
+
+// TestRunCoder: a run crosses the shuffle as it was; cut or padded, it
+// is an error.
+func TestRunCoder(t *testing.T) {
+	for _, r := range runSamples() {
+		b := encodeRun(r)
+		got, err := decodeRun(b)
+		if err != nil || !reflect.DeepEqual(got, r) {
+			t.Errorf("%+v crossed as %+v (%v)", r, got, err)
+		}
+		for n := range len(b) {
+			if _, err := decodeRun(b[:n]); err == nil {
+				t.Errorf("%+v cut to %d of %d bytes: no error", r, n, len(b))
+			}
+		}
+		if _, err := decodeRun(append(b, 0)); err == nil {
+			t.Errorf("%+v with a byte more: no error", r)
+		}
+	}
+}
+
+// FuzzRunCoder: any bytes decode to a run or an error, without a panic,
+// and what decodes crosses again as it is.
+func FuzzRunCoder(f *testing.F) {
+	for _, r := range runSamples() {
+		f.Add(encodeRun(r))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := decodeRun(b)
+		if err != nil {
+			return
+		}
+		again, err := decodeRun(encodeRun(r))
+		if err != nil || !reflect.DeepEqual(again, r) {
+			t.Fatalf("%x decoded as %+v, crossed again as %+v (%v)", b, r, again, err)
+		}
+	})
+}
+
 // TestBucketBases: the runs' sums, merged per bucket and given to baseFn
 // in any order, become each bucket's base, by hand: bucket 2 has 4+1
 // requests (ends at 100 and 70), bucket 5 has 3, bucket 9 has 1 (ends at

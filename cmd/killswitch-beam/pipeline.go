@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"io"
 	"log"
+	"reflect"
 	"slices"
 	"sort"
 
@@ -50,6 +51,7 @@ type inputFile struct {
 }
 
 func init() {
+	beam.RegisterCoder(reflect.TypeFor[orderRun](), encodeRun, decodeRun)
 	register.DoFn6x1[context.Context, inputFile, func(int, []byte), func(int64, orderRun), func(int64, bucketSum), func(int, problemRec), error](&readFn{})
 	register.Emitter2[int, []byte]()
 	register.Emitter2[int64, orderRun]()
