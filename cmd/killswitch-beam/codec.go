@@ -90,6 +90,21 @@ func newBatchWriter(file int) *batchWriter {
 	return w
 }
 
+// sent readies w for its file's next batch once b, what bytes returned,
+// has been sent: the string table keeps its room (a batch of the short
+// corpus names ~2,500 agents), and the buffer is kept unless b is the
+// buffer itself (a small batch crosses uncompressed, as it is).
+func (w *batchWriter) sent(b []byte) {
+	if len(b) > 0 && &b[0] == &w.buf[0] {
+		w.buf = append(make([]byte, 0, cap(w.buf)), w.buf[:w.hdr]...)
+	}
+	w.buf = w.buf[:w.hdr]
+	clear(w.strs)
+	w.file, w.fileRef = "", 0
+	w.bodies, w.n = false, 0
+	w.prevMax, w.prevIdx, w.prevReq = 0, 0, 0
+}
+
 // Batch modes: how the records follow the header.
 const (
 	modeRaw  = 0

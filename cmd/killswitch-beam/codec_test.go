@@ -80,6 +80,38 @@ func TestBatchRoundTrip(t *testing.T) {
 	}
 }
 
+// TestBatchWriterReused: a writer sent and reused writes each batch as a
+// fresh writer does, whether the batch before crossed compressed (its
+// buffer reused) or as it was (then a new buffer: the batch sent, which
+// is that buffer, is left as it was sent).
+func TestBatchWriterReused(t *testing.T) {
+	small := batchSample()[:5] // no bodies: crosses as it is
+	var big []featRec          // crosses compressed for its size
+	for len(big)*20 < compressAt {
+		big = append(big, small...)
+	}
+	bodies := batchSample() // crosses compressed for its bodies
+	w := newBatchWriter(5)
+	var prev, prevWas []byte
+	for i, batch := range [][]featRec{small, big, small, small[1:], bodies, small} {
+		for j := range batch {
+			w.add(&batch[j])
+		}
+		b := w.bytes()
+		if !bytes.Equal(b, encodeSample(5, batch)) {
+			t.Fatalf("batch %d: the reused writer's differs from a fresh writer's", i)
+		}
+		if prev != nil && !bytes.Equal(prev, prevWas) {
+			t.Fatalf("batch %d overwrote batch %d after it was sent", i, i-1)
+		}
+		if i == 0 && b[w.hdr-1] != modeRaw || i == 1 && b[w.hdr-1] != modeZstd {
+			t.Fatalf("batch %d: mode %d: the test covers neither kind", i, b[w.hdr-1])
+		}
+		w.sent(b)
+		prev, prevWas = b, bytes.Clone(b)
+	}
+}
+
 // TestBatchRefusesDamage: a batch cut short, of another version or with a
 // reference past its strings is an error, never a panic or a wrong record.
 func TestBatchRefusesDamage(t *testing.T) {

@@ -226,8 +226,9 @@ func (f *readFn) ProcessElement(ctx context.Context, in inputFile, batch func(in
 	ws := make([]*batchWriter, f.Shards)
 	flush := func(shard int) {
 		if w := ws[shard]; w != nil && w.n > 0 {
-			batch(shard, w.bytes())
-			ws[shard] = nil
+			b := w.bytes()
+			batch(shard, b)
+			w.sent(b)
 		}
 	}
 	order := func(bucket int64, r orderRun) {
