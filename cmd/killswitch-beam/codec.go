@@ -75,17 +75,34 @@ type batchWriter struct {
 	hdr     int    // the header's length; its last byte is the mode
 	bodies  bool   // a record carries a body: the batch is compressed
 	strs    map[string]uint64
-	n       int // records written
+	file    string // the last position file written, and its reference:
+	fileRef uint64 // every record of a file names it, so the map is skipped
+	n       int    // records written
 	prevMax int64
 	prevIdx int64
 	prevReq int64
 }
 
 func newBatchWriter(file int) *batchWriter {
-	w := &batchWriter{strs: map[string]uint64{}, buf: make([]byte, 0, batchBytes+4<<10)}
+	w := &batchWriter{strs: make(map[string]uint64, 256), buf: make([]byte, 0, batchBytes+4<<10)}
 	w.buf = append(binary.AppendUvarint(append(w.buf, batchVersion), uint64(file)), modeRaw)
 	w.hdr = len(w.buf)
 	return w
+}
+
+// sent readies w for its file's next batch once b, what bytes returned,
+// has been sent: the string table keeps its room (a batch of the short
+// corpus names ~2,500 agents), and the buffer is kept unless b is the
+// buffer itself (a small batch crosses uncompressed, as it is).
+func (w *batchWriter) sent(b []byte) {
+	if len(b) > 0 && &b[0] == &w.buf[0] {
+		w.buf = append(make([]byte, 0, cap(w.buf)), w.buf[:w.hdr]...)
+	}
+	w.buf = w.buf[:w.hdr]
+	clear(w.strs)
+	w.file, w.fileRef = "", 0
+	w.bodies, w.n = false, 0
+	w.prevMax, w.prevIdx, w.prevReq = 0, 0, 0
 }
 
 // Batch modes: how the records follow the header.
@@ -139,15 +156,30 @@ func (w *batchWriter) uvarint(v uint64) { w.buf = binary.AppendUvarint(w.buf, v)
 func (w *batchWriter) varint(v int64)   { w.buf = binary.AppendVarint(w.buf, v) }
 func (w *batchWriter) fixed(v uint64)   { w.buf = binary.LittleEndian.AppendUint64(w.buf, v) }
 
-func (w *batchWriter) str(s string) {
+// str writes s: its reference, or 0 and s. It returns the reference s
+// has from then on.
+func (w *batchWriter) str(s string) uint64 {
 	if ref, ok := w.strs[s]; ok {
 		w.uvarint(ref)
-		return
+		return ref
 	}
-	w.strs[s] = uint64(len(w.strs) + 1)
+	ref := uint64(len(w.strs) + 1)
+	w.strs[s] = ref
 	w.uvarint(0)
 	w.uvarint(uint64(len(s)))
 	w.buf = append(w.buf, s...)
+	return ref
+}
+
+// posFile writes a record's position file as str does, without the
+// map's lookup when it is the previous record's (as it nearly always is:
+// a batch holds one file's records).
+func (w *batchWriter) posFile(s string) {
+	if w.fileRef != 0 && s == w.file {
+		w.uvarint(w.fileRef)
+		return
+	}
+	w.file, w.fileRef = s, w.str(s)
 }
 
 // add appends fr, which follows the batch's previous record in its file.
@@ -192,7 +224,7 @@ func (w *batchWriter) add(fr *featRec) {
 	w.prevMax, w.prevIdx, w.prevReq = fr.PMax, fr.Idx, fr.Req
 	w.varint(fr.PMax - fr.TS)
 	w.str(fr.Agent)
-	w.str(fr.Pos.File)
+	w.posFile(fr.Pos.File)
 	w.uvarint(uint64(fr.Pos.Kind))
 	w.varint(fr.Pos.N)
 	if fr.Pos.Path != "" {

@@ -80,6 +80,38 @@ func TestBatchRoundTrip(t *testing.T) {
 	}
 }
 
+// TestBatchWriterReused: a writer sent and reused writes each batch as a
+// fresh writer does, whether the batch before crossed compressed (its
+// buffer reused) or as it was (then a new buffer: the batch sent, which
+// is that buffer, is left as it was sent).
+func TestBatchWriterReused(t *testing.T) {
+	small := batchSample()[:5] // no bodies: crosses as it is
+	var big []featRec          // crosses compressed for its size
+	for len(big)*20 < compressAt {
+		big = append(big, small...)
+	}
+	bodies := batchSample() // crosses compressed for its bodies
+	w := newBatchWriter(5)
+	var prev, prevWas []byte
+	for i, batch := range [][]featRec{small, big, small, small[1:], bodies, small} {
+		for j := range batch {
+			w.add(&batch[j])
+		}
+		b := w.bytes()
+		if !bytes.Equal(b, encodeSample(5, batch)) {
+			t.Fatalf("batch %d: the reused writer's differs from a fresh writer's", i)
+		}
+		if prev != nil && !bytes.Equal(prev, prevWas) {
+			t.Fatalf("batch %d overwrote batch %d after it was sent", i, i-1)
+		}
+		if i == 0 && b[w.hdr-1] != modeRaw || i == 1 && b[w.hdr-1] != modeZstd {
+			t.Fatalf("batch %d: mode %d: the test covers neither kind", i, b[w.hdr-1])
+		}
+		w.sent(b)
+		prev, prevWas = b, bytes.Clone(b)
+	}
+}
+
 // TestBatchRefusesDamage: a batch cut short, of another version or with a
 // reference past its strings is an error, never a panic or a wrong record.
 func TestBatchRefusesDamage(t *testing.T) {
@@ -156,6 +188,92 @@ func TestNumberBucket(t *testing.T) {
 	}
 	if _, err := tab.seq(&featRec{File: 2, PMax: 9 * bucketNanos}); err == nil {
 		t.Error("a file missing from the numbering: no error")
+	}
+}
+
+// runSamples are runs as a reader sends them: several times and shards,
+// one time alone, a file's last run with the capture's end and no
+// request, a negative bucket (times before 1970).
+func runSamples() []orderRun {
+	return []orderRun{
+		{File: 2, Bucket: 29_000_000, K0: 17, PMax: []int64{29_000_000*bucketNanos + 5, 29_000_000*bucketNanos + 9e9}, Count: []int64{3, 1}, Shards: []int{0, 3}},
+		{File: 0, Bucket: 7, PMax: []int64{7 * bucketNanos}, Count: []int64{1}, Shards: []int{65535}},
+		{File: 1, Bucket: 9, K0: 40, End: 9*bucketNanos + 1, HasEnd: true},
+		{File: 0, Bucket: -2, K0: 1, PMax: []int64{-2*bucketNanos + 3}, Count: []int64{2}, End: -1, HasEnd: true, Shards: []int{1}},
+	}
+}
+
+// TestRunCoder: a run crosses the shuffle as it was; cut or padded, it
+// is an error.
+func TestRunCoder(t *testing.T) {
+	for _, r := range runSamples() {
+		b := encodeRun(r)
+		got, err := decodeRun(b)
+		if err != nil || !reflect.DeepEqual(got, r) {
+			t.Errorf("%+v crossed as %+v (%v)", r, got, err)
+		}
+		for n := range len(b) {
+			if _, err := decodeRun(b[:n]); err == nil {
+				t.Errorf("%+v cut to %d of %d bytes: no error", r, n, len(b))
+			}
+		}
+		if _, err := decodeRun(append(b, 0)); err == nil {
+			t.Errorf("%+v with a byte more: no error", r)
+		}
+	}
+}
+
+// FuzzRunCoder: any bytes decode to a run or an error, without a panic,
+// and what decodes crosses again as it is.
+func FuzzRunCoder(f *testing.F) {
+	for _, r := range runSamples() {
+		f.Add(encodeRun(r))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := decodeRun(b)
+		if err != nil {
+			return
+		}
+		again, err := decodeRun(encodeRun(r))
+		if err != nil || !reflect.DeepEqual(again, r) {
+			t.Fatalf("%x decoded as %+v, crossed again as %+v (%v)", b, r, again, err)
+		}
+	})
+}
+
+// TestBucketBases: the runs' sums, merged per bucket and given to baseFn
+// in any order, become each bucket's base, by hand: bucket 2 has 4+1
+// requests (ends at 100 and 70), bucket 5 has 3, bucket 9 has 1 (ends at
+// 50); so 2 has 0 before it, 5 has 5, 9 has 8 and is the last, carrying
+// the capture's end, 100.
+func TestBucketBases(t *testing.T) {
+	runs := []orderRun{
+		{Bucket: 9, Count: []int64{1}, End: 50, HasEnd: true},
+		{Bucket: 2, Count: []int64{3, 1}, End: 100, HasEnd: true},
+		{Bucket: 5, Count: []int64{2, 1}},
+		{Bucket: 2, Count: []int64{1}, End: 70, HasEnd: true},
+	}
+	merged := map[int64]bucketSum{}
+	for i := range runs {
+		r := runSum(&runs[i])
+		if m, ok := merged[r.Bucket]; ok {
+			r = mergeSums(m, r)
+		}
+		merged[r.Bucket] = r
+	}
+	sums := []bucketSum{merged[5], merged[9], merged[2]}
+	i := 0
+	got := map[int64]bucketBase{}
+	baseFn{}.ProcessElement(0, func(s *bucketSum) bool {
+		if i == len(sums) {
+			return false
+		}
+		*s, i = sums[i], i+1
+		return true
+	}, func(b int64, base bucketBase) { got[b] = base })
+	want := map[int64]bucketBase{2: {Before: 0}, 5: {Before: 5}, 9: {Before: 8, Last: true, End: 100, HasEnd: true}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("bases %+v, want %+v", got, want)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"sort"
 	"time"
 
@@ -204,11 +205,14 @@ type warnRec struct {
 }
 
 // agentResult is one shard's replay: its agents' timelines
-// (analyze.Summary as JSON, renumbered) and its warnings.
+// (analyze.Summary as JSON, renumbered; only when the timelines document
+// is written), its warnings (the first analyze.KeptWarnings of each kind)
+// and how many it met of each kind.
 type agentResult struct {
 	Summary  []byte
 	Warnings []warnRec
-	Packed   bool // Summary is compressed (pack)
+	Counts   []int64 // by analyze.WarningKind
+	Packed   bool    // Summary is compressed (pack)
 }
 
 // packAt is the size from which a shard's result crosses compressed: a
@@ -239,11 +243,11 @@ func (r *agentResult) unpack() error {
 // replayShard replays the feature records of a shard's agents (sorted in
 // replay order) through one engine, writing each request's decision record
 // to w. seq gives a request's number in the whole replay; decisions and
-// the timelines carry it. The agents are independent in the engine, so
+// the timelines (in the result when withTimelines) carry it. The agents are independent in the engine, so
 // one engine replays them all in the global order: its warnings are the
 // single replay's, and its first KeptWarnings of a kind are among the
 // first of the whole replay.
-func replayShard(cfg analyze.Config, recs *batchMerge, seq func(*featRec) (int64, error), w io.Writer) (agentResult, error) {
+func replayShard(cfg analyze.Config, recs *batchMerge, seq func(*featRec) (int64, error), w io.Writer, withTimelines bool) (agentResult, error) {
 	var res agentResult
 	eng, err := analyze.NewEngine(cfg)
 	if err != nil {
@@ -269,6 +273,15 @@ func replayShard(cfg analyze.Config, recs *batchMerge, seq func(*featRec) (int64
 		return res, err
 	}
 	sum := eng.Finish()
+	for _, c := range sum.WarningCounts {
+		for int(c.Kind) >= len(res.Counts) {
+			res.Counts = append(res.Counts, 0)
+		}
+		res.Counts[c.Kind] += int64(c.Count)
+	}
+	if !withTimelines {
+		return res, nil
+	}
 	global := func(local int64) int64 {
 		if local >= 1 && local <= int64(len(seqs)) {
 			return seqs[local-1]
@@ -367,6 +380,38 @@ func timelines(cfg analyze.Config, results []agentResult, problems []problemRec)
 		ws[i] = analyze.Warning{Pos: w.Pos.pos(), Msg: w.Msg, Kind: analyze.WarningKind(w.Kind)}
 	}
 	return analyze.JoinSummaries(cfg, parts, ws), nil
+}
+
+// logWarnings logs the shards' warnings in replay order, as replay prints
+// them. With kept, the first analyze.KeptWarnings of each kind (each shard
+// kept its first ones: among them are the first of the whole replay) and
+// how many more of each kind were met, from the shards' Counts.
+func logWarnings(results []agentResult, kept bool) {
+	var warns []warnRec
+	var counts []int64
+	for _, r := range results {
+		warns = append(warns, r.Warnings...)
+		for k, n := range r.Counts {
+			for k >= len(counts) {
+				counts = append(counts, 0)
+			}
+			counts[k] += n
+		}
+	}
+	sortWarnings(warns)
+	shown := map[int]int{}
+	for _, w := range warns {
+		if kept && shown[w.Kind] >= analyze.KeptWarnings {
+			continue
+		}
+		shown[w.Kind]++
+		log.Printf("%s: warning: %s", w.Pos.pos(), w.Msg)
+	}
+	for k, n := range counts {
+		if more := n - int64(shown[k]); kept && more > 0 {
+			log.Printf("%d more %s warnings not shown (%d in all)", more, analyze.WarningKind(k), n)
+		}
+	}
 }
 
 // sortWarnings puts warnings in replay order.

@@ -37,9 +37,10 @@ var (
 	mode       = flag.String("mode", "deactivate", "enforcement: deactivate or block")
 	policyName = flag.String("policy", policy.Default().Name, policyHelp())
 	settings   = flag.String("settings", "", "the settings file, as killswitch replay reads it for the policy (the loop detector's {\"default\": {…}, \"agents\": {ID: {…}}}, the breaker's {\"breaker\": {…}}, the gateway's {\"gateway\": {…}})")
-	output     = flag.String("output", "", "output PREFIX: PREFIX-decisions-S-of-N.jsonl, PREFIX-timelines.json and a policy's PREFIX-state.EXT (local path, gs:// or s3://)")
+	output     = flag.String("output", "", "output PREFIX: PREFIX-decisions-S-of-N.jsonl, a policy's PREFIX-state.EXT and, with --timelines, PREFIX-timelines.json (local path, gs:// or s3://)")
 	shards     = flag.Int("shards", 4, "how many shards of agents: replayed in parallel, one decision file each (1 to 65536)")
 	verbose    = flag.Bool("v", false, "also log each skipped (non-LLM) input item")
+	withTL     = flag.Bool("timelines", false, "also write PREFIX-timelines.json, the document of killswitch replay -f json (with --policy NAME, its -f json report)")
 	doSweep    = flag.Bool("sweep", false, "also evaluate the sweep grid (--windows × --thresholds) into PREFIX-sweep.json, as killswitch sweep -f json")
 	windows    = flag.String("windows", "10,20,40", "sweep: window sizes, a list or start:stop:step")
 	thresh     = flag.String("thresholds", "4:16:0.5", "sweep: thresholds, start:stop:step or a list")
@@ -127,7 +128,7 @@ func pipelineOptions(ctx context.Context, set map[string]bool) (options, error) 
 	if err != nil {
 		return options{}, err
 	}
-	opt := options{Config: encodeConfig(cfg), Policy: pol, Inputs: files, Output: *output, Shards: *shards, Verbose: *verbose}
+	opt := options{Config: encodeConfig(cfg), Policy: pol, Inputs: files, Output: *output, Shards: *shards, Verbose: *verbose, Timelines: *withTL}
 	if *doSweep {
 		scfg := sweep.Config{Profile: cfg.Profile, Mode: cfg.Mode, RetryAfter: cfg.RetryAfter,
 			MaxFalsePositives: *maxFP, LateAfter: sweep.DefaultLateAfter}

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"io"
 	"log"
+	"reflect"
 	"slices"
 	"sort"
 
@@ -23,14 +24,16 @@ import (
 
 // The pipeline:
 //
-//	files ─ readFn (one worker per file: read, extract features) ─┬─ problems ─────────────────────────────────────┐
-//	                                                               ├─ order runs keyed by minute                     │
-//	                                                               │    ─ GroupByKey ─ numberFn (side input:         │
-//	                                                               │      per-minute counts) ─ the numbering         │
-//	                                                               │      keyed by the shards that need it ──┐       │
-//	                                                               └─ feature batches keyed by shard ─────────┤       │
-//	  ─ CoGroupByKey ─ replayFn (one engine per shard, in replay order)                                        │
-//	       ─ PREFIX-decisions-S-of-N.jsonl, and the shard's timelines ─ combineFn ─ PREFIX-timelines.json ─────────┘
+//	files ─ readFn (one worker per file: read, extract features) ─┬─ problems ──────────────────────────────────┐
+//	                                                               ├─ requests per minute ─ CombinePerKey          │
+//	                                                               │    ─ baseFn (one worker: each minute's base)   │
+//	                                                               ├─ order runs keyed by minute ─┤                 │
+//	                                                               │    ─ CoGroupByKey ─ numberFn ─ the numbering   │
+//	                                                               │      keyed by the shards that need it ──┐      │
+//	                                                               └─ feature batches keyed by shard ─────────┤      │
+//	  ─ CoGroupByKey ─ replayFn (one engine per shard, in replay order)                                       │
+//	       ─ PREFIX-decisions-S-of-N.jsonl; warnings (and with --timelines the timelines) ─ combineFn ─────────┘
+//	       ─ logged warnings (PREFIX-timelines.json)
 //
 // A shard is the agents whose id hashes to it: the records of one shard
 // are replayed on one worker, and its decision file is written there.
@@ -48,13 +51,21 @@ type inputFile struct {
 }
 
 func init() {
-	register.DoFn5x1[context.Context, inputFile, func(int, []byte), func(int64, orderRun), func(int, problemRec), error](&readFn{})
+	beam.RegisterCoder(reflect.TypeFor[orderRun](), encodeRun, decodeRun)
+	register.DoFn6x1[context.Context, inputFile, func(int, []byte), func(int64, orderRun), func(int64, bucketSum), func(int, problemRec), error](&readFn{})
 	register.Emitter2[int, []byte]()
 	register.Emitter2[int64, orderRun]()
 	register.Emitter2[int, problemRec]()
 	register.Iter1[orderRun]()
-	register.Function2x1[int64, func(*orderRun) bool, bucketSum](summarizeBucket)
-	register.DoFn4x1[int64, func(*orderRun) bool, []bucketSum, func(int, seqEntry), error](&numberFn{})
+	register.Function2x1[bucketSum, bucketSum, bucketSum](mergeSums)
+	register.Function3x0[int64, bucketSum, func(int, bucketSum)](sumToZero)
+	register.Emitter2[int, bucketSum]()
+	register.Emitter2[int64, bucketSum]()
+	register.Iter1[bucketSum]()
+	register.DoFn3x0[int, func(*bucketSum) bool, func(int64, bucketBase)](&baseFn{})
+	register.Emitter2[int64, bucketBase]()
+	register.Iter1[bucketBase]()
+	register.DoFn4x1[int64, func(*orderRun) bool, func(*bucketBase) bool, func(int, seqEntry), error](&numberFn{})
 	register.Emitter2[int, seqEntry]()
 	register.Iter1[seqEntry]()
 	register.Iter1[[]byte]()
@@ -87,6 +98,10 @@ type options struct {
 	Output  string // PREFIX
 	Shards  int    // decision files
 	Verbose bool
+	// Timelines: also write PREFIX-timelines.json (replay -f json's
+	// document). Without it the shards send the combining step only
+	// their warnings, which it logs as replay prints them.
+	Timelines bool
 }
 
 // build adds the replay to the pipeline rooted at s.
@@ -96,18 +111,20 @@ func build(s beam.Scope, opt options) {
 		files[i] = inputFile{i, p}
 	}
 	in := beam.CreateList(s.Scope("files"), files)
-	batches, runs, problems := beam.ParDo3(s.Scope("read"), &readFn{Config: opt.Config, Policy: opt.Policy, Shards: opt.Shards}, in)
-	byMinute := beam.GroupByKey(s, runs)
-	sums := beam.ParDo(s.Scope("bucket-counts"), summarizeBucket, byMinute)
-	// The numbering reaches each shard with its batches, keyed by shard,
-	// not as a side input: Prism (v2.77.0) reschedules a stage with a side
-	// input for as long as its bundle runs (its watermark loop spins,
-	// allocating, the whole replay long).
-	numbering := beam.ParDo(s.Scope("number"), &numberFn{Shards: opt.Shards}, byMinute, beam.SideInput{Input: sums})
-	results := beam.ParDo(s.Scope("replay"), &replayFn{Config: opt.Config, Policy: opt.Policy, Prefix: opt.Output, Shards: opt.Shards},
+	batches, runs, counts, problems := beam.ParDo4(s.Scope("read"), &readFn{Config: opt.Config, Policy: opt.Policy, Shards: opt.Shards}, in)
+	// Each bucket's base (the requests before it) from the sums of every
+	// bucket on one worker, joined with the bucket's runs. Neither this
+	// nor the numbering reaches the next stage as a side input: Prism
+	// (v2.77.0) reschedules a stage with a side input for as long as its
+	// bundle runs (its watermark loop spins, allocating). The numbering
+	// reaches each shard with its batches, keyed by shard.
+	sums := beam.ParDo(s, sumToZero, beam.CombinePerKey(s.Scope("bucket-counts"), mergeSums, counts))
+	bases := beam.ParDo(s.Scope("bucket-bases"), &baseFn{}, beam.GroupByKey(s, sums))
+	numbering := beam.ParDo(s.Scope("number"), &numberFn{Shards: opt.Shards}, beam.CoGroupByKey(s, runs, bases))
+	results := beam.ParDo(s.Scope("replay"), &replayFn{Config: opt.Config, Policy: opt.Policy, Prefix: opt.Output, Shards: opt.Shards, Timelines: opt.Timelines},
 		beam.CoGroupByKey(s, batches, numbering))
 	one := beam.ParDo(s, keyZero[int], beam.Create(s, 0)) // so that the timelines are written when no file held a record
-	sinkOutput(s, beam.ParDo(s.Scope("timelines"), &combineFn{Config: opt.Config, Policy: opt.Policy, Prefix: opt.Output, Verbose: opt.Verbose},
+	sinkOutput(s, beam.ParDo(s.Scope("timelines"), &combineFn{Config: opt.Config, Policy: opt.Policy, Prefix: opt.Output, Verbose: opt.Verbose, Timelines: opt.Timelines},
 		beam.CoGroupByKey(s, results, problems, one)))
 	if opt.Sweep != "" {
 		// The grid is evaluated on one worker from the feature records
@@ -175,14 +192,14 @@ func shardOf(agent string, shards int) int {
 
 // readFn reads one capture and extracts each record's features: feature
 // batches per shard, the runs of its requests per minute for the
-// numbering, and its malformed and skipped items.
+// numbering and their counts, and its malformed and skipped items.
 type readFn struct {
 	Config string
 	Policy policyOptions
 	Shards int
 }
 
-func (f *readFn) ProcessElement(ctx context.Context, in inputFile, batch func(int, []byte), order func(int64, orderRun), problem func(int, problemRec)) error {
+func (f *readFn) ProcessElement(ctx context.Context, in inputFile, batch func(int, []byte), emitRun func(int64, orderRun), count func(int64, bucketSum), problem func(int, problemRec)) error {
 	cfg, err := parseConfig(f.Config)
 	if err != nil {
 		return err
@@ -209,15 +226,29 @@ func (f *readFn) ProcessElement(ctx context.Context, in inputFile, batch func(in
 	ws := make([]*batchWriter, f.Shards)
 	flush := func(shard int) {
 		if w := ws[shard]; w != nil && w.n > 0 {
-			batch(shard, w.bytes())
-			ws[shard] = nil
+			b := w.bytes()
+			batch(shard, b)
+			w.sent(b)
 		}
+	}
+	order := func(bucket int64, r orderRun) {
+		emitRun(bucket, r)
+		count(bucket, runSum(&r))
 	}
 	run := orderRun{File: in.Idx}
 	inRun := make([]bool, f.Shards) // the shards of run's requests
 	var pmax, idx, req, end int64
 	timed, ended := false, false
-	for src.Scan() {
+	// A Holder's records are handed back once their features are out
+	// (nothing here keeps a record, its bodies are copied into the batch),
+	// so that the next ones reuse their memory, as the replay does.
+	release := func() {}
+	if holder, ok := src.(ingest.Holder); ok {
+		var held ingest.Held
+		holder.Hold(&held)
+		release = func() { holder.Hold(&held); held.Release() }
+	}
+	for ; src.Scan(); release() {
 		rec := src.Record()
 		idx++
 		switch {
@@ -294,10 +325,11 @@ func floorDiv(a, b int64) int64 {
 
 // replayFn replays one shard and writes its decision file.
 type replayFn struct {
-	Config string
-	Policy policyOptions
-	Prefix string
-	Shards int
+	Config    string
+	Policy    policyOptions
+	Prefix    string
+	Shards    int
+	Timelines bool
 }
 
 func (f *replayFn) ProcessElement(ctx context.Context, shard int, batches func(*[]byte) bool, numbering func(*seqEntry) bool, result func(int, agentResult)) error {
@@ -328,7 +360,7 @@ func (f *replayFn) ProcessElement(ctx context.Context, shard int, batches func(*
 			return err
 		}
 		var err error
-		res, err = replayShard(cfg, recs, table.seq, w)
+		res, err = replayShard(cfg, recs, table.seq, w, f.Timelines)
 		return err
 	})
 	if err != nil {
@@ -338,13 +370,16 @@ func (f *replayFn) ProcessElement(ctx context.Context, shard int, batches func(*
 	return nil
 }
 
-// combineFn joins the shards' timelines into PREFIX-timelines.json and
-// reports the malformed items.
+// combineFn reports the malformed items and the replay's warnings and,
+// with Timelines, joins the shards' timelines into PREFIX-timelines.json;
+// for a policy other than loop it merges the shards' results into its
+// state writes (and its report, with Timelines).
 type combineFn struct {
-	Config  string
-	Policy  policyOptions
-	Prefix  string
-	Verbose bool
+	Config    string
+	Policy    policyOptions
+	Prefix    string
+	Verbose   bool
+	Timelines bool
 }
 
 func (f *combineFn) ProcessElement(ctx context.Context, _ int, results func(*agentResult) bool, problems func(*problemRec) bool, _ func(*int) bool, _ func(int, int)) error {
@@ -382,14 +417,7 @@ func (f *combineFn) ProcessElement(ctx context.Context, _ int, results func(*age
 		}
 		// The replay's warnings (a body the gateway rejects, a record out
 		// of order for its tenant), logged as replay reports them.
-		var warns []warnRec
-		for _, r := range rs {
-			warns = append(warns, r.Warnings...)
-		}
-		sortWarnings(warns)
-		for _, w := range warns {
-			log.Printf("%s: warning: %s", w.Pos.pos(), w.Msg)
-		}
+		logWarnings(rs, false)
 		parts := make([][]byte, len(rs))
 		for i := range rs {
 			if err := rs[i].unpack(); err != nil {
@@ -407,13 +435,19 @@ func (f *combineFn) ProcessElement(ctx context.Context, _ int, results func(*age
 				return err
 			}
 		}
-		if err := writeFile(ctx, f.Prefix+"-timelines.json", func(w io.Writer) error { _, err := w.Write(doc.Bytes()); return err }); err != nil {
-			return err
+		if f.Timelines {
+			if err := writeFile(ctx, f.Prefix+"-timelines.json", func(w io.Writer) error { _, err := w.Write(doc.Bytes()); return err }); err != nil {
+				return err
+			}
 		}
 		if sp.StateExt() == "" {
 			return nil // the policy makes no state writes
 		}
 		return writeFile(ctx, stateName(f.Prefix, sp), func(w io.Writer) error { _, err := w.Write(state.Bytes()); return err })
+	}
+	logWarnings(rs, true)
+	if !f.Timelines {
+		return nil
 	}
 	sum, err := timelines(cfg, rs, ps)
 	if err != nil {

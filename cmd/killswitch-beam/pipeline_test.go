@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"log"
 	"os"
 	"path/filepath"
 	"sort"
@@ -25,7 +27,7 @@ func runPrism(t *testing.T, cfg analyze.Config, files []string) (decisions []str
 	t.Helper()
 	prefix := filepath.Join(t.TempDir(), "out")
 	p, s := beam.NewPipelineWithRoot()
-	build(s, options{Config: encodeConfig(cfg), Inputs: files, Output: prefix, Shards: 3})
+	build(s, options{Config: encodeConfig(cfg), Inputs: files, Output: prefix, Shards: 3, Timelines: true})
 	if _, err := prism.Execute(context.Background(), p); err != nil {
 		return nil, nil, err
 	}
@@ -186,6 +188,84 @@ func TestPrismOutOfOrder(t *testing.T) {
 	}
 	if n := bytes.Count(tl, []byte("out of time order")); n != 1 {
 		t.Errorf("%d out-of-order warnings, want 1:\n%s", n, tl)
+	}
+}
+
+// TestPrismWithoutTimelines: without --timelines the pipeline writes the
+// decision records alone (replay -f jsonl's), and the warnings the
+// timelines document would have held are logged as replay prints them:
+// the first analyze.KeptWarnings of each kind in replay order, then how
+// many more. Agent x goes back in time 12 times in a.jsonl, agent y
+// twice in b.jsonl; with 3 shards they replay apart.
+func TestPrismWithoutTimelines(t *testing.T) {
+	dir := t.TempDir()
+	rec := func(sec int, agent string) string {
+		return fmt.Sprintf(`{"ts":"2026-01-02T03:00:%02dZ","agent":"%s","request":{"messages":[{"role":"user","content":"p"}]}}`+"\n", sec, agent)
+	}
+	var a, b strings.Builder
+	for i := range 13 {
+		a.WriteString(rec(50-i, "x")) // 50, 49, …: 12 records out of order
+	}
+	b.WriteString(rec(10, "y") + rec(5, "y") + rec(20, "y") + rec(1, "y"))
+	files := []string{filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")}
+	os.WriteFile(files[0], []byte(a.String()), 0o644)
+	os.WriteFile(files[1], []byte(b.String()), 0o644)
+	if shardOf("x", 3) == shardOf("y", 3) {
+		t.Fatal("x and y in one shard: the test would not merge shards' warnings")
+	}
+	var logged bytes.Buffer
+	log.SetOutput(&logged)
+	flags := log.Flags()
+	log.SetFlags(0)
+	defer func() { log.SetOutput(os.Stderr); log.SetFlags(flags) }()
+
+	cfg := analyze.NewConfig()
+	prefix := filepath.Join(dir, "out")
+	p, s := beam.NewPipelineWithRoot()
+	build(s, options{Config: encodeConfig(cfg), Inputs: files, Output: prefix, Shards: 3})
+	if _, err := prism.Execute(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(prefix + "-timelines.json"); !os.IsNotExist(err) {
+		t.Errorf("PREFIX-timelines.json written without --timelines (%v)", err)
+	}
+	var got []string
+	shards, _ := filepath.Glob(prefix + "-decisions-*.jsonl")
+	for _, sh := range shards {
+		b, _ := os.ReadFile(sh)
+		got = append(got, strings.SplitAfter(string(b), "\n")...)
+	}
+	sort.Strings(got)
+	want, _ := replayOne(t, cfg, files)
+	if strings.Join(got, "") != strings.Join(want, "") {
+		t.Errorf("decision records differ from analyze.Replay's:\n%s\nwant:\n%s", strings.Join(got, ""), strings.Join(want, ""))
+	}
+	// By hand: the merge replays by running maximum, file, index: a:1 (x
+	// :50) and every later line of a (running maximum 50) come after b:1
+	// (y :10), b:2 (y :05, out of order), b:3 (y :20) and b:4 (y :01, out
+	// of order), all with running maxima ≤ 20. Then a:2…a:13: x's 12
+	// warnings, of which the first 10 are shown.
+	var lines []string
+	for _, l := range strings.Split(logged.String(), "\n") {
+		if strings.Contains(l, "warning") {
+			lines = append(lines, l)
+		}
+	}
+	wantLines := []string{
+		files[1] + ":2: warning: out of time order",
+		files[1] + ":4: warning: out of time order",
+	}
+	for i := 2; i <= 9; i++ {
+		wantLines = append(wantLines, fmt.Sprintf("%s:%d: warning: out of time order", files[0], i))
+	}
+	wantLines = append(wantLines, "4 more out-of-order warnings not shown (14 in all)")
+	if len(lines) != len(wantLines) {
+		t.Fatalf("logged %d warning lines, want %d:\n%s", len(lines), len(wantLines), strings.Join(lines, "\n"))
+	}
+	for i, w := range wantLines {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("warning line %d: got %q, want it to begin %q", i+1, lines[i], w)
+		}
 	}
 }
 

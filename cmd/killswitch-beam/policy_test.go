@@ -133,7 +133,7 @@ func runPrismPolicy(t *testing.T, opt policyOptions, files []string, stateExt st
 	t.Helper()
 	prefix := filepath.Join(t.TempDir(), "out")
 	p, s := beam.NewPipelineWithRoot()
-	build(s, options{Config: encodeConfig(analyze.NewConfig()), Policy: opt, Inputs: files, Output: prefix, Shards: shards})
+	build(s, options{Config: encodeConfig(analyze.NewConfig()), Policy: opt, Inputs: files, Output: prefix, Shards: shards, Timelines: true})
 	if _, err := prism.Execute(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
