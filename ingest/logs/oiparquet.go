@@ -115,8 +115,14 @@ func IsOpenInferenceParquet(columns []string) bool {
 type OIParquetReader struct {
 	name string
 	opt  Options
-	rows *pq.Rows // the full view's rows
+	rows *pq.Rows // the full view's rows (the generic path)
 	cols *oiColumns
+	// fast reads the full view while the column decoder reads the table
+	// (rows is nil then); ra and size reopen the file for the generic
+	// path when it stops.
+	fast *oiFast
+	ra   io.ReaderAt
+	size int64
 	plan spanPlan
 	read int // rows the second pass has read
 	rec  *ingest.Record
@@ -142,23 +148,54 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 			name, pq.ColumnList(light.AllColumns(), 30))
 	}
 	pr := &OIParquetReader{name: name, opt: opt, sorted: true}
-	pl, ok, err := oiPlanRuns(light, cols, name)
-	if err != nil {
-		return nil, err
+	var pl spanPlan
+	planned := false
+	// The column decoder first; the generic path when it does not read
+	// the table, or stops before its end (a row it does not read, or an
+	// error: the generic path then says what it says of that row).
+	if fast := openOIFast(r, size, name, keepLight); fast != nil {
+		var ok bool
+		pl, ok = oiPlanRuns(fast, name)
+		err, weird := fast.stopped()
+		fast.close()
+		if err == nil && !weird && !ok {
+			if fast = openOIFast(r, size, name, keepLight); fast != nil {
+				pl, pr.sorted = oiPlanTree(fast, light.NumRows(), size)
+				err, weird = fast.stopped()
+				fast.close()
+				ok = true
+			}
+		}
+		planned = err == nil && !weird && ok
+		pr.sorted = pr.sorted || !planned
 	}
-	if !ok {
-		// Rows out of start-time order, or a parent in another trace's
-		// run: the first pass again, holding the whole tree.
-		light.Close()
-		if light, cols, err = oiOpenValues(r, size, name, keepLight); err != nil {
+	if !planned {
+		gen := &oiGeneric{rows: light, cols: cols, name: name}
+		pl, ok := oiPlanRuns(gen, name)
+		if err := light.Err(); err != nil {
 			return nil, err
 		}
-		defer light.Close()
-		if pl, pr.sorted, err = oiPlanTree(light, cols, name, size); err != nil {
-			return nil, err
+		if !ok {
+			// Rows out of start-time order, or a parent in another trace's
+			// run: the first pass again, holding the whole tree.
+			light.Close()
+			if light, cols, err = oiOpenValues(r, size, name, keepLight); err != nil {
+				return nil, err
+			}
+			defer light.Close()
+			pl, pr.sorted = oiPlanTree(&oiGeneric{rows: light, cols: cols, name: name}, light.NumRows(), size)
+			if err := light.Err(); err != nil {
+				return nil, err
+			}
 		}
+		pr.plan = pl
+	} else {
+		pr.plan = pl
 	}
-	pr.plan = pl
+	pr.ra, pr.size = r, size
+	if pr.fast = openOIFast(r, size, name, keepFull); pr.fast != nil {
+		return pr, nil
+	}
 	if pr.rows, pr.cols, err = oiOpenValues(r, size, name, keepFull); err != nil {
 		return nil, err
 	}
@@ -168,41 +205,47 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 // oiPlanRuns is the first pass of a table whose rows are in start-time
 // order, planned a run at a time (runPlanner); ok is false when the rows
 // are not in that order or the runs do not plan as the whole tree does.
-// The error is the one that ended the rows.
-func oiPlanRuns(light *pq.Rows, cols *oiColumns, name string) (pl spanPlan, ok bool, err error) {
+// The caller asks src whether it read every row.
+func oiPlanRuns(src oiSource, name string) (pl spanPlan, ok bool) {
 	rp := newRunPlanner(keyAttrs(oiAgentKeys), true)
 	var last time.Time
-	for light.NextValues(true) {
-		s := cols.span(light, name, light.N())
+	for {
+		s, more := src.next()
+		if !more {
+			break
+		}
 		if s.err == nil && s.startErr == nil {
 			if s.start.Before(last) {
-				return spanPlan{}, false, nil
+				return spanPlan{}, false
 			}
 			last = s.start
 		}
 		if !rp.add(s) {
-			return spanPlan{}, false, nil
+			return spanPlan{}, false
 		}
 	}
-	if err := light.Err(); err != nil {
-		return spanPlan{}, false, err
+	if err, weird := src.stopped(); err != nil || weird {
+		return spanPlan{}, true
 	}
-	pl, ok = rp.finish()
-	return pl, ok, nil
+	return rp.finish()
 }
 
 // oiPlanTree is the first pass holding the light view of every row, for
-// any order of rows: the plan, and whether the rows are in start-time
-// order (the plan orders them when not).
-func oiPlanTree(light *pq.Rows, cols *oiColumns, name string, size int64) (pl spanPlan, sorted bool, err error) {
+// any order of rows (numRows: what the file claims): the plan, and
+// whether the rows are in start-time order (the plan orders them when
+// not). The caller asks src whether it read every row.
+func oiPlanTree(src oiSource, numRows, size int64) (pl spanPlan, sorted bool) {
 	t := newLightTree(keyAttrs(oiAgentKeys))
 	t.undecided = true
 	// The rows the file claims, as a hint bounded by its size.
-	t.grow(int(min(max(light.NumRows(), 0), size/16, 1<<20)))
+	t.grow(int(min(max(numRows, 0), size/16, 1<<20)))
 	sorted = true
 	var last time.Time
-	for light.NextValues(true) {
-		s := cols.span(light, name, light.N())
+	for {
+		s, more := src.next()
+		if !more {
+			break
+		}
 		t.add(s)
 		if s.err == nil && s.startErr == nil {
 			if s.start.Before(last) {
@@ -211,10 +254,10 @@ func oiPlanTree(light *pq.Rows, cols *oiColumns, name string, size int64) (pl sp
 			last = s.start
 		}
 	}
-	if err := light.Err(); err != nil {
-		return spanPlan{}, false, err
+	if err, weird := src.stopped(); err != nil || weird {
+		return spanPlan{}, true
 	}
-	return t.plan(!sorted), sorted, nil
+	return t.plan(!sorted), sorted
 }
 
 // oiOpenValues opens the columns keep accepts, read as values (start_time
@@ -333,6 +376,12 @@ func (c *oiColumns) span(rows *pq.Rows, name string, n int64) *tspan {
 			f.put(s, c.names[i], v)
 		}
 	}
+	f.finish(s)
+	return s
+}
+
+// finish sets s's fields from the row's members.
+func (f *oiFields) finish(s *tspan) {
 	s.name = str(f.name)
 	s.spanID = firstStr(f.ctxSpanID, f.spanID)
 	s.traceID = firstStr(f.ctxTraceID, f.traceID)
@@ -346,7 +395,6 @@ func (c *oiColumns) span(rows *pq.Rows, name string, n int64) *tspan {
 		s.end, _ = spanTime(f.end)
 	}
 	s.failed = oiStatusFailed(f.status)
-	return s
 }
 
 // oiFields are the members of a row's flattened object a span reads
@@ -596,7 +644,7 @@ func (pr *OIParquetReader) FormatName() string { return "openinference (parquet)
 // Scan advances to the next record.
 func (pr *OIParquetReader) Scan() bool {
 	if !pr.sorted {
-		if pr.queue == nil && pr.rows != nil {
+		if pr.queue == nil && (pr.rows != nil || pr.fast != nil) {
 			var recs []*ingest.Record
 			for pr.scanRow() {
 				// Each row is one record: the i-th record is the i-th span.
@@ -622,6 +670,11 @@ func (pr *OIParquetReader) Scan() bool {
 
 // scanRow reads the next row's record.
 func (pr *OIParquetReader) scanRow() bool {
+	if pr.fast != nil {
+		if ok, handled := pr.scanFast(); handled {
+			return ok
+		}
+	}
 	if pr.rows == nil || pr.err != nil {
 		return false
 	}
@@ -647,24 +700,37 @@ func (pr *OIParquetReader) scanRow() bool {
 		pr.err = fmt.Errorf("%s: the file changed between its two readings (more rows)", pr.name)
 		return false
 	}
-	flags := pr.plan.flags[i]
 	pos := ingest.Pos{File: pr.name, Kind: ingest.PosRow, N: n}
 	if err := pr.rows.RowErr(); err != nil {
 		pr.rec = bad(pos, "%v", err)
 		return true
 	}
-	if flags&lightKindSet != 0 && flags&lightCall == 0 {
-		// The span_kind column decides the kind in both views (no
-		// other column flattens to "span_kind"): a span that is no call
-		// is a skip at its row, and nothing else is read.
-		pr.rec = skip(pos, pr.plan.strs[pr.plan.skip[i]])
+	if pr.rec = pr.planned(i, pos); pr.rec != nil {
 		return true
+	}
+	return pr.build(i, pr.cols.span(pr.rows, pr.name, n))
+}
+
+// planned returns the record of row i (at pos) when the plan decides it
+// alone, nil when it is built from the row's full view. The span_kind
+// column decides the kind in both views (no other column flattens to
+// "span_kind"): a span that is no call is a skip at its row, and so is
+// a wrapper.
+func (pr *OIParquetReader) planned(i int, pos ingest.Pos) *ingest.Record {
+	flags := pr.plan.flags[i]
+	if flags&lightKindSet != 0 && flags&lightCall == 0 {
+		return skip(pos, pr.plan.strs[pr.plan.skip[i]])
 	}
 	if flags&(lightKindSet|lightWrapped) == lightKindSet|lightWrapped {
-		pr.rec = skip(pos, oiWrapper(nil))
-		return true
+		return skip(pos, oiWrapper(nil))
 	}
-	full := pr.cols.span(pr.rows, pr.name, n)
+	return nil
+}
+
+// build sets the record of row i from its full view; false when the
+// file changed between the passes.
+func (pr *OIParquetReader) build(i int, full *tspan) bool {
+	flags := pr.plan.flags[i]
 	if flags&lightWrapped != 0 {
 		full.wrapped = oiWrapper(full)
 	}
@@ -674,7 +740,7 @@ func (pr *OIParquetReader) scanRow() bool {
 	if flags&lightErr != 0 && full.err == nil {
 		// The light view of the row failed where its full view, a
 		// superset of the same columns, does not.
-		pr.err = fmt.Errorf("%s: the file changed between its two readings (row %d)", pr.name, n)
+		pr.err = fmt.Errorf("%s: the file changed between its two readings (row %d)", pr.name, full.pos.N)
 		return false
 	}
 	// The record is built from the full row; its place in the tree comes
@@ -682,6 +748,57 @@ func (pr *OIParquetReader) scanRow() bool {
 	// keeps only the names agents are looked up by.
 	pr.rec = spanRecords([]*tspan{full}, pr.plan.ancestors(i), pr.opt, oiBuild)[0].rec
 	return true
+}
+
+// scanFast reads the next row's record through the column decoder, as
+// scanRow does through the generic path; handled is false when the
+// decoder stopped at this row (not at the end): the generic path, moved
+// past the rows read, reads it then.
+func (pr *OIParquetReader) scanFast() (ok, handled bool) {
+	if pr.err != nil {
+		return false, true
+	}
+	i := pr.read
+	full, more := pr.fast.next()
+	if !more {
+		err, weird := pr.fast.stopped()
+		pr.fast.close()
+		pr.fast = nil
+		if err != nil || weird {
+			pr.handOver(i)
+			return false, false
+		}
+		if pr.read < len(pr.plan.flags) {
+			pr.err = fmt.Errorf("%s: the file changed between its two readings (fewer rows)", pr.name)
+		}
+		pr.rec = nil
+		return false, true
+	}
+	pr.read = i + 1
+	if i >= len(pr.plan.flags) {
+		pr.err = fmt.Errorf("%s: the file changed between its two readings (more rows)", pr.name)
+		return false, true
+	}
+	if pr.rec = pr.planned(i, full.pos); pr.rec != nil {
+		return true, true
+	}
+	return pr.build(i, full), true
+}
+
+// handOver opens the generic path's full view and moves it past the
+// first done rows, which the column decoder read.
+func (pr *OIParquetReader) handOver(done int) {
+	rows, cols, err := oiOpenValues(pr.ra, pr.size, pr.name, keepFull)
+	if err != nil {
+		pr.err = err
+		return
+	}
+	for range done {
+		if !rows.NextValues(false) {
+			break
+		}
+	}
+	pr.rows, pr.cols = rows, cols
 }
 
 // Record returns the current record.
@@ -692,6 +809,10 @@ func (pr *OIParquetReader) Err() error { return pr.err }
 
 // Close stops reading.
 func (pr *OIParquetReader) Close() error {
+	if pr.fast != nil {
+		pr.fast.close()
+		pr.fast = nil
+	}
 	if pr.rows != nil {
 		pr.rows.Close()
 		pr.rows = nil

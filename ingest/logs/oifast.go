@@ -1,0 +1,535 @@
+package logs
+
+import (
+	"encoding/json"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/ingest/pq"
+)
+
+// The column decoder of the span tables Phoenix writes (see oiparquet.go):
+// when every column a view reads is one it knows — a top-level text,
+// timestamp, integer, double or NULL column, or a message or tool list in
+// Phoenix's layout (a LIST of structs of text fields, tool calls a LIST
+// of structs inside) — the rows are read through pq.Leaves, a page at a
+// time, straight into the span oiColumns.span would make of the same row:
+// no row object, no map or list per value, message texts not copied
+// (they are written into the request and response before the pages are
+// released). Whatever it is not sure to read as oiColumns.span does — a
+// text that is not UTF-8, levels that do not agree, a page that does not
+// decode — it does not read: the row is weird, and the reader hands the
+// file over to the generic path at that row (which reads it, and every
+// row after, as before; the rows before were read alike).
+
+// oiFastKnown are the top-level columns the decoder reads as scalars.
+var oiFastKnown = func() map[string]bool {
+	m := map[string]bool{"name": true, "span_kind": true, "parent_id": true, "context.span_id": true,
+		"context.trace_id": true, "span_id": true, "trace_id": true, "start_time": true, "end_time": true,
+		"status_code": true}
+	for _, a := range oiRecordAttrs {
+		m["attributes."+a] = true
+	}
+	return m
+}()
+
+// oiFast reads the rows of a span table as spans through pq.Leaves.
+type oiFast struct {
+	ls    *pq.Leaves
+	name  string
+	scal  []oiFastScalar
+	lists []*oiFastList
+	all   []*pq.LeafCursor
+	s     tspan
+	num   []byte
+	weird bool
+	err   error
+}
+
+// oiFastScalar is a top-level column holding one value a row.
+type oiFastScalar struct {
+	col    string
+	cur    *pq.LeafCursor
+	kind   pq.LeafKind
+	unit   time.Duration
+	asTime bool
+	lastS  string // the last text read, reused when repeated
+}
+
+// oiFastList is a message list (or, with tools set, llm.tools) in
+// Phoenix's layout: levels defs (list present, elements, element
+// present), fields by name, and the tool calls' list below.
+type oiFastList struct {
+	prefix   string // "llm.input_messages."
+	tools    bool
+	d0, d1   uint8 // list present (0: not nullable), has elements
+	d2       uint8 // element present
+	fields   []oiFastField
+	calls    []oiFastField // message.tool_calls.…, one cursor each
+	c0, c1   uint8         // tool_calls present, has elements
+	c2       uint8         // tool call present
+	callsOpt bool          // tool_calls is nullable
+}
+
+type oiFastField struct {
+	name string
+	cur  *pq.LeafCursor
+}
+
+// openOIFast opens the columns keep accepts for the decoder; nil when a
+// column is not one it reads (or the file does not open: the generic path
+// says why).
+func openOIFast(r io.ReaderAt, size int64, name string, keep func(string) bool) *oiFast {
+	if !fastJSON {
+		return nil // tests compare the paths
+	}
+	ls, err := pq.OpenLeaves(r, size, name)
+	if err != nil {
+		return nil
+	}
+	f := &oiFast{ls: ls, name: name}
+	byTop := map[string][]pq.LeafInfo{}
+	var tops []string
+	for _, l := range ls.Schema() {
+		top := l.Path[0]
+		if !keep(top) {
+			continue
+		}
+		if byTop[top] == nil {
+			tops = append(tops, top)
+		}
+		byTop[top] = append(byTop[top], l)
+	}
+	seen := map[string]bool{}
+	for _, top := range tops {
+		if seen[top] {
+			ls.Close()
+			return nil
+		}
+		seen[top] = true
+		if !f.plan(top, byTop[top]) {
+			ls.Close()
+			return nil
+		}
+	}
+	return f
+}
+
+// plan adds the top-level column top (its leaves ls) to what f reads;
+// false when the decoder does not read such a column.
+func (f *oiFast) plan(top string, ls []pq.LeafInfo) bool {
+	if oiFastKnown[top] {
+		l := ls[0]
+		if len(ls) != 1 || len(l.Path) != 1 || l.Repeated[0] || l.Kind == pq.LeafOther {
+			return false
+		}
+		sc := oiFastScalar{col: top, kind: l.Kind, unit: l.Unit, asTime: top == "start_time" || top == "end_time"}
+		sc.cur = f.use(l)
+		f.scal = append(f.scal, sc)
+		return true
+	}
+	a, _ := strings.CutPrefix(top, "attributes.")
+	tools := a == "llm.tools"
+	if !tools && a != "llm.input_messages" && a != "llm.output_messages" {
+		return false
+	}
+	fl := &oiFastList{prefix: a + ".", tools: tools}
+	elem := ""
+	for _, l := range ls {
+		// top (LIST) > repeated group (one field) > element (a group) > field …
+		if len(l.Path) < 4 || !l.List[0] || l.Repeated[0] || !l.Repeated[1] || l.Repeated[2] ||
+			l.Annotated[1] || l.Annotated[2] || l.Path[1] == "array" || l.Path[1] == top+"_tuple" {
+			return false
+		}
+		if elem == "" {
+			elem = l.Path[2]
+		} else if l.Path[2] != elem {
+			return false // the repeated group has several fields: it is the element
+		}
+		if l.Optional[0] {
+			fl.d0 = uint8(l.Defs[0])
+		}
+		fl.d1, fl.d2 = uint8(l.Defs[1]), uint8(l.Defs[2])
+		field := l.Path[3]
+		switch {
+		case len(l.Path) == 4 && l.Kind == pq.LeafText && !l.Repeated[3]:
+			switch {
+			case tools && field == "tool.json_schema",
+				!tools && (field == "message.role" || field == "message.content" || field == "message.tool_call_id" || field == "message.name"):
+			default:
+				return false
+			}
+			fl.fields = append(fl.fields, oiFastField{field, f.use(l)})
+		case !tools && field == "message.tool_calls" && len(l.Path) == 7 && l.Kind == pq.LeafText:
+			// tool_calls (LIST) > repeated group > element > field
+			if !l.List[3] || l.Repeated[3] || !l.Repeated[4] || l.Repeated[5] || l.Repeated[6] ||
+				l.Annotated[4] || l.Annotated[5] || l.Path[4] == "array" || l.Path[4] == field+"_tuple" {
+				return false
+			}
+			if len(fl.calls) > 0 && l.Path[5] != elemOf(fl.calls[0]) {
+				return false
+			}
+			switch l.Path[6] {
+			case "tool_call.id", "tool_call.function.name", "tool_call.function.arguments":
+			default:
+				return false
+			}
+			fl.callsOpt = l.Optional[3]
+			fl.c0, fl.c1, fl.c2 = uint8(l.Defs[3]), uint8(l.Defs[4]), uint8(l.Defs[5])
+			fl.calls = append(fl.calls, oiFastField{l.Path[6] + "\x00" + l.Path[5], f.use(l)})
+		default:
+			return false
+		}
+	}
+	if len(fl.fields) == 0 {
+		return false // the element's first leaf decides its presence: keep it simple
+	}
+	for i := range fl.calls {
+		fl.calls[i].name, _, _ = strings.Cut(fl.calls[i].name, "\x00")
+	}
+	f.lists = append(f.lists, fl)
+	return true
+}
+
+func elemOf(c oiFastField) string { _, e, _ := strings.Cut(c.name, "\x00"); return e }
+
+func (f *oiFast) use(l pq.LeafInfo) *pq.LeafCursor {
+	c := f.ls.Use(l)
+	f.all = append(f.all, c)
+	return c
+}
+
+func (f *oiFast) close() { f.ls.Close() }
+
+// next reads the next row into f's span (overwritten by the next call, as
+// oiColumns.span's); false at the end, on an error (f.err) or at a row
+// the decoder does not read (f.weird). The pages of the row before are
+// released: the texts of its lists are no longer valid.
+func (f *oiFast) next() (s *tspan, ok bool) {
+	if f.err != nil || f.weird {
+		return nil, false
+	}
+	f.ls.Release()
+	if !f.ls.Next() {
+		f.err = f.ls.Err()
+		return nil, false
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			f.weird, s, ok = true, nil, false
+		}
+	}()
+	if !f.row() {
+		f.weird = true
+		return nil, false
+	}
+	return &f.s, true
+}
+
+// row decodes the current row; false when it is weird.
+func (f *oiFast) row() bool {
+	n := f.ls.N()
+	attrs, lists := f.s.attrs, f.s.lists
+	if attrs == nil {
+		attrs = obj{}
+	}
+	clear(attrs)
+	clear(lists)
+	f.s = tspan{pos: ingest.Pos{File: f.name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: attrs, lists: lists}
+	s := &f.s
+	var fields oiFields
+	for i := range f.scal {
+		v, ok := f.scalar(&f.scal[i])
+		if !ok {
+			return false
+		}
+		if v != nil {
+			fields.put(s, f.scal[i].col, v)
+		}
+	}
+	for _, l := range f.lists {
+		v, ok := f.list(l)
+		if !ok {
+			return false
+		}
+		if v != nil {
+			if s.lists == nil {
+				s.lists = obj{}
+			}
+			s.lists[l.prefix] = v
+		}
+	}
+	for _, c := range f.all {
+		if c.RowEnd() != nil {
+			return false
+		}
+	}
+	fields.finish(s)
+	return true
+}
+
+// scalar reads the row's value of a top-level column as leafValue does.
+func (f *oiFast) scalar(sc *oiFastScalar) (any, bool) {
+	rep, _, has, err := sc.cur.Next()
+	if err != nil || rep != 0 {
+		return nil, false
+	}
+	if !has {
+		return nil, true
+	}
+	switch sc.kind {
+	case pq.LeafText:
+		b, ok := sc.cur.Bytes()
+		if !ok || !utf8.Valid(b) {
+			return nil, false
+		}
+		if sc.lastS != "" && sc.lastS == string(b) {
+			return sc.lastS, true
+		}
+		sc.lastS = string(b)
+		return sc.lastS, true
+	case pq.LeafTimestamp:
+		x, ok := sc.cur.Int64()
+		if !ok {
+			return nil, false
+		}
+		var tm time.Time
+		switch sc.unit {
+		case time.Millisecond:
+			tm = time.UnixMilli(x).UTC()
+		case time.Microsecond:
+			tm = time.UnixMicro(x).UTC()
+		default:
+			tm = time.Unix(0, x).UTC()
+		}
+		if sc.asTime && tm.Year() >= 0 && tm.Year() <= 9999 {
+			return tm, true
+		}
+		return tm.Format(time.RFC3339Nano), true
+	case pq.LeafInt64:
+		x, ok := sc.cur.Int64()
+		if !ok {
+			return nil, false
+		}
+		return json.Number(strconv.FormatInt(x, 10)), true
+	case pq.LeafDouble:
+		x, ok := sc.cur.Double()
+		if !ok {
+			return nil, false
+		}
+		f.num = pq.AppendJSONFloat(f.num[:0], x)
+		if string(f.num) == "null" {
+			return nil, true
+		}
+		return json.Number(f.num), true
+	}
+	return nil, true // the NULL type
+}
+
+// list reads the row's value of a list column as oiColumns.span turns it
+// into s.lists: the messages oiDirectMessages makes, or the tools oiList
+// makes; nil when it sets nothing.
+func (f *oiFast) list(l *oiFastList) (any, bool) {
+	var msgs []message
+	var tools []any
+	first := true
+	for {
+		// One slot of every field: the element's levels, which all the
+		// fields must agree on above the field itself.
+		head := l.fields[0].cur
+		rep, def, _, err := head.Peek()
+		if err != nil {
+			return nil, false
+		}
+		if first != (rep == 0) {
+			return nil, false
+		}
+		first = false
+		var role, content, id []byte
+		var hasRole, hasContent, hasID, present bool
+		for _, fd := range l.fields {
+			r, d, has, err := fd.cur.Next()
+			if err != nil || r != rep || min(d, l.d2) != min(def, l.d2) {
+				return nil, false
+			}
+			if !has {
+				continue
+			}
+			b, ok := fd.cur.Bytes()
+			if !ok || !utf8.Valid(b) {
+				return nil, false
+			}
+			present = true
+			switch fd.name {
+			case "message.role":
+				role, hasRole = b, true
+			case "message.content":
+				content, hasContent = b, true
+			case "message.tool_call_id":
+				id, hasID = b, true
+			case "tool.json_schema":
+				tools = append(tools, obj{"tool": obj{"json_schema": string(b)}})
+			}
+		}
+		calls, callsPresent, ok := f.calls(l, rep, def)
+		if !ok {
+			return nil, false
+		}
+		if def < l.d1 {
+			// A null or empty list: one slot a field, nothing in it.
+			if next, _, more, err := head.Peek(); err != nil || more && next != 0 {
+				return nil, false
+			}
+			break
+		}
+		if !l.tools && (present || callsPresent) {
+			m := message{ToolCalls: calls}
+			if hasContent {
+				c := unsafeText(content)
+				m.Content = &c
+			}
+			if hasID {
+				m.ToolCallID = unsafeText(id)
+			}
+			if m.Role = normRole(unsafeText(role)); m.Role == "" {
+				m.Role = "user"
+			}
+			_ = hasRole
+			if msgs == nil {
+				msgs = make([]message, 0, 4)
+			}
+			msgs = append(msgs, m)
+		}
+		next, _, more, err := head.Peek()
+		if err != nil {
+			return nil, false
+		}
+		if !more || next == 0 {
+			break
+		}
+		if next != 1 {
+			return nil, false
+		}
+	}
+	if l.tools {
+		if tools == nil {
+			return nil, true
+		}
+		return tools, true
+	}
+	if msgs == nil {
+		return nil, true
+	}
+	return msgs, true
+}
+
+// calls reads the tool calls of the element whose levels are rep and def
+// (one slot a field when the element holds none), as oiDirectCalls reads
+// them: the calls with a function name, and whether any call holds a value.
+func (f *oiFast) calls(l *oiFastList, rep, def uint8) (calls []toolCall, present, ok bool) {
+	if len(l.calls) == 0 {
+		return nil, false, true
+	}
+	head := l.calls[0].cur
+	first := true
+	for {
+		r, d, _, err := head.Peek()
+		if err != nil {
+			return nil, false, false
+		}
+		if first {
+			// The element's own levels, up to the tool_calls group.
+			if r != rep || min(d, l.d2) != min(def, l.d2) {
+				return nil, false, false
+			}
+		} else if r != 2 {
+			break
+		}
+		var id, name, args []byte
+		var hasID, hasName, hasArgs bool
+		for _, fd := range l.calls {
+			cr, cd, has, err := fd.cur.Next()
+			if err != nil || cr != r || min(cd, l.c2) != min(d, l.c2) {
+				return nil, false, false
+			}
+			if !has {
+				continue
+			}
+			b, ok := fd.cur.Bytes()
+			if !ok || !utf8.Valid(b) {
+				return nil, false, false
+			}
+			present = true
+			switch fd.name {
+			case "tool_call.id":
+				id, hasID = b, true
+			case "tool_call.function.name":
+				name, hasName = b, true
+			case "tool_call.function.arguments":
+				args, hasArgs = b, true
+			}
+		}
+		if hasName && len(name) > 0 {
+			a := "{}"
+			if hasArgs {
+				a = unsafeText(args)
+			}
+			c := toolCall{Type: "function", Function: toolFunction{Name: unsafeText(name), Arguments: a}}
+			if hasID {
+				c.ID = unsafeText(id)
+			}
+			calls = append(calls, c)
+		}
+		first = false
+		if d < l.c1 {
+			// No calls (a null element, null or empty tool_calls): one slot.
+			if r2, _, more, err := head.Peek(); err != nil || more && r2 == 2 {
+				return nil, false, false
+			}
+			break
+		}
+		r2, _, more, err := head.Peek()
+		if err != nil {
+			return nil, false, false
+		}
+		if !more || r2 != 2 {
+			break
+		}
+	}
+	return calls, present, true
+}
+
+// unsafeText views b as a string: for texts written into a record's
+// bodies before their page is released, never kept.
+func unsafeText(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// oiGeneric is the generic path as a span source: rows read as values.
+type oiGeneric struct {
+	rows *pq.Rows
+	cols *oiColumns
+	name string
+}
+
+// oiSource yields the spans of a table's rows, in row order.
+type oiSource interface {
+	next() (*tspan, bool)
+	// stopped returns the error that ended the rows, and whether they
+	// stopped at a row the source does not read (the fast decoder).
+	stopped() (error, bool)
+}
+
+func (g *oiGeneric) next() (*tspan, bool) {
+	if !g.rows.NextValues(true) {
+		return nil, false
+	}
+	return g.cols.span(g.rows, g.name, g.rows.N()), true
+}
+
+func (g *oiGeneric) stopped() (error, bool) { return g.rows.Err(), false }
+
+func (f *oiFast) stopped() (error, bool) { return f.err, f.weird }
