@@ -45,6 +45,7 @@ type oiFast struct {
 	scal  []oiFastScalar
 	lists []*oiFastList
 	all   []*pq.LeafCursor
+	texts []string // the row's message contents, pointed to by its messages
 	s     tspan
 	num   []byte
 	weird bool
@@ -58,7 +59,32 @@ type oiFastScalar struct {
 	kind   pq.LeafKind
 	unit   time.Duration
 	asTime bool
-	lastS  string // the last text read, reused when repeated
+	text   bool // a text member of oiText, read as a string
+	// seen are the last texts read (a kind, a name, a model, a trace id
+	// recur), as strings and boxed: not copied again.
+	seen  [oiFastSeen]string
+	boxed [oiFastSeen]any
+	next  int // the slot the next new text takes
+	lastT any // the last time read, boxed
+}
+
+// oiFastSeen is how many recent texts a column keeps.
+const oiFastSeen = 8
+
+// recent returns the slot of a recent text equal to b; -1 when none is.
+func (sc *oiFastScalar) recent(b []byte) int {
+	for i := range sc.seen {
+		if len(sc.seen[i]) == len(b) && sc.seen[i] == string(b) && (len(b) > 0 || sc.boxed[i] != nil) {
+			return i
+		}
+	}
+	return -1
+}
+
+// keep remembers a new text t, boxed as v.
+func (sc *oiFastScalar) keep(t string, v any) {
+	sc.seen[sc.next], sc.boxed[sc.next] = t, v
+	sc.next = (sc.next + 1) % oiFastSeen
 }
 
 // oiFastList is a message list (or, with tools set, llm.tools) in
@@ -74,6 +100,7 @@ type oiFastList struct {
 	c0, c1   uint8         // tool_calls present, has elements
 	c2       uint8         // tool call present
 	callsOpt bool          // tool_calls is nullable
+	msgs     []message     // the row's messages, reused by the next row
 }
 
 type oiFastField struct {
@@ -129,6 +156,13 @@ func (f *oiFast) plan(top string, ls []pq.LeafInfo) bool {
 			return false
 		}
 		sc := oiFastScalar{col: top, kind: l.Kind, unit: l.Unit, asTime: top == "start_time" || top == "end_time"}
+		if !strings.HasPrefix(top, "attributes.") && top != "start_time" && top != "end_time" && top != "status_code" {
+			// A span's name, kind, ids: text (or null), read as strings.
+			if l.Kind != pq.LeafText && l.Kind != pq.LeafNull {
+				return false
+			}
+			sc.text = true
+		}
 		sc.cur = f.use(l)
 		f.scal = append(f.scal, sc)
 		return true
@@ -210,7 +244,11 @@ func (f *oiFast) close() { f.ls.Close() }
 // oiColumns.span's); false at the end, on an error (f.err) or at a row
 // the decoder does not read (f.weird). The pages of the row before are
 // released: the texts of its lists are no longer valid.
-func (f *oiFast) next() (s *tspan, ok bool) {
+func (f *oiFast) next() (s *tspan, ok bool) { return f.nextRow(true) }
+
+// nextRow is next; a row read with decode false is only checked (its
+// values consumed and validated), and its span holds only its position.
+func (f *oiFast) nextRow(decode bool) (s *tspan, ok bool) {
 	if f.err != nil || f.weird {
 		return nil, false
 	}
@@ -224,15 +262,16 @@ func (f *oiFast) next() (s *tspan, ok bool) {
 			f.weird, s, ok = true, nil, false
 		}
 	}()
-	if !f.row() {
+	if !f.row(decode) {
 		f.weird = true
 		return nil, false
 	}
 	return &f.s, true
 }
 
-// row decodes the current row; false when it is weird.
-func (f *oiFast) row() bool {
+// row decodes (or, decode false, checks) the current row; false when it
+// is weird.
+func (f *oiFast) row(decode bool) bool {
 	n := f.ls.N()
 	attrs, lists := f.s.attrs, f.s.lists
 	if attrs == nil {
@@ -241,19 +280,30 @@ func (f *oiFast) row() bool {
 	clear(attrs)
 	clear(lists)
 	f.s = tspan{pos: ingest.Pos{File: f.name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: attrs, lists: lists}
+	f.texts = f.texts[:0]
 	s := &f.s
 	var fields oiFields
+	var text oiText
 	for i := range f.scal {
-		v, ok := f.scalar(&f.scal[i])
+		sc := &f.scal[i]
+		if sc.text {
+			t, ok := f.textField(sc, decode)
+			if !ok {
+				return false
+			}
+			text.set(sc.col, t)
+			continue
+		}
+		v, ok := f.scalar(sc, decode)
 		if !ok {
 			return false
 		}
 		if v != nil {
-			fields.put(s, f.scal[i].col, v)
+			fields.put(s, sc.col, v)
 		}
 	}
 	for _, l := range f.lists {
-		v, ok := f.list(l)
+		v, ok := f.list(l, decode)
 		if !ok {
 			return false
 		}
@@ -269,12 +319,59 @@ func (f *oiFast) row() bool {
 			return false
 		}
 	}
-	fields.finish(s)
+	if decode {
+		text.finish(s, fields.status, fields.start, fields.end)
+	}
 	return true
 }
 
+// set sets the member named col.
+func (t *oiText) set(col, v string) {
+	switch col {
+	case "name":
+		t.name = v
+	case "span_kind":
+		t.kind = v
+	case "parent_id":
+		t.parentID = v
+	case "context.span_id":
+		t.ctxSpanID = v
+	case "span_id":
+		t.spanID = v
+	case "context.trace_id":
+		t.ctxTraceID = v
+	case "trace_id":
+		t.traceID = v
+	}
+}
+
+// textField reads the row's value of a text column as a string ("" for
+// null, as str reads a null member).
+func (f *oiFast) textField(sc *oiFastScalar, decode bool) (string, bool) {
+	rep, _, has, err := sc.cur.Next()
+	if err != nil || rep != 0 {
+		return "", false
+	}
+	if !has {
+		return "", true
+	}
+	b, ok := sc.cur.Bytes()
+	if !ok || !utf8.Valid(b) {
+		return "", false
+	}
+	if !decode {
+		return "", true
+	}
+	if i := sc.recent(b); i >= 0 {
+		return sc.seen[i], true
+	}
+	t := string(b)
+	sc.keep(t, nil)
+	return t, true
+}
+
 // scalar reads the row's value of a top-level column as leafValue does.
-func (f *oiFast) scalar(sc *oiFastScalar) (any, bool) {
+func (f *oiFast) scalar(sc *oiFastScalar, decode bool) (any, bool) {
 	rep, _, has, err := sc.cur.Next()
 	if err != nil || rep != 0 {
 		return nil, false
@@ -288,15 +385,20 @@ func (f *oiFast) scalar(sc *oiFastScalar) (any, bool) {
 		if !ok || !utf8.Valid(b) {
 			return nil, false
 		}
-		if sc.lastS != "" && sc.lastS == string(b) {
-			return sc.lastS, true
+		if !decode {
+			return nil, true
 		}
-		sc.lastS = string(b)
-		return sc.lastS, true
+		if i := sc.recent(b); i >= 0 && sc.boxed[i] != nil {
+			return sc.boxed[i], true
+		}
+		t := string(b)
+		var v any = t
+		sc.keep(t, v)
+		return v, true
 	case pq.LeafTimestamp:
 		x, ok := sc.cur.Int64()
-		if !ok {
-			return nil, false
+		if !ok || !decode {
+			return nil, ok
 		}
 		var tm time.Time
 		switch sc.unit {
@@ -308,19 +410,22 @@ func (f *oiFast) scalar(sc *oiFastScalar) (any, bool) {
 			tm = time.Unix(0, x).UTC()
 		}
 		if sc.asTime && tm.Year() >= 0 && tm.Year() <= 9999 {
-			return tm, true
+			if last, ok := sc.lastT.(time.Time); !ok || last != tm {
+				sc.lastT = tm
+			}
+			return sc.lastT, true
 		}
 		return tm.Format(time.RFC3339Nano), true
 	case pq.LeafInt64:
 		x, ok := sc.cur.Int64()
-		if !ok {
-			return nil, false
+		if !ok || !decode {
+			return nil, ok
 		}
 		return json.Number(strconv.FormatInt(x, 10)), true
 	case pq.LeafDouble:
 		x, ok := sc.cur.Double()
-		if !ok {
-			return nil, false
+		if !ok || !decode {
+			return nil, ok
 		}
 		f.num = pq.AppendJSONFloat(f.num[:0], x)
 		if string(f.num) == "null" {
@@ -334,8 +439,9 @@ func (f *oiFast) scalar(sc *oiFastScalar) (any, bool) {
 // list reads the row's value of a list column as oiColumns.span turns it
 // into s.lists: the messages oiDirectMessages makes, or the tools oiList
 // makes; nil when it sets nothing.
-func (f *oiFast) list(l *oiFastList) (any, bool) {
-	var msgs []message
+func (f *oiFast) list(l *oiFastList, decode bool) (any, bool) {
+	msgs := l.msgs[:0]
+	found := false
 	var tools []any
 	first := true
 	for {
@@ -351,7 +457,7 @@ func (f *oiFast) list(l *oiFastList) (any, bool) {
 		}
 		first = false
 		var role, content, id []byte
-		var hasRole, hasContent, hasID, present bool
+		var hasContent, hasID, present bool
 		for _, fd := range l.fields {
 			r, d, has, err := fd.cur.Next()
 			if err != nil || r != rep || min(d, l.d2) != min(def, l.d2) {
@@ -367,16 +473,18 @@ func (f *oiFast) list(l *oiFastList) (any, bool) {
 			present = true
 			switch fd.name {
 			case "message.role":
-				role, hasRole = b, true
+				role = b
 			case "message.content":
 				content, hasContent = b, true
 			case "message.tool_call_id":
 				id, hasID = b, true
 			case "tool.json_schema":
-				tools = append(tools, obj{"tool": obj{"json_schema": string(b)}})
+				if decode {
+					tools = append(tools, obj{"tool": obj{"json_schema": string(b)}})
+				}
 			}
 		}
-		calls, callsPresent, ok := f.calls(l, rep, def)
+		calls, callsPresent, ok := f.calls(l, rep, def, decode)
 		if !ok {
 			return nil, false
 		}
@@ -387,11 +495,10 @@ func (f *oiFast) list(l *oiFastList) (any, bool) {
 			}
 			break
 		}
-		if !l.tools && (present || callsPresent) {
+		if decode && !l.tools && (present || callsPresent) {
 			m := message{ToolCalls: calls}
 			if hasContent {
-				c := unsafeText(content)
-				m.Content = &c
+				m.Content = f.text(unsafeText(content))
 			}
 			if hasID {
 				m.ToolCallID = unsafeText(id)
@@ -399,11 +506,7 @@ func (f *oiFast) list(l *oiFastList) (any, bool) {
 			if m.Role = normRole(unsafeText(role)); m.Role == "" {
 				m.Role = "user"
 			}
-			_ = hasRole
-			if msgs == nil {
-				msgs = make([]message, 0, 4)
-			}
-			msgs = append(msgs, m)
+			msgs, found = append(msgs, m), true
 		}
 		next, _, more, err := head.Peek()
 		if err != nil {
@@ -422,16 +525,28 @@ func (f *oiFast) list(l *oiFastList) (any, bool) {
 		}
 		return tools, true
 	}
-	if msgs == nil {
+	l.msgs = msgs
+	if !found {
 		return nil, true
 	}
 	return msgs, true
 }
 
+// text returns a pointer to a copy of the string header t (not of its
+// bytes), valid until the next row.
+func (f *oiFast) text(t string) *string {
+	if len(f.texts) == cap(f.texts) {
+		// A new array: the pointers into the old one stay valid.
+		f.texts = make([]string, 0, max(16, 2*cap(f.texts)))
+	}
+	f.texts = append(f.texts, t)
+	return &f.texts[len(f.texts)-1]
+}
+
 // calls reads the tool calls of the element whose levels are rep and def
 // (one slot a field when the element holds none), as oiDirectCalls reads
 // them: the calls with a function name, and whether any call holds a value.
-func (f *oiFast) calls(l *oiFastList, rep, def uint8) (calls []toolCall, present, ok bool) {
+func (f *oiFast) calls(l *oiFastList, rep, def uint8, decode bool) (calls []toolCall, present, ok bool) {
 	if len(l.calls) == 0 {
 		return nil, false, true
 	}
@@ -474,7 +589,7 @@ func (f *oiFast) calls(l *oiFastList, rep, def uint8) (calls []toolCall, present
 				args, hasArgs = b, true
 			}
 		}
-		if hasName && len(name) > 0 {
+		if decode && hasName && len(name) > 0 {
 			a := "{}"
 			if hasArgs {
 				a = unsafeText(args)

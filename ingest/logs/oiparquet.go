@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -382,19 +383,33 @@ func (c *oiColumns) span(rows *pq.Rows, name string, n int64) *tspan {
 
 // finish sets s's fields from the row's members.
 func (f *oiFields) finish(s *tspan) {
-	s.name = str(f.name)
-	s.spanID = firstStr(f.ctxSpanID, f.spanID)
-	s.traceID = firstStr(f.ctxTraceID, f.traceID)
-	s.parentID = str(f.parentID)
-	if f.start != nil {
-		s.start, s.startErr = spanTime(f.start)
+	t := oiText{name: str(f.name), kind: str(f.kind), parentID: str(f.parentID), ctxSpanID: str(f.ctxSpanID),
+		spanID: str(f.spanID), ctxTraceID: str(f.ctxTraceID), traceID: str(f.traceID)}
+	t.finish(s, f.status, f.start, f.end)
+}
+
+// oiText are the members of a row that are read as text (str), as
+// oiFields.finish reads them or the column decoder reads text columns.
+type oiText struct {
+	name, kind, parentID, ctxSpanID, spanID, ctxTraceID, traceID string
+}
+
+// finish sets s's fields from the row's text members, its status and its
+// times (nil when null).
+func (t *oiText) finish(s *tspan, status, start, end any) {
+	s.name = t.name
+	s.spanID = cmp.Or(t.ctxSpanID, t.spanID)
+	s.traceID = cmp.Or(t.ctxTraceID, t.traceID)
+	s.parentID = t.parentID
+	if start != nil {
+		s.start, s.startErr = spanTime(start)
 	}
-	s.kindSet = str(f.kind) != ""
-	oiClassify(s, firstStr(f.kind, s.attrs[oiKindAttr]))
-	if f.end != nil {
-		s.end, _ = spanTime(f.end)
+	s.kindSet = t.kind != ""
+	oiClassify(s, cmp.Or(t.kind, str(s.attrs[oiKindAttr])))
+	if end != nil {
+		s.end, _ = spanTime(end)
 	}
-	s.failed = oiStatusFailed(f.status)
+	s.failed = oiStatusFailed(status)
 }
 
 // oiFields are the members of a row's flattened object a span reads
@@ -717,14 +732,20 @@ func (pr *OIParquetReader) scanRow() bool {
 // "span_kind"): a span that is no call is a skip at its row, and so is
 // a wrapper.
 func (pr *OIParquetReader) planned(i int, pos ingest.Pos) *ingest.Record {
-	flags := pr.plan.flags[i]
-	if flags&lightKindSet != 0 && flags&lightCall == 0 {
+	if !pr.decides(i) {
+		return nil
+	}
+	if flags := pr.plan.flags[i]; flags&lightCall == 0 {
 		return skip(pos, pr.plan.strs[pr.plan.skip[i]])
 	}
-	if flags&(lightKindSet|lightWrapped) == lightKindSet|lightWrapped {
-		return skip(pos, oiWrapper(nil))
-	}
-	return nil
+	return skip(pos, oiWrapper(nil))
+}
+
+// decides reports whether the plan decides row i's record alone (see
+// planned).
+func (pr *OIParquetReader) decides(i int) bool {
+	flags := pr.plan.flags[i]
+	return flags&lightKindSet != 0 && flags&lightCall == 0 || flags&(lightKindSet|lightWrapped) == lightKindSet|lightWrapped
 }
 
 // build sets the record of row i from its full view; false when the
@@ -759,7 +780,9 @@ func (pr *OIParquetReader) scanFast() (ok, handled bool) {
 		return false, true
 	}
 	i := pr.read
-	full, more := pr.fast.next()
+	// A row whose record the plan decides is only checked.
+	decode := i >= len(pr.plan.flags) || !pr.decides(i)
+	full, more := pr.fast.nextRow(decode)
 	if !more {
 		err, weird := pr.fast.stopped()
 		pr.fast.close()
@@ -779,7 +802,8 @@ func (pr *OIParquetReader) scanFast() (ok, handled bool) {
 		pr.err = fmt.Errorf("%s: the file changed between its two readings (more rows)", pr.name)
 		return false, true
 	}
-	if pr.rec = pr.planned(i, full.pos); pr.rec != nil {
+	if !decode {
+		pr.rec = pr.planned(i, full.pos)
 		return true, true
 	}
 	return pr.build(i, full), true
