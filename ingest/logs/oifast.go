@@ -1,8 +1,10 @@
 package logs
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -648,3 +650,174 @@ func (g *oiGeneric) next() (*tspan, bool) {
 func (g *oiGeneric) stopped() (error, bool) { return g.rows.Err(), false }
 
 func (f *oiFast) stopped() (error, bool) { return f.err, f.weird }
+
+// oiBodies writes a span's request and response bodies straight from its
+// messages, byte for byte as oiRequest and outputBody write them, where
+// it knows what they write: a request of messages (no tool definitions)
+// with invocation parameters that are absent or a JSON object (decoded,
+// scrubbed and written once per distinct text); a response of messages
+// that are text (no tool calls). Elsewhere request and response return
+// false and oiBuild writes the bodies.
+type oiBodies struct {
+	buf []byte
+	// the invocation parameters last seen: their text, and their members
+	// as the request writes them (keys sorted, values written), model
+	// included, messages and tools left out; ok is false when they are no
+	// JSON object request can write here (the generic path writes them).
+	params    any
+	members   []oiMember
+	model     int // the index of the parameters' own "model" member; -1 when none
+	paramsOK  bool
+	paramsSet bool
+}
+
+type oiMember struct {
+	key, value string // value: written JSON
+}
+
+// request returns the request body of model, msgs and params as
+// oiRequest writes it with no tools; nil when it leaves it to oiRequest.
+func (b *oiBodies) request(model string, msgs []message, params any) []byte {
+	if _, ok := params.(string); !ok && params != nil {
+		return nil // a value oiRequest may read otherwise
+	}
+	if !b.paramsSet || params != b.params {
+		b.setParams(params)
+	}
+	if !b.paramsOK {
+		return nil
+	}
+	w := append(b.buf[:0], '{')
+	if b.members == nil {
+		// requestBody: model (when set), then messages.
+		if model != "" {
+			w = append(appendJSONString(append(w, `"model":`...), model), ',')
+		}
+		w = b.messages(append(w, `"messages":`...), msgs)
+	} else {
+		// oiRequest's object: the parameters' members, the messages and
+		// the model (when set, over the parameters' own), keys sorted.
+		wrote := false
+		writeModel := func() {
+			if len(w) > 1 {
+				w = append(w, ',')
+			}
+			w = appendJSONString(append(w, `"model":`...), model)
+			wrote = true
+		}
+		for i, m := range b.members {
+			if model != "" && (i == b.model || b.model < 0 && !wrote && m.key > "model") {
+				writeModel()
+				if i == b.model {
+					continue
+				}
+			}
+			if len(w) > 1 {
+				w = append(w, ',')
+			}
+			if m.key == "\x00messages" {
+				w = b.messages(append(w, `"messages":`...), msgs)
+				continue
+			}
+			w = append(append(appendJSONString(w, m.key), ':'), m.value...)
+		}
+		if model != "" && !wrote {
+			writeModel()
+		}
+	}
+	w = append(w, '}')
+	b.buf = w
+	return bytes.Clone(w)
+}
+
+// messages writes msgs as a JSON list ([] for none).
+func (b *oiBodies) messages(w []byte, msgs []message) []byte {
+	w = append(w, '[')
+	for i, m := range msgs {
+		if i > 0 {
+			w = append(w, ',')
+		}
+		w = appendMessage(w, m)
+	}
+	return append(w, ']')
+}
+
+// setParams reads the invocation parameters params as oiRequest reads
+// them.
+func (b *oiBodies) setParams(params any) {
+	b.params, b.paramsSet, b.paramsOK, b.members, b.model = params, true, false, nil, -1
+	p, ok := maybeJSON(params).(obj)
+	if !ok || len(p) == 0 {
+		b.paramsOK = true // requestBody
+		return
+	}
+	body := scrub(p, false).(obj)
+	for _, k := range [...]string{"messages", "input", "prompt", "stream_options", "extra_headers", "extra_body", "metadata", "user", "tools"} {
+		delete(body, k)
+	}
+	keys := make([]string, 0, len(body)+1)
+	for k := range body {
+		keys = append(keys, k)
+	}
+	keys = append(keys, "messages")
+	slices.Sort(keys)
+	for _, k := range keys {
+		if k == "messages" {
+			b.members = append(b.members, oiMember{key: "\x00messages"})
+			continue
+		}
+		v, ok := appendJSON(nil, body[k])
+		if !ok {
+			b.members = nil
+			return
+		}
+		if k == "model" {
+			b.model = len(b.members)
+		}
+		b.members = append(b.members, oiMember{key: k, value: string(v)})
+	}
+	b.paramsOK = true
+}
+
+// response writes rec's response of the output messages out as
+// outputBody writes it when every message is text (or empty); false
+// when one has tool calls (outputBody's own reading then).
+func (b *oiBodies) response(rec *ingest.Record, out []message) bool {
+	n := 0
+	for _, m := range out {
+		if len(m.ToolCalls) > 0 {
+			return false
+		}
+		if m.Content != nil {
+			n++
+		}
+	}
+	if n == 0 {
+		rec.Response = nil
+		return true
+	}
+	w := append(b.buf[:0], `{"object":"chat.completion"`...)
+	if rec.Model != "" {
+		w = appendJSONString(append(w, `,"model":`...), rec.Model)
+	}
+	// outputBody's one assistant message: the texts joined by lines.
+	text := ""
+	for _, m := range out {
+		if m.Content == nil {
+			continue
+		}
+		if text == "" && n == 1 {
+			text = *m.Content
+			break
+		}
+		text += *m.Content + "\n"
+	}
+	if n > 1 {
+		text = text[:len(text)-1]
+	}
+	w = append(w, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
+	w = append(appendJSONString(w, text), "}}]}"...)
+	b.buf = w
+	rec.Response = bytes.Clone(w)
+	return true
+}

@@ -2,8 +2,11 @@ package logs
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"testing"
+
+	"github.com/killswitch/killswitch/ingest"
 
 	"github.com/killswitch/killswitch/internal/tracegen"
 )
@@ -76,5 +79,51 @@ func TestOIFastDamaged(t *testing.T) {
 			}
 			t.Run(fmt.Sprintf("%d@%d", len(d), pos), func(t *testing.T) { sameParquetRecords(t, d) })
 		}
+	}
+}
+
+// TestOIBodies holds oiBodies to the bodies oiRequest and outputBody
+// write, over invocation parameters of every shape (a model of their own
+// before, at and after the span's, secrets, keys oiRequest drops, text
+// that is no object) and output messages of text, none, several, and
+// with tool calls (left to outputBody).
+func TestOIBodies(t *testing.T) {
+	s := func(v string) *string { return &v }
+	msgs := []message{{Role: "system", Content: s("be \"brief\"\n\u2028")}, {Role: "user", Content: s("hi\x01")},
+		{Role: "assistant", ToolCalls: []toolCall{{ID: "c", Type: "function", Function: toolFunction{Name: "f", Arguments: "{}"}}}},
+		{Role: "tool", Content: s("ok"), ToolCallID: "c"}}
+	params := []any{nil, "", " ", "{}", "[1]", "{bad", `{"temperature":0.2}`, `{"model":"p","temperature":1}`,
+		`{"a":1,"model":"p"}`, `{"zz":1,"model":"p","aa":null}`, `{"api_key":"sk","n":{"password":"x","k":1}}`,
+		`{"messages":[1],"tools":[2],"user":"u","metadata":{},"input":"i","stream_options":{},"top_p":1e300}`,
+		`{"mz":1,"ma":2}`, `{"n":1.0e2}`, json.Number("3")}
+	var b oiBodies
+	for _, model := range []string{"", "gpt-4o", "model"} {
+		for _, p := range params {
+			for _, m := range [][]message{nil, msgs[:1], msgs} {
+				want := oiRequest(model, m, nil, p)
+				if got := b.request(model, m, p); got != nil && string(got) != string(want) {
+					t.Errorf("model %q params %#v: request\n%s\nwant\n%s", model, p, got, want)
+				}
+			}
+		}
+		for _, out := range [][]message{nil, {{Role: "assistant"}}, msgs[:1], {msgs[0], {Role: "assistant"}, msgs[1]}, msgs} {
+			var rec ingest.Record
+			rec.Model = model
+			objs := make([]any, 0, len(out))
+			for _, m := range out {
+				objs = append(objs, messageObj(m))
+			}
+			want := outputBody(objs, model)
+			if b.response(&rec, out) && string(rec.Response) != string(want) {
+				t.Errorf("model %q output %d messages: response\n%s\nwant\n%s", model, len(out), rec.Response, want)
+			}
+		}
+	}
+	if b.request("m", msgs, `{"temperature":0.2}`) == nil || b.request("m", msgs, nil) == nil {
+		t.Error("oiBodies leaves the common requests to oiRequest")
+	}
+	var rec ingest.Record
+	if !b.response(&rec, msgs[:2]) || b.response(&rec, msgs) {
+		t.Error("oiBodies writes text responses and leaves tool calls to outputBody")
 	}
 }

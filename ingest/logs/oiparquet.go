@@ -124,10 +124,13 @@ type OIParquetReader struct {
 	fast *oiFast
 	ra   io.ReaderAt
 	size int64
-	plan spanPlan
-	read int // rows the second pass has read
-	rec  *ingest.Record
-	err  error
+	// bodies writes the records' bodies (buildRec: its build).
+	bodies   oiBodies
+	buildRec func(*tspan, *ingest.Record)
+	plan     spanPlan
+	read     int // rows the second pass has read
+	rec      *ingest.Record
+	err      error
 	// sorted is whether the rows are in start-time order; when not, queue
 	// holds every record, sorted, once the first Scan has read them.
 	sorted bool
@@ -767,7 +770,10 @@ func (pr *OIParquetReader) build(i int, full *tspan) bool {
 	// The record is built from the full row; its place in the tree comes
 	// from the first pass (the same ids, so the same parents), whose plan
 	// keeps only the names agents are looked up by.
-	pr.rec = spanRecords([]*tspan{full}, pr.plan.ancestors(i), pr.opt, oiBuild)[0].rec
+	if pr.buildRec == nil {
+		pr.buildRec = pr.bodies.build
+	}
+	pr.rec = spanRecords([]*tspan{full}, pr.plan.ancestors(i), pr.opt, pr.buildRec)[0].rec
 	return true
 }
 
