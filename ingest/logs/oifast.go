@@ -50,8 +50,12 @@ type oiFast struct {
 	texts []string // the row's message contents, pointed to by its messages
 	s     tspan
 	num   []byte
-	weird bool
-	err   error
+	// trusted: the table's rows were all read (checked) once; rows read
+	// with decode off are not checked again. decoding is the current
+	// row's decode.
+	trusted, decoding bool
+	weird             bool
+	err               error
 }
 
 // oiFastScalar is a top-level column holding one value a row.
@@ -271,9 +275,16 @@ func (f *oiFast) nextRow(decode bool) (s *tspan, ok bool) {
 	return &f.s, true
 }
 
+// valid reports whether text b is UTF-8; any text, in a row read with
+// decode off while f.trusted (a row an earlier reading checked).
+func (f *oiFast) valid(b []byte) bool {
+	return f.trusted && !f.decoding || utf8.Valid(b)
+}
+
 // row decodes (or, decode false, checks) the current row; false when it
 // is weird.
 func (f *oiFast) row(decode bool) bool {
+	f.decoding = decode
 	n := f.ls.N()
 	attrs, lists := f.s.attrs, f.s.lists
 	if attrs == nil {
@@ -358,7 +369,7 @@ func (f *oiFast) textField(sc *oiFastScalar, decode bool) (string, bool) {
 		return "", true
 	}
 	b, ok := sc.cur.Bytes()
-	if !ok || !utf8.Valid(b) {
+	if !ok || !f.valid(b) {
 		return "", false
 	}
 	if !decode {
@@ -384,7 +395,7 @@ func (f *oiFast) scalar(sc *oiFastScalar, decode bool) (any, bool) {
 	switch sc.kind {
 	case pq.LeafText:
 		b, ok := sc.cur.Bytes()
-		if !ok || !utf8.Valid(b) {
+		if !ok || !f.valid(b) {
 			return nil, false
 		}
 		if !decode {
@@ -469,7 +480,7 @@ func (f *oiFast) list(l *oiFastList, decode bool) (any, bool) {
 				continue
 			}
 			b, ok := fd.cur.Bytes()
-			if !ok || !utf8.Valid(b) {
+			if !ok || !f.valid(b) {
 				return nil, false
 			}
 			present = true
@@ -578,7 +589,7 @@ func (f *oiFast) calls(l *oiFastList, rep, def uint8, decode bool) (calls []tool
 				continue
 			}
 			b, ok := fd.cur.Bytes()
-			if !ok || !utf8.Valid(b) {
+			if !ok || !f.valid(b) {
 				return nil, false, false
 			}
 			present = true

@@ -127,3 +127,41 @@ func TestOIBodies(t *testing.T) {
 		t.Error("oiBodies writes text responses and leaves tool calls to outputBody")
 	}
 }
+
+// TestOIWindows reads the tables out of start-time order a few records
+// at a time (windows of 1 and 3 ranks, of 1 and 600 bytes: a pass per
+// record, per few records, and the byte bound dropping the last ranks of
+// a window) as the reference reads them whole, through both paths, and
+// counts the passes.
+func TestOIWindows(t *testing.T) {
+	defer func(b, r int) { oiWindowBytes, oiWindowRanks = b, r }(oiWindowBytes, oiWindowRanks)
+	var gen bytes.Buffer
+	spans, _ := generatedTraces()
+	if err := tracegen.OpenInferenceParquet(&gen, spans); err != nil {
+		t.Fatal(err)
+	}
+	mixed := 0
+	for _, data := range append(parquetSeeds(t), gen.Bytes()) {
+		r, err := NewOIParquetReader(bytes.NewReader(data), int64(len(data)), "w.parquet", Options{})
+		if err != nil || r.sorted {
+			continue
+		}
+		r.Close()
+		mixed++
+		for _, w := range [][2]int{{1 << 30, 1}, {1 << 30, 3}, {1, 1 << 18}, {600, 1 << 18}} {
+			oiWindowBytes, oiWindowRanks = w[0], w[1]
+			sameParquetRecords(t, data)
+			r, _ := NewOIParquetReader(bytes.NewReader(data), int64(len(data)), "w.parquet", Options{})
+			n := 0
+			for r.Scan() {
+				n++
+			}
+			if r.win.passes < 2 || r.Err() != nil {
+				t.Errorf("window %v: %d records in %d passes, %v", w, n, r.win.passes, r.Err())
+			}
+		}
+	}
+	if mixed < 2 {
+		t.Errorf("%d tables out of order, want 2 or more", mixed)
+	}
+}

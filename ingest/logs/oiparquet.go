@@ -131,10 +131,11 @@ type OIParquetReader struct {
 	read     int // rows the second pass has read
 	rec      *ingest.Record
 	err      error
-	// sorted is whether the rows are in start-time order; when not, queue
-	// holds every record, sorted, once the first Scan has read them.
+	// sorted is whether the rows are in start-time order; when not, the
+	// records are read a window at a time (win).
 	sorted bool
-	queue  []*ingest.Record
+	win    *oiWindow
+	closed bool
 }
 
 // NewOIParquetReader opens the Parquet file held by r (size bytes) and
@@ -659,31 +660,123 @@ func setDotted(o obj, k string, v any) bool {
 // FormatName names what the reader reads, for inspect.
 func (pr *OIParquetReader) FormatName() string { return "openinference (parquet)" }
 
+// Records of a table whose rows are not in start-time order are yielded
+// in that order by reading the full view again for each window of ranks
+// (places in that order): a pass reads every row, builds the records of
+// the rows whose rank falls in the window and only consumes the others.
+// A window holds at most oiWindowBytes of records (the ranks at its end
+// are dropped, for a later pass, when it would hold more) and at most
+// oiWindowRanks ranks: memory is bounded whatever the file's size, and a
+// file whose records fit is read in one pass, as before. The first pass
+// reads (and checks) every row, so an error in any row ends the stream
+// before a record is yielded, as when every record was held; the later
+// passes check only the rows whose records they build.
+var (
+	oiWindowBytes = 32 << 20
+	oiWindowRanks = 1 << 18 // variables: tests make windows of a few records
+)
+
+// oiWindow is the state of the passes over an out-of-order table.
+type oiWindow struct {
+	rank       []int32 // by row: the rank of its record
+	start, end int     // the ranks of this pass: [start, end)
+	recs       []*ingest.Record
+	bytes      int
+	next       int  // the next rank Scan yields
+	passes     int  // passes made
+	want       bool // scanRow builds only the records of the window
+}
+
 // Scan advances to the next record.
 func (pr *OIParquetReader) Scan() bool {
-	if !pr.sorted {
-		if pr.queue == nil && (pr.rows != nil || pr.fast != nil) {
-			var recs []*ingest.Record
-			for pr.scanRow() {
-				// Each row is one record: the i-th record is the i-th span.
-				recs = append(recs, pr.rec)
-			}
-			if pr.err != nil {
-				return false
-			}
-			pr.queue = make([]*ingest.Record, len(recs))
-			for k, i := range pr.plan.order {
-				pr.queue[k] = recs[i]
-			}
+	if pr.sorted {
+		return pr.scanRow()
+	}
+	w := pr.win
+	if w == nil {
+		w = &oiWindow{rank: make([]int32, len(pr.plan.order))}
+		for k, i := range pr.plan.order {
+			w.rank[i] = int32(k)
 		}
-		if len(pr.queue) == 0 {
+		pr.plan.order = nil
+		pr.win = w
+	}
+	for {
+		if w.next < w.end {
+			k := w.next - w.start
+			pr.rec, w.recs[k] = w.recs[k], nil
+			w.next++
+			return true
+		}
+		if w.next >= len(w.rank) || pr.err != nil || !pr.pass() {
 			pr.rec = nil
 			return false
 		}
-		pr.rec, pr.queue[0], pr.queue = pr.queue[0], nil, pr.queue[1:]
+	}
+}
+
+// pass reads the table for the next window of ranks; false when it ended
+// in an error.
+func (pr *OIParquetReader) pass() bool {
+	w := pr.win
+	if pr.closed {
+		return false
+	}
+	if w.passes > 0 {
+		pr.closeViews()
+		pr.read = 0
+		if pr.fast = openOIFast(pr.ra, pr.size, pr.name, keepFull); pr.fast != nil {
+			pr.fast.trusted = true
+		} else if pr.rows, pr.cols, pr.err = oiOpenValues(pr.ra, pr.size, pr.name, keepFull); pr.err != nil {
+			return false
+		}
+	}
+	w.passes++
+	w.start = w.next
+	w.end = min(len(w.rank), w.start+oiWindowRanks)
+	if cap(w.recs) < w.end-w.start {
+		w.recs = make([]*ingest.Record, w.end-w.start)
+	}
+	w.recs = w.recs[:w.end-w.start]
+	clear(w.recs)
+	w.bytes, w.want = 0, true
+	defer func() { w.want = false }()
+	for pr.scanRow() {
+		if pr.rec == nil {
+			continue // a row of another window
+		}
+		if pr.read > len(w.rank) {
+			continue // more rows than planned: scanRow says so next
+		}
+		k := int(w.rank[pr.read-1]) - w.start
+		w.recs[k] = pr.rec
+		w.bytes += recordBytes(pr.rec)
+		for w.bytes > oiWindowBytes && w.end-w.start > 1 {
+			// Too much held: the last ranks wait for a later pass.
+			w.end--
+			if r := w.recs[w.end-w.start]; r != nil {
+				w.bytes -= recordBytes(r)
+				w.recs[w.end-w.start] = nil
+			}
+		}
+	}
+	return pr.err == nil
+}
+
+// wanted reports whether scanRow builds row i's record: always, except in
+// a pass over an out-of-order table, for the rows of its window.
+func (pr *OIParquetReader) wanted(i int) bool {
+	w := pr.win
+	if w == nil || !w.want || i >= len(w.rank) {
 		return true
 	}
-	return pr.scanRow()
+	r := int(w.rank[i])
+	return r >= w.start && r < w.end
+}
+
+// recordBytes estimates what a record holds in memory.
+func recordBytes(r *ingest.Record) int {
+	return 256 + len(r.Request) + len(r.Response) + len(r.ID) + len(r.Agent) + len(r.Session) + len(r.Model) + len(r.Skip)
 }
 
 // scanRow reads the next row's record.
@@ -699,10 +792,10 @@ func (pr *OIParquetReader) scanRow() bool {
 	// A row whose record is a skip decided by the light view is checked,
 	// not decoded.
 	i := int(pr.rows.N())
-	decode := true
+	decode := pr.wanted(i)
 	if i < len(pr.plan.flags) {
 		flags := pr.plan.flags[i]
-		decode = flags&lightKindSet == 0 || flags&(lightCall|lightWrapped) == lightCall
+		decode = decode && (flags&lightKindSet == 0 || flags&(lightCall|lightWrapped) == lightCall)
 	}
 	if !pr.rows.NextValues(decode) {
 		pr.err = pr.rows.Err()
@@ -717,6 +810,10 @@ func (pr *OIParquetReader) scanRow() bool {
 	if i >= len(pr.plan.flags) {
 		pr.err = fmt.Errorf("%s: the file changed between its two readings (more rows)", pr.name)
 		return false
+	}
+	if !pr.wanted(i) {
+		pr.rec = nil // a row of another window
+		return true
 	}
 	pos := ingest.Pos{File: pr.name, Kind: ingest.PosRow, N: n}
 	if err := pr.rows.RowErr(); err != nil {
@@ -787,7 +884,8 @@ func (pr *OIParquetReader) scanFast() (ok, handled bool) {
 	}
 	i := pr.read
 	// A row whose record the plan decides is only checked.
-	decode := i >= len(pr.plan.flags) || !pr.decides(i)
+	wanted := pr.wanted(i)
+	decode := wanted && (i >= len(pr.plan.flags) || !pr.decides(i))
 	full, more := pr.fast.nextRow(decode)
 	if !more {
 		err, weird := pr.fast.stopped()
@@ -807,6 +905,10 @@ func (pr *OIParquetReader) scanFast() (ok, handled bool) {
 	if i >= len(pr.plan.flags) {
 		pr.err = fmt.Errorf("%s: the file changed between its two readings (more rows)", pr.name)
 		return false, true
+	}
+	if !wanted {
+		pr.rec = nil // a row of another window
+		return true, true
 	}
 	if !decode {
 		pr.rec = pr.planned(i, full.pos)
@@ -839,6 +941,13 @@ func (pr *OIParquetReader) Err() error { return pr.err }
 
 // Close stops reading.
 func (pr *OIParquetReader) Close() error {
+	pr.closed = true
+	pr.closeViews()
+	return nil
+}
+
+// closeViews closes the full view's readers.
+func (pr *OIParquetReader) closeViews() {
 	if pr.fast != nil {
 		pr.fast.close()
 		pr.fast = nil
@@ -847,7 +956,6 @@ func (pr *OIParquetReader) Close() error {
 		pr.rows.Close()
 		pr.rows = nil
 	}
-	return nil
 }
 
 // spanTime reads a span's time as a table holds it: a timestamp (written
