@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/pqtest"
 
 	"github.com/killswitch/killswitch/internal/tracegen"
 )
@@ -54,7 +55,8 @@ func TestOIFastApplies(t *testing.T) {
 }
 
 // TestOIFastDamaged reads damaged copies of the tables the column decoder
-// reads (bytes flipped through the pages, the file cut short) as the
+// reads (bytes flipped through the pages, with and without the pages'
+// checksums) as the
 // reference reads them: where the decoder stops, the generic path reads
 // the row and every row after it as it always did.
 func TestOIFastDamaged(t *testing.T) {
@@ -63,7 +65,9 @@ func TestOIFastDamaged(t *testing.T) {
 	if err := tracegen.OpenInferenceParquet(&gen, spans); err != nil {
 		t.Fatal(err)
 	}
-	for _, data := range [][]byte{gen.Bytes(), pagedParquet(t, 128, 40), pagedParquet(t, 0, 0)} {
+	for _, data := range [][]byte{gen.Bytes(), pagedParquet(t, 128, 40), pagedParquet(t, 0, 0),
+		// Without page checksums a damaged page reaches the decoders.
+		pqtest.WithoutCRC(t, gen.Bytes()), pqtest.WithoutCRC(t, pagedParquet(t, 128, 40))} {
 		for k := range 40 {
 			d := bytes.Clone(data)
 			pos := 4 + (k*7919)%(len(d)-12)

@@ -262,8 +262,15 @@ func (c *LeafCursor) close() {
 // Path returns the column's dotted path, for messages.
 func (c *LeafCursor) Path() string { return c.path }
 
-// fill makes slot i the next slot of the chunk; false at its end.
-func (c *LeafCursor) fill() (bool, error) {
+// fill makes slot i the next slot of the chunk; false at its end. A
+// decoder panic is an error.
+func (c *LeafCursor) fill() (ok bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ok, err = false, fmt.Errorf("column %q: corrupt page (decoder panic: %v)", c.path, p)
+			c.i, c.n = 0, 0
+		}
+	}()
 	for c.i >= c.n {
 		if c.page != nil {
 			if c.v != c.nval {
