@@ -29,16 +29,17 @@ import (
 // file over to the generic path at that row (which reads it, and every
 // row after, as before; the rows before were read alike).
 
-// oiFastKnown are the top-level columns the decoder reads as scalars.
-var oiFastKnown = func() map[string]bool {
-	m := map[string]bool{"name": true, "span_kind": true, "parent_id": true, "context.span_id": true,
-		"context.trace_id": true, "span_id": true, "trace_id": true, "start_time": true, "end_time": true,
-		"status_code": true}
-	for _, a := range oiRecordAttrs {
-		m["attributes."+a] = true
+// oiFastKnown reports whether top is a top-level column the decoder
+// reads as a scalar.
+func oiFastKnown(top string) bool {
+	switch top {
+	case "name", "span_kind", "parent_id", "context.span_id", "context.trace_id", "span_id", "trace_id",
+		"start_time", "end_time", "status_code":
+		return true
 	}
-	return m
-}()
+	a, ok := strings.CutPrefix(top, "attributes.")
+	return ok && slices.Contains(oiRecordAttrs, a)
+}
 
 // oiFast reads the rows of a span table as spans through pq.Leaves.
 type oiFast struct {
@@ -110,7 +111,8 @@ type oiFastList struct {
 }
 
 type oiFastField struct {
-	name string
+	name string // the field's name ("message.role", "tool_call.id")
+	elem string // the name of the element group above it (tool calls)
 	cur  *pq.LeafCursor
 }
 
@@ -156,7 +158,7 @@ func openOIFast(r io.ReaderAt, size int64, name string, keep func(string) bool) 
 // plan adds the top-level column top (its leaves ls) to what f reads;
 // false when the decoder does not read such a column.
 func (f *oiFast) plan(top string, ls []pq.LeafInfo) bool {
-	if oiFastKnown[top] {
+	if oiFastKnown(top) {
 		l := ls[0]
 		if len(ls) != 1 || len(l.Path) != 1 || l.Repeated[0] || l.Kind == pq.LeafOther {
 			return false
@@ -204,14 +206,14 @@ func (f *oiFast) plan(top string, ls []pq.LeafInfo) bool {
 			default:
 				return false
 			}
-			fl.fields = append(fl.fields, oiFastField{field, f.use(l)})
+			fl.fields = append(fl.fields, oiFastField{name: field, cur: f.use(l)})
 		case !tools && field == "message.tool_calls" && len(l.Path) == 7 && l.Kind == pq.LeafText:
 			// tool_calls (LIST) > repeated group > element > field
 			if !l.List[3] || l.Repeated[3] || !l.Repeated[4] || l.Repeated[5] || l.Repeated[6] ||
 				l.Annotated[4] || l.Annotated[5] || l.Path[4] == "array" || l.Path[4] == field+"_tuple" {
 				return false
 			}
-			if len(fl.calls) > 0 && l.Path[5] != elemOf(fl.calls[0]) {
+			if len(fl.calls) > 0 && l.Path[5] != fl.calls[0].elem {
 				return false
 			}
 			switch l.Path[6] {
@@ -221,7 +223,7 @@ func (f *oiFast) plan(top string, ls []pq.LeafInfo) bool {
 			}
 			fl.callsOpt = l.Optional[3]
 			fl.c0, fl.c1, fl.c2 = uint8(l.Defs[3]), uint8(l.Defs[4]), uint8(l.Defs[5])
-			fl.calls = append(fl.calls, oiFastField{l.Path[6] + "\x00" + l.Path[5], f.use(l)})
+			fl.calls = append(fl.calls, oiFastField{name: l.Path[6], elem: l.Path[5], cur: f.use(l)})
 		default:
 			return false
 		}
@@ -229,14 +231,9 @@ func (f *oiFast) plan(top string, ls []pq.LeafInfo) bool {
 	if len(fl.fields) == 0 {
 		return false // the element's first leaf decides its presence: keep it simple
 	}
-	for i := range fl.calls {
-		fl.calls[i].name, _, _ = strings.Cut(fl.calls[i].name, "\x00")
-	}
 	f.lists = append(f.lists, fl)
 	return true
 }
-
-func elemOf(c oiFastField) string { _, e, _ := strings.Cut(c.name, "\x00"); return e }
 
 func (f *oiFast) use(l pq.LeafInfo) *pq.LeafCursor {
 	c := f.ls.Use(l)
@@ -684,6 +681,7 @@ type oiBodies struct {
 
 type oiMember struct {
 	key, value string // value: written JSON
+	messages   bool   // the request's messages go here
 }
 
 // request returns the request body of model, msgs and params as
@@ -726,7 +724,7 @@ func (b *oiBodies) request(model string, msgs []message, params any) []byte {
 			if len(w) > 1 {
 				w = append(w, ',')
 			}
-			if m.key == "\x00messages" {
+			if m.messages {
 				w = b.messages(append(w, `"messages":`...), msgs)
 				continue
 			}
@@ -774,7 +772,7 @@ func (b *oiBodies) setParams(params any) {
 	slices.Sort(keys)
 	for _, k := range keys {
 		if k == "messages" {
-			b.members = append(b.members, oiMember{key: "\x00messages"})
+			b.members = append(b.members, oiMember{key: k, messages: true})
 			continue
 		}
 		v, ok := appendJSON(nil, body[k])
