@@ -95,19 +95,19 @@ func (sc *oiFastScalar) keep(t string, v any) {
 }
 
 // oiFastList is a message list (or, with tools set, llm.tools) in
-// Phoenix's layout: levels defs (list present, elements, element
-// present), fields by name, and the tool calls' list below.
+// Phoenix's layout: its levels, its fields by name, and the tool calls'
+// list below.
 type oiFastList struct {
-	prefix   string // "llm.input_messages."
-	tools    bool
-	d0, d1   uint8 // list present (0: not nullable), has elements
-	d2       uint8 // element present
-	fields   []oiFastField
-	calls    []oiFastField // message.tool_calls.…, one cursor each
-	c0, c1   uint8         // tool_calls present, has elements
-	c2       uint8         // tool call present
-	callsOpt bool          // tool_calls is nullable
-	msgs     []message     // the row's messages, reused by the next row
+	prefix string // "llm.input_messages."
+	tools  bool
+	// The definition levels from which the list has elements (below: null
+	// or empty) and an element is present (below: null); c1 and c2 the
+	// same of an element's tool calls.
+	d1, d2 uint8
+	c1, c2 uint8
+	fields []oiFastField
+	calls  []oiFastField // message.tool_calls.…, one cursor each
+	msgs   []message     // the row's messages, reused by the next row
 }
 
 type oiFastField struct {
@@ -193,9 +193,6 @@ func (f *oiFast) plan(top string, ls []pq.LeafInfo) bool {
 		} else if l.Path[2] != elem {
 			return false // the repeated group has several fields: it is the element
 		}
-		if l.Optional[0] {
-			fl.d0 = uint8(l.Defs[0])
-		}
 		fl.d1, fl.d2 = uint8(l.Defs[1]), uint8(l.Defs[2])
 		field := l.Path[3]
 		switch {
@@ -221,8 +218,7 @@ func (f *oiFast) plan(top string, ls []pq.LeafInfo) bool {
 			default:
 				return false
 			}
-			fl.callsOpt = l.Optional[3]
-			fl.c0, fl.c1, fl.c2 = uint8(l.Defs[3]), uint8(l.Defs[4]), uint8(l.Defs[5])
+			fl.c1, fl.c2 = uint8(l.Defs[4]), uint8(l.Defs[5])
 			fl.calls = append(fl.calls, oiFastField{name: l.Path[6], elem: l.Path[5], cur: f.use(l)})
 		default:
 			return false
