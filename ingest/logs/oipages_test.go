@@ -271,7 +271,7 @@ func TestOIParquetRunPlan(t *testing.T) {
 			if src == nil {
 				continue
 			}
-			runs, ok := oiPlanRuns(src, "p.parquet")
+			runs, ok := oiPlanRuns(src, 1)
 			done()
 			if err, weird := src.stopped(); err != nil || weird {
 				continue // a seed the first pass refuses: NewOIParquetReader's tests hold it

@@ -160,7 +160,7 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 	// error: the generic path then says what it says of that row).
 	if fast := openOIFast(r, size, name, keepLight); fast != nil {
 		var ok bool
-		pl, ok = oiPlanRuns(fast, name)
+		pl, ok = oiPlanRuns(fast, oiRowsHint(light.NumRows(), size))
 		err, weird := fast.stopped()
 		fast.close()
 		if err == nil && !weird && !ok {
@@ -176,7 +176,7 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 	}
 	if !planned {
 		gen := &oiGeneric{rows: light, cols: cols, name: name}
-		pl, ok := oiPlanRuns(gen, name)
+		pl, ok := oiPlanRuns(gen, oiRowsHint(light.NumRows(), size))
 		if err := light.Err(); err != nil {
 			return nil, err
 		}
@@ -210,9 +210,10 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 // oiPlanRuns is the first pass of a table whose rows are in start-time
 // order, planned a run at a time (runPlanner); ok is false when the rows
 // are not in that order or the runs do not plan as the whole tree does.
-// The caller asks src whether it read every row.
-func oiPlanRuns(src oiSource, name string) (pl spanPlan, ok bool) {
-	rp := newRunPlanner(keyAttrs(oiAgentKeys), true)
+// rows is how many rows to make room for; the caller asks src whether it
+// read every row.
+func oiPlanRuns(src oiSource, rows int) (pl spanPlan, ok bool) {
+	rp := newRunPlanner(keyAttrs(oiAgentKeys), true, rows)
 	var last time.Time
 	for {
 		s, more := src.next()
@@ -235,6 +236,11 @@ func oiPlanRuns(src oiSource, name string) (pl spanPlan, ok bool) {
 	return rp.finish()
 }
 
+// oiRowsHint is the number of rows a file of size bytes claims to hold,
+// as a hint to size the first pass's tables: bounded by the file's size
+// and by 2^20.
+func oiRowsHint(numRows, size int64) int { return int(min(max(numRows, 0), size/16, 1<<20)) }
+
 // oiPlanTree is the first pass holding the light view of every row, for
 // any order of rows (numRows: what the file claims): the plan, and
 // whether the rows are in start-time order (the plan orders them when
@@ -243,7 +249,7 @@ func oiPlanTree(src oiSource, numRows, size int64) (pl spanPlan, sorted bool) {
 	t := newLightTree(keyAttrs(oiAgentKeys))
 	t.undecided = true
 	// The rows the file claims, as a hint bounded by its size.
-	t.grow(int(min(max(numRows, 0), size/16, 1<<20)))
+	t.grow(oiRowsHint(numRows, size))
 	sorted = true
 	var last time.Time
 	for {
