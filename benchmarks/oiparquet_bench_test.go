@@ -46,3 +46,53 @@ func BenchmarkOpenInferenceParquet(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOpenInferenceParquetOrder measures what the reader holds as
+// the file grows, for rows in start-time order (order=time, as
+// BenchmarkOpenInferenceParquet) and out of it (order=mixed: the traces
+// interleaved from both ends, so that the first row's trace is the last
+// in time): 5,000, 20,000 and 80,000 calls (4 to 63 MB). peak-heap-MB is
+// flat in the file's size when the reader holds a plan of a few bytes a
+// row and, out of order, a bounded window of records.
+func BenchmarkOpenInferenceParquetOrder(b *testing.B) {
+	dir := b.TempDir()
+	for _, order := range []string{"time", "mixed"} {
+		for _, n := range []int{5000, 20000, 80000} {
+			spans, err := oiTraceSpans(benchChatRecords(n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if order == "mixed" {
+				spans = interleaveTraces(spans, 4)
+			}
+			var buf bytes.Buffer
+			if err := tracegen.OpenInferenceParquet(&buf, spans); err != nil {
+				b.Fatal(err)
+			}
+			path := filepath.Join(dir, fmt.Sprintf("spans-%s-%d.parquet", order, n))
+			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			b.Run(fmt.Sprintf("order=%s/calls=%d", order, n), func(b *testing.B) {
+				cpu0 := cpuTime()
+				benchDocumentMemory(b, path, "openinference (parquet)", n)
+				if cpu := cpuTime() - cpu0; cpu > 0 {
+					b.ReportMetric(float64(n)*float64(b.N)/cpu.Seconds(), "records/CPU-s")
+				}
+			})
+		}
+	}
+}
+
+// interleaveTraces orders traces of size spans each from both ends: the
+// last, the first, the last but one, the second, …
+func interleaveTraces(spans []tracegen.Span, size int) []tracegen.Span {
+	out := make([]tracegen.Span, 0, len(spans))
+	for i, j := 0, len(spans)/size-1; i <= j; i, j = i+1, j-1 {
+		out = append(out, spans[size*j:size*j+size]...)
+		if i != j {
+			out = append(out, spans[size*i:size*i+size]...)
+		}
+	}
+	return out
+}

@@ -80,6 +80,15 @@ func appendEscaped[T string | []byte](b []byte, s T, shortBF bool) []byte {
 	const hex = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while none needs a look: no control byte,
+		// quote, backslash or byte from 0x80.
+		for i+8 <= len(s) && plain8(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
+			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
 			i++
@@ -128,6 +137,16 @@ func appendEscaped[T string | []byte](b []byte, s T, shortBF bool) []byte {
 		start = i
 	}
 	return append(b, s[start:]...)
+}
+
+// plain8 reports whether none of the eight bytes of w is below 0x20, a
+// quote, a backslash or from 0x80 (the test for a zero byte, exact for
+// whether there is one: (v - 0x01…01) &^ v & 0x80…80).
+func plain8(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
+	low := (w - ones*0x20) &^ w & highs // a byte below 0x20 (w has no high bit set here)
+	return w&highs == 0 && low|zero(w^(ones*'"'))|zero(w^(ones*'\\')) == 0
 }
 
 func decodeRune[T string | []byte](s T) (rune, int) {

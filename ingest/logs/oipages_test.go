@@ -12,7 +12,6 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/killswitch/killswitch/ingest"
-	"github.com/killswitch/killswitch/ingest/pq"
 )
 
 // pageRow is a span row of pagedParquet: name, span_kind, session.id and
@@ -248,41 +247,62 @@ func TestOIParquetRunPlan(t *testing.T) {
 			runs bool
 		}{fmt.Sprintf("seed %d", i), data, false})
 	}
-	accepted := 0
+	accepted, fast := 0, 0
 	for _, c := range cases {
-		open := func() (*pq.Rows, *oiColumns) {
-			light, cols, err := oiOpenValues(bytes.NewReader(c.data), int64(len(c.data)), "p.parquet", keepLight)
-			if err != nil {
-				t.Fatalf("%s: %v", c.what, err)
+		for _, decoder := range []bool{false, true} {
+			// open returns the first pass's source: the generic path, or the
+			// column decoder (nil when it does not read the table).
+			open := func() (oiSource, func()) {
+				r, size := bytes.NewReader(c.data), int64(len(c.data))
+				if decoder {
+					f := openOIFast(r, size, "p.parquet", keepLight)
+					if f == nil {
+						return nil, nil
+					}
+					return f, f.close
+				}
+				light, cols, err := oiOpenValues(r, size, "p.parquet", keepLight)
+				if err != nil {
+					t.Fatalf("%s: %v", c.what, err)
+				}
+				return &oiGeneric{rows: light, cols: cols, name: "p.parquet"}, func() { light.Close() }
 			}
-			return light, cols
+			src, done := open()
+			if src == nil {
+				continue
+			}
+			runs, ok := oiPlanRuns(src, 1)
+			done()
+			if err, weird := src.stopped(); err != nil || weird {
+				continue // a seed the first pass refuses: NewOIParquetReader's tests hold it
+			}
+			if strings.HasPrefix(c.what, "seed") {
+				c.runs = ok // seeds: either, but the same plan when accepted
+			}
+			if ok != c.runs {
+				t.Errorf("%s (decoder %v): planned by runs %v, want %v", c.what, decoder, ok, c.runs)
+				continue
+			}
+			if !ok {
+				continue
+			}
+			accepted++
+			if decoder {
+				fast++
+			}
+			src, done = open()
+			whole, sorted := oiPlanTree(src, 1, int64(len(c.data)))
+			done()
+			if err, weird := src.stopped(); err != nil || weird || !sorted {
+				t.Fatalf("%s: whole tree: sorted %v, %v", c.what, sorted, err)
+			}
+			if got, want := planLines(runs), planLines(whole); got != want {
+				t.Errorf("%s: plan by runs\n%s\nwhole tree\n%s", c.what, got, want)
+			}
 		}
-		light, cols := open()
-		runs, ok, err := oiPlanRuns(light, cols, "p.parquet")
-		light.Close()
-		if err != nil {
-			continue // a seed the first pass refuses: NewOIParquetReader's tests hold it
-		}
-		if strings.HasPrefix(c.what, "seed") {
-			c.runs = ok // seeds: either, but the same plan when accepted
-		}
-		if ok != c.runs {
-			t.Errorf("%s: planned by runs %v, want %v", c.what, ok, c.runs)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		accepted++
-		light, cols = open()
-		whole, sorted, err := oiPlanTree(light, cols, "p.parquet", int64(len(c.data)))
-		light.Close()
-		if err != nil || !sorted {
-			t.Fatalf("%s: whole tree: sorted %v, %v", c.what, sorted, err)
-		}
-		if got, want := planLines(runs), planLines(whole); got != want {
-			t.Errorf("%s: plan by runs\n%s\nwhole tree\n%s", c.what, got, want)
-		}
+	}
+	if fast < 3 {
+		t.Errorf("%d tables planned by runs through the column decoder, want at least 3", fast)
 	}
 	if accepted < 3 {
 		t.Errorf("%d tables planned by runs, want the paged one, the one with a parent outside the export and a seed", accepted)

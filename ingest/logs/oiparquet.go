@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -115,16 +116,26 @@ func IsOpenInferenceParquet(columns []string) bool {
 type OIParquetReader struct {
 	name string
 	opt  Options
-	rows *pq.Rows // the full view's rows
+	rows *pq.Rows // the full view's rows (the generic path)
 	cols *oiColumns
-	plan spanPlan
-	read int // rows the second pass has read
-	rec  *ingest.Record
-	err  error
-	// sorted is whether the rows are in start-time order; when not, queue
-	// holds every record, sorted, once the first Scan has read them.
+	// fast reads the full view while the column decoder reads the table
+	// (rows is nil then); ra and size reopen the file for the generic
+	// path when it stops.
+	fast *oiFast
+	ra   io.ReaderAt
+	size int64
+	// bodies writes the records' bodies (buildRec: its build).
+	bodies   oiBodies
+	buildRec func(*tspan, *ingest.Record)
+	plan     spanPlan
+	read     int // rows the second pass has read
+	rec      *ingest.Record
+	err      error
+	// sorted is whether the rows are in start-time order; when not, the
+	// records are read a window at a time (win).
 	sorted bool
-	queue  []*ingest.Record
+	win    *oiWindow
+	closed bool
 }
 
 // NewOIParquetReader opens the Parquet file held by r (size bytes) and
@@ -142,23 +153,54 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 			name, pq.ColumnList(light.AllColumns(), 30))
 	}
 	pr := &OIParquetReader{name: name, opt: opt, sorted: true}
-	pl, ok, err := oiPlanRuns(light, cols, name)
-	if err != nil {
-		return nil, err
+	var pl spanPlan
+	planned := false
+	// The column decoder first; the generic path when it does not read
+	// the table, or stops before its end (a row it does not read, or an
+	// error: the generic path then says what it says of that row).
+	if fast := openOIFast(r, size, name, keepLight); fast != nil {
+		var ok bool
+		pl, ok = oiPlanRuns(fast, oiRowsHint(light.NumRows(), size))
+		err, weird := fast.stopped()
+		fast.close()
+		if err == nil && !weird && !ok {
+			if fast = openOIFast(r, size, name, keepLight); fast != nil {
+				pl, pr.sorted = oiPlanTree(fast, light.NumRows(), size)
+				err, weird = fast.stopped()
+				fast.close()
+				ok = true
+			}
+		}
+		planned = err == nil && !weird && ok
+		pr.sorted = pr.sorted || !planned
 	}
-	if !ok {
-		// Rows out of start-time order, or a parent in another trace's
-		// run: the first pass again, holding the whole tree.
-		light.Close()
-		if light, cols, err = oiOpenValues(r, size, name, keepLight); err != nil {
+	if !planned {
+		gen := &oiGeneric{rows: light, cols: cols, name: name}
+		pl, ok := oiPlanRuns(gen, oiRowsHint(light.NumRows(), size))
+		if err := light.Err(); err != nil {
 			return nil, err
 		}
-		defer light.Close()
-		if pl, pr.sorted, err = oiPlanTree(light, cols, name, size); err != nil {
-			return nil, err
+		if !ok {
+			// Rows out of start-time order, or a parent in another trace's
+			// run: the first pass again, holding the whole tree.
+			light.Close()
+			if light, cols, err = oiOpenValues(r, size, name, keepLight); err != nil {
+				return nil, err
+			}
+			defer light.Close()
+			pl, pr.sorted = oiPlanTree(&oiGeneric{rows: light, cols: cols, name: name}, light.NumRows(), size)
+			if err := light.Err(); err != nil {
+				return nil, err
+			}
 		}
+		pr.plan = pl
+	} else {
+		pr.plan = pl
 	}
-	pr.plan = pl
+	pr.ra, pr.size = r, size
+	if pr.fast = openOIFast(r, size, name, keepFull); pr.fast != nil {
+		return pr, nil
+	}
 	if pr.rows, pr.cols, err = oiOpenValues(r, size, name, keepFull); err != nil {
 		return nil, err
 	}
@@ -168,41 +210,53 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 // oiPlanRuns is the first pass of a table whose rows are in start-time
 // order, planned a run at a time (runPlanner); ok is false when the rows
 // are not in that order or the runs do not plan as the whole tree does.
-// The error is the one that ended the rows.
-func oiPlanRuns(light *pq.Rows, cols *oiColumns, name string) (pl spanPlan, ok bool, err error) {
-	rp := newRunPlanner(keyAttrs(oiAgentKeys), true)
+// rows is how many rows to make room for; the caller asks src whether it
+// read every row.
+func oiPlanRuns(src oiSource, rows int) (pl spanPlan, ok bool) {
+	rp := newRunPlanner(keyAttrs(oiAgentKeys), true, rows)
 	var last time.Time
-	for light.NextValues(true) {
-		s := cols.span(light, name, light.N())
+	for {
+		s, more := src.next()
+		if !more {
+			break
+		}
 		if s.err == nil && s.startErr == nil {
 			if s.start.Before(last) {
-				return spanPlan{}, false, nil
+				return spanPlan{}, false
 			}
 			last = s.start
 		}
 		if !rp.add(s) {
-			return spanPlan{}, false, nil
+			return spanPlan{}, false
 		}
 	}
-	if err := light.Err(); err != nil {
-		return spanPlan{}, false, err
+	if err, weird := src.stopped(); err != nil || weird {
+		return spanPlan{}, true
 	}
-	pl, ok = rp.finish()
-	return pl, ok, nil
+	return rp.finish()
 }
 
+// oiRowsHint is the number of rows a file of size bytes claims to hold,
+// as a hint to size the first pass's tables: bounded by the file's size
+// and by 2^20.
+func oiRowsHint(numRows, size int64) int { return int(min(max(numRows, 0), size/16, 1<<20)) }
+
 // oiPlanTree is the first pass holding the light view of every row, for
-// any order of rows: the plan, and whether the rows are in start-time
-// order (the plan orders them when not).
-func oiPlanTree(light *pq.Rows, cols *oiColumns, name string, size int64) (pl spanPlan, sorted bool, err error) {
+// any order of rows (numRows: what the file claims): the plan, and
+// whether the rows are in start-time order (the plan orders them when
+// not). The caller asks src whether it read every row.
+func oiPlanTree(src oiSource, numRows, size int64) (pl spanPlan, sorted bool) {
 	t := newLightTree(keyAttrs(oiAgentKeys))
 	t.undecided = true
 	// The rows the file claims, as a hint bounded by its size.
-	t.grow(int(min(max(light.NumRows(), 0), size/16, 1<<20)))
+	t.grow(oiRowsHint(numRows, size))
 	sorted = true
 	var last time.Time
-	for light.NextValues(true) {
-		s := cols.span(light, name, light.N())
+	for {
+		s, more := src.next()
+		if !more {
+			break
+		}
 		t.add(s)
 		if s.err == nil && s.startErr == nil {
 			if s.start.Before(last) {
@@ -211,10 +265,10 @@ func oiPlanTree(light *pq.Rows, cols *oiColumns, name string, size int64) (pl sp
 			last = s.start
 		}
 	}
-	if err := light.Err(); err != nil {
-		return spanPlan{}, false, err
+	if err, weird := src.stopped(); err != nil || weird {
+		return spanPlan{}, true
 	}
-	return t.plan(!sorted), sorted, nil
+	return t.plan(!sorted), sorted
 }
 
 // oiOpenValues opens the columns keep accepts, read as values (start_time
@@ -333,20 +387,39 @@ func (c *oiColumns) span(rows *pq.Rows, name string, n int64) *tspan {
 			f.put(s, c.names[i], v)
 		}
 	}
-	s.name = str(f.name)
-	s.spanID = firstStr(f.ctxSpanID, f.spanID)
-	s.traceID = firstStr(f.ctxTraceID, f.traceID)
-	s.parentID = str(f.parentID)
-	if f.start != nil {
-		s.start, s.startErr = spanTime(f.start)
-	}
-	s.kindSet = str(f.kind) != ""
-	oiClassify(s, firstStr(f.kind, s.attrs[oiKindAttr]))
-	if f.end != nil {
-		s.end, _ = spanTime(f.end)
-	}
-	s.failed = oiStatusFailed(f.status)
+	f.finish(s)
 	return s
+}
+
+// finish sets s's fields from the row's members.
+func (f *oiFields) finish(s *tspan) {
+	t := oiText{name: str(f.name), kind: str(f.kind), parentID: str(f.parentID), ctxSpanID: str(f.ctxSpanID),
+		spanID: str(f.spanID), ctxTraceID: str(f.ctxTraceID), traceID: str(f.traceID)}
+	t.finish(s, f.status, f.start, f.end)
+}
+
+// oiText are the members of a row that are read as text (str), as
+// oiFields.finish reads them or the column decoder reads text columns.
+type oiText struct {
+	name, kind, parentID, ctxSpanID, spanID, ctxTraceID, traceID string
+}
+
+// finish sets s's fields from the row's text members, its status and its
+// times (nil when null).
+func (t *oiText) finish(s *tspan, status, start, end any) {
+	s.name = t.name
+	s.spanID = cmp.Or(t.ctxSpanID, t.spanID)
+	s.traceID = cmp.Or(t.ctxTraceID, t.traceID)
+	s.parentID = t.parentID
+	if start != nil {
+		s.start, s.startErr = spanTime(start)
+	}
+	s.kindSet = t.kind != ""
+	oiClassify(s, cmp.Or(t.kind, str(s.attrs[oiKindAttr])))
+	if end != nil {
+		s.end, _ = spanTime(end)
+	}
+	s.failed = oiStatusFailed(status)
 }
 
 // oiFields are the members of a row's flattened object a span reads
@@ -593,45 +666,142 @@ func setDotted(o obj, k string, v any) bool {
 // FormatName names what the reader reads, for inspect.
 func (pr *OIParquetReader) FormatName() string { return "openinference (parquet)" }
 
+// Records of a table whose rows are not in start-time order are yielded
+// in that order by reading the full view again for each window of ranks
+// (places in that order): a pass reads every row, builds the records of
+// the rows whose rank falls in the window and only consumes the others.
+// A window holds at most oiWindowBytes of records (the ranks at its end
+// are dropped, for a later pass, when it would hold more) and at most
+// oiWindowRanks ranks: memory is bounded whatever the file's size, and a
+// file whose records fit is read in one pass, as before. The first pass
+// reads (and checks) every row, so an error in any row ends the stream
+// before a record is yielded, as when every record was held; the later
+// passes check only the rows whose records they build.
+var (
+	oiWindowBytes = 32 << 20
+	oiWindowRanks = 1 << 18 // variables: tests make windows of a few records
+)
+
+// oiWindow is the state of the passes over an out-of-order table.
+type oiWindow struct {
+	rank       []int32 // by row: the rank of its record
+	start, end int     // the ranks of this pass: [start, end)
+	recs       []*ingest.Record
+	bytes      int
+	next       int  // the next rank Scan yields
+	passes     int  // passes made
+	want       bool // scanRow builds only the records of the window
+}
+
 // Scan advances to the next record.
 func (pr *OIParquetReader) Scan() bool {
-	if !pr.sorted {
-		if pr.queue == nil && pr.rows != nil {
-			var recs []*ingest.Record
-			for pr.scanRow() {
-				// Each row is one record: the i-th record is the i-th span.
-				recs = append(recs, pr.rec)
-			}
-			if pr.err != nil {
-				return false
-			}
-			pr.queue = make([]*ingest.Record, len(recs))
-			for k, i := range pr.plan.order {
-				pr.queue[k] = recs[i]
-			}
+	if pr.sorted {
+		return pr.scanRow()
+	}
+	w := pr.win
+	if w == nil {
+		w = &oiWindow{rank: make([]int32, len(pr.plan.order))}
+		for k, i := range pr.plan.order {
+			w.rank[i] = int32(k)
 		}
-		if len(pr.queue) == 0 {
+		pr.plan.order = nil
+		pr.win = w
+	}
+	for {
+		if w.next < w.end {
+			k := w.next - w.start
+			pr.rec, w.recs[k] = w.recs[k], nil
+			w.next++
+			return true
+		}
+		if w.next >= len(w.rank) || pr.err != nil || !pr.pass() {
 			pr.rec = nil
 			return false
 		}
-		pr.rec, pr.queue[0], pr.queue = pr.queue[0], nil, pr.queue[1:]
+	}
+}
+
+// pass reads the table for the next window of ranks; false when it ended
+// in an error.
+func (pr *OIParquetReader) pass() bool {
+	w := pr.win
+	if pr.closed {
+		return false
+	}
+	if w.passes > 0 {
+		pr.closeViews()
+		pr.read = 0
+		if pr.fast = openOIFast(pr.ra, pr.size, pr.name, keepFull); pr.fast != nil {
+			pr.fast.trusted = true
+		} else if pr.rows, pr.cols, pr.err = oiOpenValues(pr.ra, pr.size, pr.name, keepFull); pr.err != nil {
+			return false
+		}
+	}
+	w.passes++
+	w.start = w.next
+	w.end = min(len(w.rank), w.start+oiWindowRanks)
+	if cap(w.recs) < w.end-w.start {
+		w.recs = make([]*ingest.Record, w.end-w.start)
+	}
+	w.recs = w.recs[:w.end-w.start]
+	clear(w.recs)
+	w.bytes, w.want = 0, true
+	defer func() { w.want = false }()
+	for pr.scanRow() {
+		if pr.rec == nil {
+			continue // a row of another window
+		}
+		if pr.read > len(w.rank) {
+			continue // more rows than planned: scanRow says so next
+		}
+		k := int(w.rank[pr.read-1]) - w.start
+		w.recs[k] = pr.rec
+		w.bytes += recordBytes(pr.rec)
+		for w.bytes > oiWindowBytes && w.end-w.start > 1 {
+			// Too much held: the last ranks wait for a later pass.
+			w.end--
+			if r := w.recs[w.end-w.start]; r != nil {
+				w.bytes -= recordBytes(r)
+				w.recs[w.end-w.start] = nil
+			}
+		}
+	}
+	return pr.err == nil
+}
+
+// wanted reports whether scanRow builds row i's record: always, except in
+// a pass over an out-of-order table, for the rows of its window.
+func (pr *OIParquetReader) wanted(i int) bool {
+	w := pr.win
+	if w == nil || !w.want || i >= len(w.rank) {
 		return true
 	}
-	return pr.scanRow()
+	r := int(w.rank[i])
+	return r >= w.start && r < w.end
+}
+
+// recordBytes estimates what a record holds in memory.
+func recordBytes(r *ingest.Record) int {
+	return 256 + len(r.Request) + len(r.Response) + len(r.ID) + len(r.Agent) + len(r.Session) + len(r.Model) + len(r.Skip)
 }
 
 // scanRow reads the next row's record.
 func (pr *OIParquetReader) scanRow() bool {
+	if pr.fast != nil {
+		if ok, handled := pr.scanFast(); handled {
+			return ok
+		}
+	}
 	if pr.rows == nil || pr.err != nil {
 		return false
 	}
 	// A row whose record is a skip decided by the light view is checked,
 	// not decoded.
 	i := int(pr.rows.N())
-	decode := true
+	decode := pr.wanted(i)
 	if i < len(pr.plan.flags) {
 		flags := pr.plan.flags[i]
-		decode = flags&lightKindSet == 0 || flags&(lightCall|lightWrapped) == lightCall
+		decode = decode && (flags&lightKindSet == 0 || flags&(lightCall|lightWrapped) == lightCall)
 	}
 	if !pr.rows.NextValues(decode) {
 		pr.err = pr.rows.Err()
@@ -647,24 +817,47 @@ func (pr *OIParquetReader) scanRow() bool {
 		pr.err = fmt.Errorf("%s: the file changed between its two readings (more rows)", pr.name)
 		return false
 	}
-	flags := pr.plan.flags[i]
+	if !pr.wanted(i) {
+		pr.rec = nil // a row of another window
+		return true
+	}
 	pos := ingest.Pos{File: pr.name, Kind: ingest.PosRow, N: n}
 	if err := pr.rows.RowErr(); err != nil {
 		pr.rec = bad(pos, "%v", err)
 		return true
 	}
-	if flags&lightKindSet != 0 && flags&lightCall == 0 {
-		// The span_kind column decides the kind in both views (no
-		// other column flattens to "span_kind"): a span that is no call
-		// is a skip at its row, and nothing else is read.
-		pr.rec = skip(pos, pr.plan.strs[pr.plan.skip[i]])
+	if pr.rec = pr.planned(i, pos); pr.rec != nil {
 		return true
 	}
-	if flags&(lightKindSet|lightWrapped) == lightKindSet|lightWrapped {
-		pr.rec = skip(pos, oiWrapper(nil))
-		return true
+	return pr.build(i, pr.cols.span(pr.rows, pr.name, n))
+}
+
+// planned returns the record of row i (at pos) when the plan decides it
+// alone, nil when it is built from the row's full view. The span_kind
+// column decides the kind in both views (no other column flattens to
+// "span_kind"): a span that is no call is a skip at its row, and so is
+// a wrapper.
+func (pr *OIParquetReader) planned(i int, pos ingest.Pos) *ingest.Record {
+	if !pr.decides(i) {
+		return nil
 	}
-	full := pr.cols.span(pr.rows, pr.name, n)
+	if flags := pr.plan.flags[i]; flags&lightCall == 0 {
+		return skip(pos, pr.plan.strs[pr.plan.skip[i]])
+	}
+	return skip(pos, oiWrapper(nil))
+}
+
+// decides reports whether the plan decides row i's record alone (see
+// planned).
+func (pr *OIParquetReader) decides(i int) bool {
+	flags := pr.plan.flags[i]
+	return flags&lightKindSet != 0 && flags&lightCall == 0 || flags&(lightKindSet|lightWrapped) == lightKindSet|lightWrapped
+}
+
+// build sets the record of row i from its full view; false when the
+// file changed between the passes.
+func (pr *OIParquetReader) build(i int, full *tspan) bool {
+	flags := pr.plan.flags[i]
 	if flags&lightWrapped != 0 {
 		full.wrapped = oiWrapper(full)
 	}
@@ -674,14 +867,76 @@ func (pr *OIParquetReader) scanRow() bool {
 	if flags&lightErr != 0 && full.err == nil {
 		// The light view of the row failed where its full view, a
 		// superset of the same columns, does not.
-		pr.err = fmt.Errorf("%s: the file changed between its two readings (row %d)", pr.name, n)
+		pr.err = fmt.Errorf("%s: the file changed between its two readings (row %d)", pr.name, full.pos.N)
 		return false
 	}
 	// The record is built from the full row; its place in the tree comes
 	// from the first pass (the same ids, so the same parents), whose plan
 	// keeps only the names agents are looked up by.
-	pr.rec = spanRecords([]*tspan{full}, pr.plan.ancestors(i), pr.opt, oiBuild)[0].rec
+	if pr.buildRec == nil {
+		pr.buildRec = pr.bodies.build
+	}
+	pr.rec = spanRecords([]*tspan{full}, pr.plan.ancestors(i), pr.opt, pr.buildRec)[0].rec
 	return true
+}
+
+// scanFast reads the next row's record through the column decoder, as
+// scanRow does through the generic path; handled is false when the
+// decoder stopped at this row (not at the end): the generic path, moved
+// past the rows read, reads it then.
+func (pr *OIParquetReader) scanFast() (ok, handled bool) {
+	if pr.err != nil {
+		return false, true
+	}
+	i := pr.read
+	// A row whose record the plan decides is only checked.
+	wanted := pr.wanted(i)
+	decode := wanted && (i >= len(pr.plan.flags) || !pr.decides(i))
+	full, more := pr.fast.nextRow(decode)
+	if !more {
+		err, weird := pr.fast.stopped()
+		pr.fast.close()
+		pr.fast = nil
+		if err != nil || weird {
+			pr.handOver(i)
+			return false, false
+		}
+		if pr.read < len(pr.plan.flags) {
+			pr.err = fmt.Errorf("%s: the file changed between its two readings (fewer rows)", pr.name)
+		}
+		pr.rec = nil
+		return false, true
+	}
+	pr.read = i + 1
+	if i >= len(pr.plan.flags) {
+		pr.err = fmt.Errorf("%s: the file changed between its two readings (more rows)", pr.name)
+		return false, true
+	}
+	if !wanted {
+		pr.rec = nil // a row of another window
+		return true, true
+	}
+	if !decode {
+		pr.rec = pr.planned(i, full.pos)
+		return true, true
+	}
+	return pr.build(i, full), true
+}
+
+// handOver opens the generic path's full view and moves it past the
+// first done rows, which the column decoder read.
+func (pr *OIParquetReader) handOver(done int) {
+	rows, cols, err := oiOpenValues(pr.ra, pr.size, pr.name, keepFull)
+	if err != nil {
+		pr.err = err
+		return
+	}
+	for range done {
+		if !rows.NextValues(false) {
+			break
+		}
+	}
+	pr.rows, pr.cols = rows, cols
 }
 
 // Record returns the current record.
@@ -692,11 +947,21 @@ func (pr *OIParquetReader) Err() error { return pr.err }
 
 // Close stops reading.
 func (pr *OIParquetReader) Close() error {
+	pr.closed = true
+	pr.closeViews()
+	return nil
+}
+
+// closeViews closes the full view's readers.
+func (pr *OIParquetReader) closeViews() {
+	if pr.fast != nil {
+		pr.fast.close()
+		pr.fast = nil
+	}
 	if pr.rows != nil {
 		pr.rows.Close()
 		pr.rows = nil
 	}
-	return nil
 }
 
 // spanTime reads a span's time as a table holds it: a timestamp (written

@@ -64,7 +64,12 @@ func oiWrapper(*tspan) string {
 }
 
 // oiBuild fills the record of an OpenInference LLM span.
-func oiBuild(s *tspan, rec *ingest.Record) {
+func oiBuild(s *tspan, rec *ingest.Record) { (*oiBodies)(nil).build(s, rec) }
+
+// build is oiBuild; with b set, the bodies of a span whose messages were
+// read as messages (the column decoder's) are written straight into b's
+// buffer where oiBodies knows the result (see request and response).
+func (b *oiBodies) build(s *tspan, rec *ingest.Record) {
 	a := s.attrs
 	rec.Model = str(a["llm.model_name"])
 	rec.Provider = firstStr(a["llm.provider"], a["llm.system"])
@@ -72,21 +77,28 @@ func oiBuild(s *tspan, rec *ingest.Record) {
 	rec.Session = str(a["session.id"])
 	var msgs []message
 	var tools any
-	if list, ok := oiMessageList(s, "llm.input_messages."); ok {
-		msgs = list
-	} else {
-		msgs, tools = inputMessages(scrub(maybeJSON(a["input.value"]), false))
+	if in, ok := s.lists["llm.input_messages."].([]message); ok && b != nil && oiTools(s) == nil {
+		rec.Request = b.request(rec.Model, in, a["llm.invocation_parameters"])
 	}
-	if t := oiTools(s); t != nil {
-		tools = t
-	}
-	rec.Request = oiRequest(rec.Model, msgs, tools, a["llm.invocation_parameters"])
-	if list, ok := oiMessageList(s, "llm.output_messages."); ok {
-		out := make([]any, 0, len(list))
-		for _, m := range list {
-			out = append(out, messageObj(m))
+	if rec.Request == nil {
+		if list, ok := oiMessageList(s, "llm.input_messages."); ok {
+			msgs = list
+		} else {
+			msgs, tools = inputMessages(scrub(maybeJSON(a["input.value"]), false))
 		}
-		rec.Response = outputBody(out, rec.Model)
+		if t := oiTools(s); t != nil {
+			tools = t
+		}
+		rec.Request = oiRequest(rec.Model, msgs, tools, a["llm.invocation_parameters"])
+	}
+	if out, ok := s.lists["llm.output_messages."].([]message); ok && b != nil && b.response(rec, out) {
+		// written by b
+	} else if list, ok := oiMessageList(s, "llm.output_messages."); ok {
+		objs := make([]any, 0, len(list))
+		for _, m := range list {
+			objs = append(objs, messageObj(m))
+		}
+		rec.Response = outputBody(objs, rec.Model)
 	} else {
 		rec.Response = outputBody(scrub(maybeJSON(a["output.value"]), false), rec.Model)
 	}

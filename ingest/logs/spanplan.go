@@ -289,8 +289,14 @@ type runPlanner struct {
 	spare    map[string]int32 // the run's id index, kept for the next run
 }
 
-func newRunPlanner(keys []string, undecided bool) *runPlanner {
-	rp := &runPlanner{run: newLightTree(keys), seed: maphash.MakeSeed(), ids: map[uint64]bool{}, ok: true}
+// newRunPlanner returns a planner for about rows rows (a hint: the plan's
+// arrays and the id hashes are sized for them).
+func newRunPlanner(keys []string, undecided bool, rows int) *runPlanner {
+	rp := &runPlanner{run: newLightTree(keys), seed: maphash.MakeSeed(), ids: make(map[uint64]bool, rows), ok: true}
+	rp.plan.flags = make([]uint8, 0, rows)
+	rp.plan.skip = make([]int32, 0, rows)
+	rp.plan.root = make([]int32, 0, rows)
+	rp.plan.inh = make([]int32, 0, rows*len(keys))
 	rp.run.undecided = undecided
 	rp.plan.keys = keys
 	rp.strs.add("")

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // Rows reads chosen top-level columns of any Parquet file one row at a
@@ -21,17 +22,11 @@ import (
 //
 // Use it like bufio.Scanner: for rs.Next() { rs.Row() … }; rs.Err().
 type Rows struct {
+	groupWalk
 	name   string
-	ra     io.ReaderAt
-	size   int64
-	file   *parquet.File
 	cols   []string
 	tree   *jnode
 	asm    assembler
-	groups []parquet.RowGroup
-	g      int
-	left   int64
-	row    int64
 	err    error
 	closed bool
 	// values mode (OpenValues): each row's column values
@@ -50,18 +45,12 @@ func OpenRows(r io.ReaderAt, size int64, name string, keep func(column string) b
 			rs, err = nil, fmt.Errorf("%s: corrupt Parquet file (decoder panic: %v)", name, p)
 		}
 	}()
-	if size < 12 {
-		return nil, fmt.Errorf("%s: not a Parquet file: only %d bytes", name, size)
-	}
-	if err := checkTrailer(r, size); err != nil {
-		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
-	}
-	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true),
-		parquet.ReadBufferSize(64<<10))
+	w, err := openWalk(r, size, name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
+		return nil, err
 	}
-	rs = &Rows{name: name, ra: r, size: size, file: f, groups: f.RowGroups()}
+	f := w.file
+	rs = &Rows{groupWalk: w, name: name}
 	var p planner
 	root := &jnode{kind: jObject, path: "", lo: 0}
 	for _, c := range f.Root().Columns() {
@@ -149,32 +138,76 @@ func (rs *Rows) advance() (ok bool) {
 			ok = false
 		}
 	}()
-	for rs.left <= 0 {
-		if rs.g >= len(rs.groups) {
-			closeCursors(rs.asm.cur)
-			return false
-		}
-		rg := rs.groups[rs.g]
-		rs.g++
-		rs.left = rg.NumRows()
-		if rs.left <= 0 {
-			continue
-		}
-		meta := rs.file.Metadata().RowGroups[rs.g-1].Columns
+	ok, err := rs.next(func(rg parquet.RowGroup, meta []format.ColumnChunk) error {
 		for _, c := range rs.asm.cur {
 			err := checkChunk(rs.ra, rs.size, &meta[c.col.Index()], c.path)
 			if err == nil {
 				err = c.open(rg)
 			}
 			if err != nil {
-				rs.fail(rs.row+1, fmt.Errorf("row group %d: %w", rs.g, err))
-				return false
+				return err
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		rs.fail(rs.row+1, err)
+	} else if !ok {
+		closeCursors(rs.asm.cur)
 	}
-	rs.left--
-	rs.row++
-	return true
+	return ok
+}
+
+// groupWalk walks the row groups of a file row by row, for Rows and
+// Leaves.
+type groupWalk struct {
+	ra     io.ReaderAt
+	size   int64
+	file   *parquet.File
+	groups []parquet.RowGroup
+	g      int
+	left   int64
+	row    int64 // rows read so far
+}
+
+// openWalk opens the Parquet file held by r (size bytes); errors name
+// the file.
+func openWalk(r io.ReaderAt, size int64, name string) (groupWalk, error) {
+	if size < 12 {
+		return groupWalk{}, fmt.Errorf("%s: not a Parquet file: only %d bytes", name, size)
+	}
+	if err := checkTrailer(r, size); err != nil {
+		return groupWalk{}, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
+	}
+	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true),
+		parquet.ReadBufferSize(64<<10))
+	if err != nil {
+		return groupWalk{}, fmt.Errorf("%s: not a readable Parquet file: %w", name, err)
+	}
+	return groupWalk{ra: r, size: size, file: f, groups: f.RowGroups()}, nil
+}
+
+// next moves to the next row; open opens the column chunks of each row
+// group entered (meta: their metadata). false at the end of the file; the
+// error is open's, naming the row group.
+func (w *groupWalk) next(open func(rg parquet.RowGroup, meta []format.ColumnChunk) error) (bool, error) {
+	for w.left <= 0 {
+		if w.g >= len(w.groups) {
+			return false, nil
+		}
+		rg := w.groups[w.g]
+		w.g++
+		w.left = rg.NumRows()
+		if w.left <= 0 {
+			continue
+		}
+		if err := open(rg, w.file.Metadata().RowGroups[w.g-1].Columns); err != nil {
+			return false, fmt.Errorf("row group %d: %w", w.g, err)
+		}
+	}
+	w.left--
+	w.row++
+	return true, nil
 }
 
 // Row returns the current row as a JSON object. The bytes are valid until

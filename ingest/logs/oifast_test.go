@@ -1,0 +1,171 @@
+package logs
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/pqtest"
+
+	"github.com/killswitch/killswitch/internal/tracegen"
+)
+
+// TestOIFastApplies holds the column decoder to the tables it is for:
+// tracegen's (Phoenix's layout, flat attributes, message lists with tool
+// calls), the paged table (dictionary and plain columns, tiny pages and
+// row groups), the fixture; and keeps it off a table with a column it
+// does not read (a token-count group, a number as a message's content).
+func TestOIFastApplies(t *testing.T) {
+	var gen bytes.Buffer
+	if err := tracegen.OpenInferenceParquet(&gen, traceSpans()); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		what string
+		data []byte
+		want bool
+	}{
+		{"tracegen", gen.Bytes(), true},
+		{"paged", pagedParquet(t, 128, 40), true},
+		{"fixture", traceFixture("phoenix-spans.parquet"), true},
+		{"message shapes", msgParquet(t), false},
+		{"nested attributes", nestedParquet(t), false},
+	} {
+		f := openOIFast(bytes.NewReader(c.data), int64(len(c.data)), "t.parquet", keepFull)
+		if got := f != nil; got != c.want {
+			t.Errorf("%s: decoder %v, want %v", c.what, got, c.want)
+		}
+		if f == nil {
+			continue
+		}
+		rows := 0
+		for {
+			if _, ok := f.next(); !ok {
+				break
+			}
+			rows++
+		}
+		if err, weird := f.stopped(); err != nil || weird || rows == 0 {
+			t.Errorf("%s: decoder read %d rows and stopped: %v, weird %v", c.what, rows, err, weird)
+		}
+		f.close()
+	}
+}
+
+// TestOIFastDamaged reads damaged copies of the tables the column decoder
+// reads (bytes flipped through the pages, with and without the pages'
+// checksums) as the
+// reference reads them: where the decoder stops, the generic path reads
+// the row and every row after it as it always did.
+func TestOIFastDamaged(t *testing.T) {
+	var gen bytes.Buffer
+	spans, _ := generatedTraces()
+	if err := tracegen.OpenInferenceParquet(&gen, spans); err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range [][]byte{gen.Bytes(), pagedParquet(t, 128, 40), pagedParquet(t, 0, 0),
+		// Without page checksums a damaged page reaches the decoders.
+		pqtest.WithoutCRC(t, gen.Bytes()), pqtest.WithoutCRC(t, pagedParquet(t, 128, 40))} {
+		for k := range 40 {
+			d := bytes.Clone(data)
+			pos := 4 + (k*7919)%(len(d)-12)
+			switch k % 4 {
+			case 0:
+				d[pos] ^= 0xff
+			case 1:
+				d[pos] = 0xff // a byte no UTF-8 text holds
+			case 2:
+				d[pos] ^= 0x01
+			case 3:
+				d[pos], d[pos+1] = 0x80, 0x80
+			}
+			t.Run(fmt.Sprintf("%d@%d", len(d), pos), func(t *testing.T) { sameParquetRecords(t, d) })
+		}
+	}
+}
+
+// TestOIBodies holds oiBodies to the bodies oiRequest and outputBody
+// write, over invocation parameters of every shape (a model of their own
+// before, at and after the span's, secrets, keys oiRequest drops, text
+// that is no object) and output messages of text, none, several, and
+// with tool calls (left to outputBody).
+func TestOIBodies(t *testing.T) {
+	s := func(v string) *string { return &v }
+	msgs := []message{{Role: "system", Content: s("be \"brief\"\n\u2028")}, {Role: "user", Content: s("hi\x01")},
+		{Role: "assistant", ToolCalls: []toolCall{{ID: "c", Type: "function", Function: toolFunction{Name: "f", Arguments: "{}"}}}},
+		{Role: "tool", Content: s("ok"), ToolCallID: "c"}}
+	params := []any{nil, "", " ", "{}", "[1]", "{bad", `{"temperature":0.2}`, `{"model":"p","temperature":1}`,
+		`{"a":1,"model":"p"}`, `{"zz":1,"model":"p","aa":null}`, `{"api_key":"sk","n":{"password":"x","k":1}}`,
+		`{"messages":[1],"tools":[2],"user":"u","metadata":{},"input":"i","stream_options":{},"top_p":1e300}`,
+		`{"mz":1,"ma":2}`, `{"n":1.0e2}`, json.Number("3")}
+	var b oiBodies
+	for _, model := range []string{"", "gpt-4o", "model"} {
+		for _, p := range params {
+			for _, m := range [][]message{nil, msgs[:1], msgs} {
+				want := oiRequest(model, m, nil, p)
+				if got := b.request(model, m, p); got != nil && string(got) != string(want) {
+					t.Errorf("model %q params %#v: request\n%s\nwant\n%s", model, p, got, want)
+				}
+			}
+		}
+		for _, out := range [][]message{nil, {{Role: "assistant"}}, msgs[:1], {msgs[0], {Role: "assistant"}, msgs[1]}, msgs} {
+			var rec ingest.Record
+			rec.Model = model
+			objs := make([]any, 0, len(out))
+			for _, m := range out {
+				objs = append(objs, messageObj(m))
+			}
+			want := outputBody(objs, model)
+			if b.response(&rec, out) && string(rec.Response) != string(want) {
+				t.Errorf("model %q output %d messages: response\n%s\nwant\n%s", model, len(out), rec.Response, want)
+			}
+		}
+	}
+	if b.request("m", msgs, `{"temperature":0.2}`) == nil || b.request("m", msgs, nil) == nil {
+		t.Error("oiBodies leaves the common requests to oiRequest")
+	}
+	var rec ingest.Record
+	if !b.response(&rec, msgs[:2]) || b.response(&rec, msgs) {
+		t.Error("oiBodies writes text responses and leaves tool calls to outputBody")
+	}
+}
+
+// TestOIWindows reads the tables out of start-time order a few records
+// at a time (windows of 1 and 3 ranks, of 1 and 600 bytes: a pass per
+// record, per few records, and the byte bound dropping the last ranks of
+// a window) as the reference reads them whole, through both paths, and
+// counts the passes.
+func TestOIWindows(t *testing.T) {
+	defer func(b, r int) { oiWindowBytes, oiWindowRanks = b, r }(oiWindowBytes, oiWindowRanks)
+	var gen bytes.Buffer
+	spans, _ := generatedTraces()
+	if err := tracegen.OpenInferenceParquet(&gen, spans); err != nil {
+		t.Fatal(err)
+	}
+	mixed := 0
+	for _, data := range append(parquetSeeds(t), gen.Bytes()) {
+		r, err := NewOIParquetReader(bytes.NewReader(data), int64(len(data)), "w.parquet", Options{})
+		if err != nil || r.sorted {
+			continue
+		}
+		r.Close()
+		mixed++
+		for _, w := range [][2]int{{1 << 30, 1}, {1 << 30, 3}, {1, 1 << 18}, {600, 1 << 18}} {
+			oiWindowBytes, oiWindowRanks = w[0], w[1]
+			sameParquetRecords(t, data)
+			r, _ := NewOIParquetReader(bytes.NewReader(data), int64(len(data)), "w.parquet", Options{})
+			n := 0
+			for r.Scan() {
+				n++
+			}
+			if r.win.passes < 2 || r.Err() != nil {
+				t.Errorf("window %v: %d records in %d passes, %v", w, n, r.win.passes, r.Err())
+			}
+		}
+	}
+	if mixed < 2 {
+		t.Errorf("%d tables out of order, want 2 or more", mixed)
+	}
+}
