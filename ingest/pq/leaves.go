@@ -398,10 +398,7 @@ func (c *LeafCursor) Next() (rep, def uint8, has bool, err error) {
 // Bytes returns the text value of the slot Next consumed (valid until
 // Release); false when a dictionary index is out of range.
 func (c *LeafCursor) Bytes() ([]byte, bool) {
-	k := c.v - 1
-	if c.idx != nil {
-		k = int(c.idx[k])
-	}
+	k := c.slot()
 	if k < 0 || k+1 >= len(c.offs) {
 		return nil, false
 	}
@@ -413,27 +410,30 @@ func (c *LeafCursor) Bytes() ([]byte, bool) {
 }
 
 // Int64 returns the integer value of the slot Next consumed.
-func (c *LeafCursor) Int64() (int64, bool) {
-	k := c.v - 1
-	if c.idx != nil {
-		k = int(c.idx[k])
-	}
-	if k < 0 || k >= len(c.i64) {
-		return 0, false
-	}
-	return c.i64[k], true
-}
+func (c *LeafCursor) Int64() (int64, bool) { return valueAt(c.i64, c.slot()) }
 
 // Double returns the float value of the slot Next consumed.
-func (c *LeafCursor) Double() (float64, bool) {
+func (c *LeafCursor) Double() (float64, bool) { return valueAt(c.f64, c.slot()) }
+
+// slot is the index, in the page's (or its dictionary's) values, of the
+// value Next consumed: a dictionary-encoded page's index, else its
+// position.
+func (c *LeafCursor) slot() int {
 	k := c.v - 1
 	if c.idx != nil {
 		k = int(c.idx[k])
 	}
-	if k < 0 || k >= len(c.f64) {
-		return 0, false
+	return k
+}
+
+// valueAt is vals[k]; false when k is out of range (a dictionary index
+// past the dictionary's end).
+func valueAt[T any](vals []T, k int) (T, bool) {
+	if k < 0 || k >= len(vals) {
+		var zero T
+		return zero, false
 	}
-	return c.f64[k], true
+	return vals[k], true
 }
 
 // RowEnd checks that the next slot starts a row (repetition level 0) or
