@@ -17,15 +17,28 @@ BYTES16(b9a, $0x9a9a9a9a9a9a9a9a)
 BYTES16(b77, $0x7777777777777777)
 BYTES16(b85, $0x8585858585858585)
 
-// The bytes the AVX-512 window broadcasts: '0' and 10 (digits), 9 and 5
-// (0x09-0x0d), 'A' and 26 (upper case letters).
-DATA bytes<>+0(SB)/1, $0x30
-DATA bytes<>+1(SB)/1, $10
-DATA bytes<>+2(SB)/1, $0x09
-DATA bytes<>+3(SB)/1, $5
-DATA bytes<>+4(SB)/1, $0x41
-DATA bytes<>+5(SB)/1, $26
-GLOBL bytes<>(SB), RODATA|NOPTR, $6
+// The bytes the AVX-512 window compares with, each repeated 64 times: 0x20,
+// '0' and 10 (digits), 9 and 5 (0x09-0x0d), 'A' and 26 (upper case
+// letters), in memory operands (broadcasting each from a byte cost a
+// shuffle per window).
+#define BYTES64(off, b) \
+	DATA w512<>+(off+0)(SB)/8, b; \
+	DATA w512<>+(off+8)(SB)/8, b; \
+	DATA w512<>+(off+16)(SB)/8, b; \
+	DATA w512<>+(off+24)(SB)/8, b; \
+	DATA w512<>+(off+32)(SB)/8, b; \
+	DATA w512<>+(off+40)(SB)/8, b; \
+	DATA w512<>+(off+48)(SB)/8, b; \
+	DATA w512<>+(off+56)(SB)/8, b
+
+BYTES64(0, $0x2020202020202020)
+BYTES64(64, $0x3030303030303030)
+BYTES64(128, $0x0a0a0a0a0a0a0a0a)
+BYTES64(192, $0x0909090909090909)
+BYTES64(256, $0x0505050505050505)
+BYTES64(320, $0x4141414141414141)
+BYTES64(384, $0x1a1a1a1a1a1a1a1a)
+GLOBL w512<>(SB), RODATA|NOPTR, $448
 
 DATA mul<>+0(SB)/8, $0x9e3779b97f4a7c15  // wordBlock
 DATA mul<>+8(SB)/8, $0xc2b2ae3d27d4eb4f  // wordBlock
@@ -296,28 +309,21 @@ window512:
 	// signed > 0x20 and, less '0', not below 10 unsigned; white space is
 	// 0x20 or, less 9, below 5 unsigned.
 	VMOVDQU8     (R15), Z0
-	VPBROADCASTB b20<>(SB), Z1
-	VPCMPGTB     Z1, Z0, K1
-	VPCMPEQB     Z1, Z0, K3
-	VPBROADCASTB bytes<>+0(SB), Z2
-	VPSUBB       Z2, Z0, Z2
-	VPBROADCASTB bytes<>+1(SB), Z3
-	VPCMPUB      $1, Z3, Z2, K2  // below 10: a digit
+	VPCMPGTB     w512<>+0(SB), Z0, K1
+	VPCMPEQB     w512<>+0(SB), Z0, K3
+	VPSUBB       w512<>+64(SB), Z0, Z2
+	VPCMPUB      $1, w512<>+128(SB), Z2, K2  // below 10: a digit
 	KANDNQ       K1, K2, K1
-	VPBROADCASTB bytes<>+2(SB), Z2
-	VPSUBB       Z2, Z0, Z2
-	VPBROADCASTB bytes<>+3(SB), Z3
-	VPCMPUB      $1, Z3, Z2, K2  // 0x09-0x0d
+	VPSUBB       w512<>+192(SB), Z0, Z2
+	VPCMPUB      $1, w512<>+256(SB), Z2, K2  // 0x09-0x0d
 	KORQ         K2, K3, K3
 	KMOVQ        K1, R8
 	KMOVQ        K3, R14
 	NOTQ         R8
 	BTSQ         $63, R8
-	VPBROADCASTB bytes<>+4(SB), Z2
-	VPSUBB       Z2, Z0, Z2
-	VPBROADCASTB bytes<>+5(SB), Z3
-	VPCMPUB      $1, Z3, Z2, K2  // 'A'-'Z'
-	VPADDB       Z1, Z0, K2, Z0  // + 0x20
+	VPSUBB       w512<>+320(SB), Z0, Z2
+	VPCMPUB      $1, w512<>+384(SB), Z2, K2  // 'A'-'Z'
+	VPADDB       w512<>+0(SB), Z0, K2, Z0    // + 0x20
 	VMOVDQU      X0, (SP)        // in 16-byte stores, which the words'
 	VEXTRACTI32X4 $1, Z0, X2     // 8-byte loads are forwarded from
 	VMOVDQU      X2, 16(SP)
@@ -815,8 +821,9 @@ end:
 
 // The ways tallyAVX512 lists hot features: none, when no bucket is full
 // (VHOTN); by comparing each feature's bucket with those of up to four or
-// eight full buckets, in Z0-Z3 or Z0-Z7 (VHOTC, VHOTC8); or by gathering
-// each feature's count (VHOTG).
+// eight full buckets, in Z0-Z3 or Z0-Z7 (VHOTC, VHOTC8); by looking each
+// feature's bucket up in a bitmap of the full ones, where there are at
+// most 2048 buckets (VHOTB); or by gathering each feature's count (VHOTG).
 // Each lists the features of v (lanes in k) whose bucket in cnt holds more
 // than tfCap: it compresses them to hot[nh] (DI, BX); Z28, Z29, K5, K6
 // and AX are clobbered.
@@ -858,6 +865,25 @@ end:
 	VPGATHERQD  (R8)(Z28*2), K5, Y29; \
 	VPSLLD      $16, Y29, Y29; \
 	VPCMPUD     $5, Y23, Y29, K6; \
+	HOTOUT(v, k)
+
+// VHOTB looks each bucket up in the bitmap of full buckets in Z0-Z3 (bit
+// b of the 2048, lanes 0-7 of Z0 first): the bitmap's qword b>>6 is
+// permuted from Z0:Z1 or Z2:Z3 (Z6: 16 in each lane, selects which), then
+// rotated right by b (mod 64) so that bit b is bit 0 (Z7: 1 in each
+// lane). Z4 and Z5 are clobbered too.
+#define VHOTB(v, k) \
+	VPSRLQ    $3, v, Z28; \
+	VPANDQ    Z22, Z28, Z28; \
+	VPSRLQ    $6, Z28, Z29; \
+	VMOVDQA64 Z0, Z4; \
+	VPERMT2Q  Z1, Z29, Z4; \
+	VMOVDQA64 Z2, Z5; \
+	VPERMT2Q  Z3, Z29, Z5; \
+	VPTESTMQ  Z6, Z29, K5; \
+	VMOVDQA64 Z5, K5, Z4; \
+	VPRORVQ   Z28, Z4, Z4; \
+	VPTESTMQ  Z7, Z4, K6; \
 	HOTOUT(v, k)
 
 #define HOTOUT(v, k) \
@@ -949,9 +975,9 @@ step: \
 // and hot must have room for 8 past the last feature it lists.
 // Registers: SI, DX the features and their end (ws, then gs: R13 says gs
 // is left), R8 cnt, DI hot, BX nh, R14 full buckets; Z0-Z3 up to four of
-// them; Z10-Z19 the planes 0-9 of each lane (Z20, Z21: planes 10 and 11
+// them, or the bitmap bm of them all (see VHOTB); Z10-Z19 the planes 0-9 of each lane (Z20, Z21: planes 10 and 11
 // when folding), Z22 the mask, Z23 5<<16, Z24-Z27 the step's features.
-TEXT ·tallyAVX512(SB), NOSPLIT, $64-120
+TEXT ·tallyAVX512(SB), NOSPLIT, $320-120
 	MOVQ         cnt_base+56(FP), R8
 	VPBROADCASTQ mask+80(FP), Z22
 	MOVL         $0x50000, AX
@@ -970,6 +996,14 @@ TEXT ·tallyAVX512(SB), NOSPLIT, $64-120
 	MOVQ         AX, hb-16(SP)
 	MOVQ         AX, hb-8(SP)
 	LEAQ         hb-64(SP), R10
+	// And all of them in the bitmap bm (VHOTB), where there are at most
+	// 2048 buckets; with more, full sets bits of bucket numbers modulo
+	// 2048, unused.
+	VPXORQ       Z6, Z6, Z6
+	VMOVDQU64    Z6, bm-320(SP)
+	VMOVDQU64    Z6, bm-256(SP)
+	VMOVDQU64    Z6, bm-192(SP)
+	VMOVDQU64    Z6, bm-128(SP)
 	MOVL         $4, AX
 	VPBROADCASTW AX, Z5
 	MOVQ         cnt_len+64(FP), CX
@@ -995,6 +1029,12 @@ full:
 	JAE    2(PC)
 	MOVQ   R11, (R10)(R14*8)
 	INCQ   R14
+	MOVQ   R11, R12
+	SHRQ   $6, R12
+	ANDQ   $31, R12
+	MOVL   $1, R13
+	SHLXQ  R11, R13, R13
+	ORQ    R13, bm-320(SP)(R12*8)
 	BLSRL  AX, AX
 	JNZ    full
 	JMP    scannext
@@ -1032,7 +1072,17 @@ dispatch:
 	JBE   stepc
 	CMPQ  R14, $8
 	JBE   stepc8
-	JMP   stepg
+	CMPQ  cnt_len+64(FP), $2048
+	JA    stepg
+	VMOVDQU64    bm-320(SP), Z0
+	VMOVDQU64    bm-256(SP), Z1
+	VMOVDQU64    bm-192(SP), Z2
+	VMOVDQU64    bm-128(SP), Z3
+	MOVL         $16, AX
+	VPBROADCASTQ AX, Z6
+	MOVL         $1, AX
+	VPBROADCASTQ AX, Z7
+	JMP          stepb
 
 arrays:
 	// ws done: gs next.
@@ -1047,6 +1097,7 @@ arrays:
 	STEPS(stepn, VHOTN)
 	STEPS(stepc, VHOTC)
 	STEPS(stepc8, VHOTC8)
+	STEPS(stepb, VHOTB)
 	STEPS(stepg, VHOTG)
 
 fold:
