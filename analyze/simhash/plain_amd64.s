@@ -262,10 +262,10 @@ masked:
 	TZCNTQ AX, AX          // (a BSF where there is no TZCNT: AX != 0)
 	LEAQ   -1(AX), R10
 	CMPQ   R10, $15
-	JAE    bytes           // no word, or too long: see the bytes
+	JAE    winnum          // no word, or too long: see the bytes
 	LEAQ   (CX)(AX*1), R10
 	BTQ    R10, R14
-	JCC    bytes           // not followed by white space
+	JCC    winnum          // not followed by white space
 	MOVQ   0(SP)(CX*1), R10 // y0 and y1, lowercased with the window
 	MOVQ   R10, R13
 	MOVQ   8(SP)(CX*1), R11
@@ -300,6 +300,7 @@ refill:
 	ORQ  R11, R14
 	NOTQ R8
 	BTSQ $63, R8          // (see fast)
+	MOVQ $0, dig-96(SP)   // (see winnum)
 	MOVQ BX, CX
 	SUBQ R15, CX
 	JMP  inwin
@@ -313,6 +314,8 @@ window512:
 	VPCMPEQB     w512<>+0(SB), Z0, K3
 	VPSUBB       w512<>+64(SB), Z0, Z2
 	VPCMPUB      $1, w512<>+128(SB), Z2, K2  // below 10: a digit
+	KMOVQ        K2, AX
+	MOVQ         AX, dig-96(SP)              // (see winnum)
 	KANDNQ       K1, K2, K1
 	VPSUBB       w512<>+192(SB), Z0, Z2
 	VPCMPUB      $1, w512<>+256(SB), Z2, K2  // 0x09-0x0d
@@ -363,8 +366,63 @@ fast:
 	JMP    loop
 
 fastout:
-	// Not a plain word: the bytes decide.
+	// Not a plain word: a number word, or the bytes decide.
 	LEAQ (R15)(CX*1), BX
+
+winnum:
+	// The word at p (BX, o in CX) is no plain word: if it is a number
+	// word, it is read from the masks of an AVX-512 window, which keeps
+	// those of its digits in dig (an SSE window keeps none: 0), rather
+	// than from its bytes. Its token is the word bytes and digits from p,
+	// 1-15 of them, followed by white space; its digits d are one run
+	// (from pre) maybe followed by a dot and another, up to e; the
+	// bytes after e are no digits. Anything else goes to the bytes.
+	// (TZCNT, SHRX and BZHI: every processor with AVX-512 has them.)
+	MOVQ   dig-96(SP), R11
+	TESTQ  R11, R11
+	JZ     bytes
+	BTQ    CX, R14
+	JCS    bytes              // white space: skipped there
+	ANDNQ  R8, R11, AX        // neither word bytes nor digits
+	SHRXQ  CX, AX, AX
+	TZCNTQ AX, AX             // the token's length
+	LEAQ   -1(AX), R10
+	CMPQ   R10, $15
+	JAE    bytes
+	LEAQ   (CX)(AX*1), R10
+	BTQ    R10, R14
+	JCC    bytes              // not followed by white space
+	SHRXQ  CX, R11, R11
+	BZHIQ  AX, R11, R11       // d
+	TESTQ  R11, R11
+	JZ     bytes
+	TZCNTQ R11, R13           // pre
+	SHRXQ  R13, R11, R10
+	NOTQ   R10
+	TZCNTQ R10, R10
+	ADDQ   R13, R10           // e: the end of the first run
+	LEAQ   1(R10), SI
+	BTQ    SI, R11
+	JCC    nofrac             // no digit after it
+	LEAQ   (CX)(R10*1), SI
+	CMPB   (SP)(SI*1), $0x2e  // '.'
+	JNE    nofrac
+	LEAQ   1(R10), SI         // a fraction: the second run, up to e
+	SHRXQ  SI, R11, R10
+	NOTQ   R10
+	TZCNTQ R10, R10
+	ADDQ   SI, R10
+
+nofrac:
+	LEAQ   ·class(SB), SI
+	SHRXQ  R10, R11, R11
+	TESTQ  R11, R11
+	JNZ    bytes              // more digits: the bytes decide (no number word)
+	// num512 with R13 the prefix's length, R10 the suffix's start, CX its
+	// end, X0 the word's bytes lowercased (the window's, from o).
+	MOVOU  (SP)(CX*1), X0
+	MOVQ   AX, CX
+	JMP    num512
 
 bytes:
 	// The word at p from its 16 bytes, as before the window: more white
