@@ -17,28 +17,15 @@ BYTES16(b9a, $0x9a9a9a9a9a9a9a9a)
 BYTES16(b77, $0x7777777777777777)
 BYTES16(b85, $0x8585858585858585)
 
-// The bytes the AVX-512 window compares with, each repeated 64 times: 0x20,
-// '0' and 10 (digits), 9 and 5 (0x09-0x0d), 'A' and 26 (upper case
-// letters), in memory operands (broadcasting each from a byte cost a
-// shuffle per window).
-#define BYTES64(off, b) \
-	DATA w512<>+(off+0)(SB)/8, b; \
-	DATA w512<>+(off+8)(SB)/8, b; \
-	DATA w512<>+(off+16)(SB)/8, b; \
-	DATA w512<>+(off+24)(SB)/8, b; \
-	DATA w512<>+(off+32)(SB)/8, b; \
-	DATA w512<>+(off+40)(SB)/8, b; \
-	DATA w512<>+(off+48)(SB)/8, b; \
-	DATA w512<>+(off+56)(SB)/8, b
-
-BYTES64(0, $0x2020202020202020)
-BYTES64(64, $0x3030303030303030)
-BYTES64(128, $0x0a0a0a0a0a0a0a0a)
-BYTES64(192, $0x0909090909090909)
-BYTES64(256, $0x0505050505050505)
-BYTES64(320, $0x4141414141414141)
-BYTES64(384, $0x1a1a1a1a1a1a1a1a)
-GLOBL w512<>(SB), RODATA|NOPTR, $448
+// The bytes the AVX-512 window broadcasts: '0' and 10 (digits), 9 and 5
+// (0x09-0x0d), 'A' and 26 (upper case letters).
+DATA bytes<>+0(SB)/1, $0x30
+DATA bytes<>+1(SB)/1, $10
+DATA bytes<>+2(SB)/1, $0x09
+DATA bytes<>+3(SB)/1, $5
+DATA bytes<>+4(SB)/1, $0x41
+DATA bytes<>+5(SB)/1, $26
+GLOBL bytes<>(SB), RODATA|NOPTR, $6
 
 DATA mul<>+0(SB)/8, $0x9e3779b97f4a7c15  // wordBlock
 DATA mul<>+8(SB)/8, $0xc2b2ae3d27d4eb4f  // wordBlock
@@ -310,23 +297,30 @@ window512:
 	// signed > 0x20 and, less '0', not below 10 unsigned; white space is
 	// 0x20 or, less 9, below 5 unsigned.
 	VMOVDQU8     (R15), Z0
-	VPCMPGTB     w512<>+0(SB), Z0, K1
-	VPCMPEQB     w512<>+0(SB), Z0, K3
-	VPSUBB       w512<>+64(SB), Z0, Z2
-	VPCMPUB      $1, w512<>+128(SB), Z2, K2  // below 10: a digit
+	VPBROADCASTB b20<>(SB), Z1
+	VPCMPGTB     Z1, Z0, K1
+	VPCMPEQB     Z1, Z0, K3
+	VPBROADCASTB bytes<>+0(SB), Z2
+	VPSUBB       Z2, Z0, Z2
+	VPBROADCASTB bytes<>+1(SB), Z3
+	VPCMPUB      $1, Z3, Z2, K2  // below 10: a digit
 	KMOVQ        K2, AX
 	MOVQ         AX, dig-96(SP)              // (see winnum)
 	KANDNQ       K1, K2, K1
-	VPSUBB       w512<>+192(SB), Z0, Z2
-	VPCMPUB      $1, w512<>+256(SB), Z2, K2  // 0x09-0x0d
+	VPBROADCASTB bytes<>+2(SB), Z2
+	VPSUBB       Z2, Z0, Z2
+	VPBROADCASTB bytes<>+3(SB), Z3
+	VPCMPUB      $1, Z3, Z2, K2  // 0x09-0x0d
 	KORQ         K2, K3, K3
 	KMOVQ        K1, R8
 	KMOVQ        K3, R14
 	NOTQ         R8
 	BTSQ         $63, R8
-	VPSUBB       w512<>+320(SB), Z0, Z2
-	VPCMPUB      $1, w512<>+384(SB), Z2, K2  // 'A'-'Z'
-	VPADDB       w512<>+0(SB), Z0, K2, Z0    // + 0x20
+	VPBROADCASTB bytes<>+4(SB), Z2
+	VPSUBB       Z2, Z0, Z2
+	VPBROADCASTB bytes<>+5(SB), Z3
+	VPCMPUB      $1, Z3, Z2, K2  // 'A'-'Z'
+	VPADDB       Z1, Z0, K2, Z0  // + 0x20
 	VMOVDQU      X0, (SP)        // in 16-byte stores, which the words'
 	VEXTRACTI32X4 $1, Z0, X2     // 8-byte loads are forwarded from
 	VMOVDQU      X2, 16(SP)
