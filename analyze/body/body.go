@@ -104,7 +104,8 @@ type Request struct {
 	API API
 
 	// Prompt is the text of the last user message, unnormalized. It points
-	// into the Parser's memory: valid until the Parser's next call.
+	// into the body or the Parser's memory: valid while the body is and
+	// until the Parser's next call.
 	Prompt []byte
 	// HasPrompt is false when the request has no prompt text at all; such a
 	// request has no prompt hash and never counts as similar (SPEC §4.1).
@@ -124,7 +125,8 @@ type Response struct {
 
 	// Text is the canonical response text: assistant text, then the tool calls
 	// it asks for. Empty means the response has no hash. It points into the
-	// Parser's memory: valid until the Parser's next call.
+	// body or the Parser's memory: valid while the body is and until the
+	// Parser's next call.
 	Text []byte
 
 	Model string // the model that answered ("modelVersion" for Gemini)

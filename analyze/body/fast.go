@@ -71,6 +71,17 @@ func (p *Parser) unquoted(b []byte, s span) []byte {
 	return p.fast.tmp
 }
 
+// unescaped returns the string content raw unescaped: raw itself when it
+// holds no escape (most prompts), else a copy in p.prompt, which the
+// other scratch strings (tmp, name, args) leave alone until the next call.
+func (p *Parser) unescaped(raw []byte) []byte {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return raw
+	}
+	p.prompt = appendUnescaped(p.prompt[:0], raw)
+	return p.prompt
+}
+
 // isString reports whether the value at s in b is the string want.
 func (p *Parser) isString(b []byte, s span, want string) bool {
 	return s.kind(b) == '"' && string(p.unquoted(b, s)) == want
@@ -414,14 +425,13 @@ func (p *Parser) readContent(b []byte, i int, toolType string, msg *chatMsg) (in
 }
 
 // fastContentText is contentText for a message read by readMessage: the
-// text of a string content, or of the text parts of a content array joined
-// with "\n", in p.prompt. toolOutput reports an array with no text part and
+// text of a string content (the body's own bytes when it holds no escape),
+// or of the text parts of a content array joined with "\n", in p.prompt. toolOutput reports an array with no text part and
 // at least one part of the tool type.
 func (p *Parser) fastContentText(b []byte, msg *chatMsg) (text []byte, toolOutput bool) {
 	switch msg.content.kind(b) {
 	case '"':
-		p.prompt = appendUnescaped(p.prompt[:0], msg.content.str(b))
-		return p.prompt, false
+		return p.unescaped(msg.content.str(b)), false
 	case '[':
 	default:
 		return nil, false
@@ -525,10 +535,17 @@ func (p *Parser) fastResponse(b []byte) (r Response, ok bool) {
 	}
 
 	r.API = APIOpenAIChat
+	var whole []byte // the text, when it is one string without escapes and nothing more
 	switch {
 	case c.message:
 		switch c.msg.content.kind(b) {
 		case '"':
+			s := c.msg.content.str(b)
+			if len(s) > 0 && c.msg.refusal.kind(b) != '"' && c.msg.calls[0] == c.msg.calls[1] &&
+				bytes.IndexByte(s, '\\') < 0 {
+				whole = s // the body's own bytes: no copy
+				break
+			}
 			p.text.add(p.unquoted(b, c.msg.content))
 		case '[':
 			for _, s := range p.fast.parts[c.msg.parts[0]:c.msg.parts[1]] {
@@ -548,6 +565,9 @@ func (p *Parser) fastResponse(b []byte) (r Response, ok bool) {
 	}
 	u.set(&r)
 	r.Text = p.output()
+	if whole != nil {
+		r.Text = whole
+	}
 	return r, true
 }
 

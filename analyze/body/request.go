@@ -11,7 +11,7 @@ import (
 
 // ParseRequest extracts the prompt, tool-call signature, model and stream
 // flag of a provider request body (a JSON document). The Prompt slice is valid
-// until p's next call. The error says what is wrong with the body; callers
+// while raw is (it may point into it) and until p's next call. The error says what is wrong with the body; callers
 // prefix the record position.
 func (p *Parser) ParseRequest(raw []byte) (Request, error) {
 	if !p.treeOnly {

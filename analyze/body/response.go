@@ -10,8 +10,8 @@ import (
 // ParseResponse extracts the canonical response text, model and token usage
 // of a provider response body: a JSON document, a whole text/event-stream,
 // or a JSON array of stream chunks. A streamed body gives exactly the Text,
-// model and usage of the equivalent non-streamed body. Text is valid until
-// p's next call. An empty body or an error body gives an empty Response and
+// model and usage of the equivalent non-streamed body. Text is valid while
+// raw is (it may point into it) and until p's next call. An empty body or an error body gives an empty Response and
 // no error. The error says what is wrong with the body; callers prefix the
 // record position.
 func (p *Parser) ParseResponse(raw []byte) (Response, error) {

@@ -249,10 +249,10 @@ masked:
 	TZCNTQ AX, AX          // (a BSF where there is no TZCNT: AX != 0)
 	LEAQ   -1(AX), R10
 	CMPQ   R10, $15
-	JAE    bytes           // no word, or too long: see the bytes
+	JAE    winnum          // no word, or too long: see the bytes
 	LEAQ   (CX)(AX*1), R10
 	BTQ    R10, R14
-	JCC    bytes           // not followed by white space
+	JCC    winnum          // not followed by white space
 	MOVQ   0(SP)(CX*1), R10 // y0 and y1, lowercased with the window
 	MOVQ   R10, R13
 	MOVQ   8(SP)(CX*1), R11
@@ -287,6 +287,7 @@ refill:
 	ORQ  R11, R14
 	NOTQ R8
 	BTSQ $63, R8          // (see fast)
+	MOVQ $0, dig-96(SP)   // (see winnum)
 	MOVQ BX, CX
 	SUBQ R15, CX
 	JMP  inwin
@@ -303,6 +304,8 @@ window512:
 	VPSUBB       Z2, Z0, Z2
 	VPBROADCASTB bytes<>+1(SB), Z3
 	VPCMPUB      $1, Z3, Z2, K2  // below 10: a digit
+	KMOVQ        K2, AX
+	MOVQ         AX, dig-96(SP)              // (see winnum)
 	KANDNQ       K1, K2, K1
 	VPBROADCASTB bytes<>+2(SB), Z2
 	VPSUBB       Z2, Z0, Z2
@@ -357,8 +360,63 @@ fast:
 	JMP    loop
 
 fastout:
-	// Not a plain word: the bytes decide.
+	// Not a plain word: a number word, or the bytes decide.
 	LEAQ (R15)(CX*1), BX
+
+winnum:
+	// The word at p (BX, o in CX) is no plain word: if it is a number
+	// word, it is read from the masks of an AVX-512 window, which keeps
+	// those of its digits in dig (an SSE window keeps none: 0), rather
+	// than from its bytes. Its token is the word bytes and digits from p,
+	// 1-15 of them, followed by white space; its digits d are one run
+	// (from pre) maybe followed by a dot and another, up to e; the
+	// bytes after e are no digits. Anything else goes to the bytes.
+	// (TZCNT, SHRX and BZHI: every processor with AVX-512 has them.)
+	MOVQ   dig-96(SP), R11
+	TESTQ  R11, R11
+	JZ     bytes
+	BTQ    CX, R14
+	JCS    bytes              // white space: skipped there
+	ANDNQ  R8, R11, AX        // neither word bytes nor digits
+	SHRXQ  CX, AX, AX
+	TZCNTQ AX, AX             // the token's length
+	LEAQ   -1(AX), R10
+	CMPQ   R10, $15
+	JAE    bytes
+	LEAQ   (CX)(AX*1), R10
+	BTQ    R10, R14
+	JCC    bytes              // not followed by white space
+	SHRXQ  CX, R11, R11
+	BZHIQ  AX, R11, R11       // d
+	TESTQ  R11, R11
+	JZ     bytes
+	TZCNTQ R11, R13           // pre
+	SHRXQ  R13, R11, R10
+	NOTQ   R10
+	TZCNTQ R10, R10
+	ADDQ   R13, R10           // e: the end of the first run
+	LEAQ   1(R10), SI
+	BTQ    SI, R11
+	JCC    nofrac             // no digit after it
+	LEAQ   (CX)(R10*1), SI
+	CMPB   (SP)(SI*1), $0x2e  // '.'
+	JNE    nofrac
+	LEAQ   1(R10), SI         // a fraction: the second run, up to e
+	SHRXQ  SI, R11, R10
+	NOTQ   R10
+	TZCNTQ R10, R10
+	ADDQ   SI, R10
+
+nofrac:
+	LEAQ   ·class(SB), SI
+	SHRXQ  R10, R11, R11
+	TESTQ  R11, R11
+	JNZ    bytes              // more digits: the bytes decide (no number word)
+	// num512 with R13 the prefix's length, R10 the suffix's start, CX its
+	// end, X0 the word's bytes lowercased (the window's, from o).
+	MOVOU  (SP)(CX*1), X0
+	MOVQ   AX, CX
+	JMP    num512
 
 bytes:
 	// The word at p from its 16 bytes, as before the window: more white
@@ -815,8 +873,9 @@ end:
 
 // The ways tallyAVX512 lists hot features: none, when no bucket is full
 // (VHOTN); by comparing each feature's bucket with those of up to four or
-// eight full buckets, in Z0-Z3 or Z0-Z7 (VHOTC, VHOTC8); or by gathering
-// each feature's count (VHOTG).
+// eight full buckets, in Z0-Z3 or Z0-Z7 (VHOTC, VHOTC8); by looking each
+// feature's bucket up in a bitmap of the full ones, where there are at
+// most 2048 buckets (VHOTB); or by gathering each feature's count (VHOTG).
 // Each lists the features of v (lanes in k) whose bucket in cnt holds more
 // than tfCap: it compresses them to hot[nh] (DI, BX); Z28, Z29, K5, K6
 // and AX are clobbered.
@@ -858,6 +917,25 @@ end:
 	VPGATHERQD  (R8)(Z28*2), K5, Y29; \
 	VPSLLD      $16, Y29, Y29; \
 	VPCMPUD     $5, Y23, Y29, K6; \
+	HOTOUT(v, k)
+
+// VHOTB looks each bucket up in the bitmap of full buckets in Z0-Z3 (bit
+// b of the 2048, lanes 0-7 of Z0 first): the bitmap's qword b>>6 is
+// permuted from Z0:Z1 or Z2:Z3 (Z6: 16 in each lane, selects which), then
+// rotated right by b (mod 64) so that bit b is bit 0 (Z7: 1 in each
+// lane). Z4 and Z5 are clobbered too.
+#define VHOTB(v, k) \
+	VPSRLQ    $3, v, Z28; \
+	VPANDQ    Z22, Z28, Z28; \
+	VPSRLQ    $6, Z28, Z29; \
+	VMOVDQA64 Z0, Z4; \
+	VPERMT2Q  Z1, Z29, Z4; \
+	VMOVDQA64 Z2, Z5; \
+	VPERMT2Q  Z3, Z29, Z5; \
+	VPTESTMQ  Z6, Z29, K5; \
+	VMOVDQA64 Z5, K5, Z4; \
+	VPRORVQ   Z28, Z4, Z4; \
+	VPTESTMQ  Z7, Z4, K6; \
 	HOTOUT(v, k)
 
 #define HOTOUT(v, k) \
@@ -949,9 +1027,9 @@ step: \
 // and hot must have room for 8 past the last feature it lists.
 // Registers: SI, DX the features and their end (ws, then gs: R13 says gs
 // is left), R8 cnt, DI hot, BX nh, R14 full buckets; Z0-Z3 up to four of
-// them; Z10-Z19 the planes 0-9 of each lane (Z20, Z21: planes 10 and 11
+// them, or the bitmap bm of them all (see VHOTB); Z10-Z19 the planes 0-9 of each lane (Z20, Z21: planes 10 and 11
 // when folding), Z22 the mask, Z23 5<<16, Z24-Z27 the step's features.
-TEXT ·tallyAVX512(SB), NOSPLIT, $64-120
+TEXT ·tallyAVX512(SB), NOSPLIT, $320-120
 	MOVQ         cnt_base+56(FP), R8
 	VPBROADCASTQ mask+80(FP), Z22
 	MOVL         $0x50000, AX
@@ -970,6 +1048,14 @@ TEXT ·tallyAVX512(SB), NOSPLIT, $64-120
 	MOVQ         AX, hb-16(SP)
 	MOVQ         AX, hb-8(SP)
 	LEAQ         hb-64(SP), R10
+	// And all of them in the bitmap bm (VHOTB), where there are at most
+	// 2048 buckets; with more, full sets bits of bucket numbers modulo
+	// 2048, unused.
+	VPXORQ       Z6, Z6, Z6
+	VMOVDQU64    Z6, bm-320(SP)
+	VMOVDQU64    Z6, bm-256(SP)
+	VMOVDQU64    Z6, bm-192(SP)
+	VMOVDQU64    Z6, bm-128(SP)
 	MOVL         $4, AX
 	VPBROADCASTW AX, Z5
 	MOVQ         cnt_len+64(FP), CX
@@ -995,6 +1081,12 @@ full:
 	JAE    2(PC)
 	MOVQ   R11, (R10)(R14*8)
 	INCQ   R14
+	MOVQ   R11, R12
+	SHRQ   $6, R12
+	ANDQ   $31, R12
+	MOVL   $1, R13
+	SHLXQ  R11, R13, R13
+	ORQ    R13, bm-320(SP)(R12*8)
 	BLSRL  AX, AX
 	JNZ    full
 	JMP    scannext
@@ -1032,7 +1124,17 @@ dispatch:
 	JBE   stepc
 	CMPQ  R14, $8
 	JBE   stepc8
-	JMP   stepg
+	CMPQ  cnt_len+64(FP), $2048
+	JA    stepg
+	VMOVDQU64    bm-320(SP), Z0
+	VMOVDQU64    bm-256(SP), Z1
+	VMOVDQU64    bm-192(SP), Z2
+	VMOVDQU64    bm-128(SP), Z3
+	MOVL         $16, AX
+	VPBROADCASTQ AX, Z6
+	MOVL         $1, AX
+	VPBROADCASTQ AX, Z7
+	JMP          stepb
 
 arrays:
 	// ws done: gs next.
@@ -1047,6 +1149,7 @@ arrays:
 	STEPS(stepn, VHOTN)
 	STEPS(stepc, VHOTC)
 	STEPS(stepc8, VHOTC8)
+	STEPS(stepb, VHOTB)
 	STEPS(stepg, VHOTG)
 
 fold:

@@ -232,7 +232,7 @@ func TestTallyAVX512(t *testing.T) {
 	for n := range 71 {
 		sizes = append(sizes, n)
 	}
-	for _, buckets := range []int{64, 1024} {
+	for _, buckets := range []int{64, 1024, 2048, 4096} {
 		mask := uint64(buckets - 1)
 		for _, n := range sizes {
 			for _, dense := range []bool{false, true} {

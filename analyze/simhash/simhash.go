@@ -228,14 +228,17 @@ func (h *hasher) tail(src []byte, p int) int {
 	if h.n+16 > len(h.ws) {
 		return p // no room for 16 more words: the scanner does it
 	}
-	var pad [32]byte
+	pad := spaces32
 	k := copy(pad[:], src[p:])
-	for i := k; i < len(pad); i++ {
-		pad[i] = ' '
-	}
 	var end int
 	end, h.n = plainWordsFast(pad[:], 0, h.ws, h.n)
 	return p + min(end, k)
+}
+
+// spaces32 is what tail pads a text's last bytes with.
+var spaces32 = [32]byte{
+	' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
+	' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
 }
 
 // plainWords hashes the plain words of src from p, the start of a word,

@@ -30,6 +30,21 @@ func ValidUTF8(b []byte) bool {
 // that is not escaped.
 func StringEnd(b []byte) int {
 	if Enabled {
+		// A short string (a role, a name, an id) ends in its first 16
+		// bytes: found there without a call into the 64-byte loop, whose
+		// set-up costs more than such a string. Where the first quote or
+		// backslash is a backslash, the loop starts over.
+		if len(b) >= 16 {
+			if m := QuoteOrBackslash(binary.LittleEndian.Uint64(b)); m != 0 {
+				if k := bits.TrailingZeros64(m) >> 3; b[k] == '"' {
+					return k
+				}
+			} else if m := QuoteOrBackslash(binary.LittleEndian.Uint64(b[8:])); m != 0 {
+				if k := 8 + bits.TrailingZeros64(m)>>3; b[k] == '"' {
+					return k
+				}
+			}
+		}
 		return stringEndAVX512(b)
 	}
 	return stringEnd(b)

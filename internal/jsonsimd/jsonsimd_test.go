@@ -40,6 +40,9 @@ func checkStringEnd(t *testing.T, b []byte) {
 			t.Fatalf("stringEndAVX512(%q) = %d; want %d", b, got, want)
 		}
 	}
+	if got := StringEnd(b); got != want {
+		t.Fatalf("StringEnd(%q) = %d; want %d", b, got, want)
+	}
 }
 
 // TestStringEnd runs StringEnd's two paths on strings of quotes,
