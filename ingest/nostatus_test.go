@@ -94,3 +94,21 @@ func TestDecimalValue(t *testing.T) {
 		check(string(b))
 	}
 }
+
+// FuzzDecimalValue: whatever the bytes, decimalValue either declines or
+// returns ParseFloat's value, bit for bit.
+func FuzzDecimalValue(f *testing.F) {
+	for _, s := range []string{"0", "-0", "0.0001", "200", "1.005", "999999999999999", "9999999999999999", "1e3", ".5", "5.", "-", "", "1.2.3", "00.10", "0.000000000000001"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := decimalValue([]byte(s))
+		if !ok {
+			return
+		}
+		want, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("decimalValue(%q) = %v, ParseFloat %v, %v", s, got, want, err)
+		}
+	})
+}
