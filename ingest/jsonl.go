@@ -421,7 +421,7 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 	}
 	rec.NoStatus = m.status == nil || isNull(m.status)
 	if !rec.NoStatus {
-		f, err := numberValue(m.status)
+		f, err := numberOf(m.status)
 		if err != nil || f != math.Trunc(f) || f < 0 || f > 999 {
 			return r.bad(`"status": not an HTTP status: %s`, describe(m.status))
 		}
@@ -452,7 +452,7 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 		rec.Agent = rec.Tenant
 	}
 	if m.latencyMS != nil && !isNull(m.latencyMS) {
-		f, err := numberValue(m.latencyMS)
+		f, err := numberOf(m.latencyMS)
 		if err != nil || f < 0 {
 			return r.bad(`"latency_ms": not a duration in milliseconds: %s`, describe(m.latencyMS))
 		}
@@ -467,7 +467,7 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 			if t.raw == nil || isNull(t.raw) {
 				continue
 			}
-			f, err := numberValue(t.raw)
+			f, err := numberOf(t.raw)
 			if err != nil || f < 0 || f != math.Trunc(f) {
 				return r.bad(`"%s": not a token count: %s`, t.name, describe(t.raw))
 			}
@@ -475,7 +475,7 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 		}
 	}
 	if m.costUSD != nil && !isNull(m.costUSD) {
-		f, err := numberValue(m.costUSD)
+		f, err := numberOf(m.costUSD)
 		if err != nil || f < 0 || math.IsInf(f, 0) {
 			return r.bad(`"cost_usd": not a cost: %s`, describe(m.costUSD))
 		}
@@ -492,6 +492,56 @@ func (r *JSONLReader) captureRecord(m *members) *Record {
 	}
 	return rec
 }
+
+// numberOf is numberValue with a fast path for a plain decimal (see
+// decimalValue), as a capture's numbers nearly always are: a record's
+// status, latency, tokens and cost are read for every request.
+func numberOf(raw []byte) (float64, error) {
+	if f, ok := decimalValue(raw); ok {
+		return f, nil
+	}
+	return numberValue(raw)
+}
+
+// decimalValue reads a plain decimal ([-]digits[.digits], at most 15
+// digits) as strconv.ParseFloat does, without its general parse: the
+// digits make an integer below 2^53 and the scale is a power of ten up to
+// 10^15, both exact in a float64, so their quotient is the correctly
+// rounded value ParseFloat returns (its own exact fast path). Anything
+// else (an exponent, a numeric string, more digits): ok is false.
+func decimalValue(raw []byte) (f float64, ok bool) {
+	neg := len(raw) > 0 && raw[0] == '-'
+	if neg {
+		raw = raw[1:]
+	}
+	var m uint64
+	digits, frac, dot := 0, 0, false
+	for _, c := range raw {
+		switch {
+		case c >= '0' && c <= '9':
+			m = 10*m + uint64(c-'0')
+			digits++
+			if dot {
+				frac++
+			}
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || digits > 15 || dot && frac == 0 {
+		return 0, false
+	}
+	f = float64(m) / exactPow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
+// exactPow10 are the powers of ten a float64 holds exactly, up to 10^15.
+var exactPow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
 // knownEvents are the values of a control record's "event".
 const knownEvents = "activate, deactivate, config, kill_switch, breaker_open, breaker_close, freeze, unfreeze"
@@ -530,7 +580,7 @@ func timeValue(raw []byte) (t time.Time, err error) {
 	if isNull(raw) {
 		return t, errors.New("is null")
 	}
-	f, err := numberValue(raw)
+	f, err := numberOf(raw)
 	if err != nil {
 		return t, fmt.Errorf("not a time: %s", describe(raw))
 	}
@@ -642,12 +692,12 @@ func (r *JSONLReader) completionLog(m *members) *Record {
 		}
 	}
 	if m.latencySec != nil && !isNull(m.latencySec) {
-		if f, err := numberValue(m.latencySec); err == nil && f >= 0 {
+		if f, err := numberOf(m.latencySec); err == nil && f >= 0 {
 			rec.LatencyMS, rec.HasLatency = int64(math.Round(f*1000)), true
 		}
 	}
 	if m.cost != nil && !isNull(m.cost) {
-		if f, err := numberValue(m.cost); err == nil && f >= 0 {
+		if f, err := numberOf(m.cost); err == nil && f >= 0 {
 			rec.CostUSD, rec.HasCost = f, true
 		}
 	}

@@ -8,6 +8,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/killswitch/killswitch/analyze"
@@ -50,8 +51,22 @@ func AppendDecision(b []byte, d *analyze.Decision) []byte {
 	return append(b, '}')
 }
 
-// AppendScore formats a score with one decimal (scores are multiples of 0.5).
-func AppendScore(b []byte, s float64) []byte { return strconv.AppendFloat(b, s, 'f', 1, 64) }
+// AppendScore formats a score with one decimal. Scores are nearly always
+// multiples of 0.5 (the weights of SPEC §1.5): those are written as an
+// integer and ".0" or ".5", what strconv.AppendFloat writes for them, at a
+// fraction of its cost (a decision record is written for every request);
+// any other score, and -0, through AppendFloat.
+func AppendScore(b []byte, s float64) []byte {
+	if h := 2 * s; h >= 0 && h < 1<<53 && h == math.Trunc(h) && !math.Signbit(s) {
+		n := int64(h)
+		b = strconv.AppendInt(b, n>>1, 10)
+		if n&1 == 0 {
+			return append(b, ".0"...)
+		}
+		return append(b, ".5"...)
+	}
+	return strconv.AppendFloat(b, s, 'f', 1, 64)
+}
 
 // Hash formats a 64-bit hash as 16 lower-case hex digits.
 func Hash(h uint64) string {
