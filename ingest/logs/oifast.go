@@ -67,12 +67,15 @@ type oiFastScalar struct {
 	unit   time.Duration
 	asTime bool
 	text   bool // a text member of oiText, read as a string
+	// checked: every value of the column was read and checked by an
+	// earlier reading of the file (the first pass's column decoder):
+	// not checked again, nor read in a row that is not decoded.
+	checked bool
 	// seen are the last texts read (a kind, a name, a model, a trace id
 	// recur), as strings and boxed: not copied again.
 	seen  [oiFastSeen]string
 	boxed [oiFastSeen]any
 	next  int // the slot the next new text takes
-	lastT any // the last time read, boxed
 }
 
 // oiFastSeen is how many recent texts a column keeps.
@@ -239,6 +242,16 @@ func (f *oiFast) use(l pq.LeafInfo) *pq.LeafCursor {
 
 func (f *oiFast) close() { f.ls.Close() }
 
+// trust marks the scalar columns keep accepts as checked: an earlier
+// reading of the file read all their values, through the decoder, alike.
+func (f *oiFast) trust(keep func(string) bool) {
+	for i := range f.scal {
+		if keep(f.scal[i].col) {
+			f.scal[i].checked = true
+		}
+	}
+}
+
 // next reads the next row into f's span (overwritten by the next call, as
 // oiColumns.span's); false at the end, on an error (f.err) or at a row
 // the decoder does not read (f.weird). The pages of the row before are
@@ -290,8 +303,23 @@ func (f *oiFast) row(decode bool) bool {
 	s := &f.s
 	var fields oiFields
 	var text oiText
+	// start_time and end_time when read as times.
+	var start, end time.Time
+	var hasStart, hasEnd bool
 	for i := range f.scal {
 		sc := &f.scal[i]
+		if sc.asTime && sc.kind == pq.LeafTimestamp {
+			t, set, ok := f.timeField(sc, decode, &fields)
+			if !ok {
+				return false
+			}
+			if sc.col == "start_time" {
+				start, hasStart = t, set
+			} else {
+				end, hasEnd = t, set
+			}
+			continue
+		}
 		if sc.text {
 			t, ok := f.textField(sc, decode)
 			if !ok {
@@ -327,8 +355,48 @@ func (f *oiFast) row(decode bool) bool {
 	}
 	if decode {
 		text.finish(s, fields.status, fields.start, fields.end)
+		if hasStart {
+			s.start = start
+		}
+		if hasEnd {
+			s.end = end
+		}
 	}
 	return true
+}
+
+// timeField reads the row's value of start_time or end_time (a
+// timestamp column) as scalar reads it, without boxing: set when it is
+// a time spanTime takes as it is (years 0 to 9999); a time outside those
+// years is put into fields as the text scalar gives.
+func (f *oiFast) timeField(sc *oiFastScalar, decode bool, fields *oiFields) (tm time.Time, set, ok bool) {
+	rep, _, has, err := sc.cur.Next()
+	if err != nil || rep != 0 {
+		return time.Time{}, false, false
+	}
+	if !has || !decode && sc.checked {
+		return time.Time{}, false, true
+	}
+	x, ok := sc.cur.Int64()
+	if !ok || !decode {
+		return time.Time{}, false, ok
+	}
+	if tm = tickTime(x, sc.unit); tm.Year() >= 0 && tm.Year() <= 9999 {
+		return tm, true, true
+	}
+	fields.put(&f.s, sc.col, tm.Format(time.RFC3339Nano))
+	return time.Time{}, false, true
+}
+
+// tickTime is the time x ticks of unit after the Unix epoch, in UTC.
+func tickTime(x int64, unit time.Duration) time.Time {
+	switch unit {
+	case time.Millisecond:
+		return time.UnixMilli(x).UTC()
+	case time.Microsecond:
+		return time.UnixMicro(x).UTC()
+	}
+	return time.Unix(0, x).UTC()
 }
 
 // set sets the member named col.
@@ -358,11 +426,11 @@ func (f *oiFast) textField(sc *oiFastScalar, decode bool) (string, bool) {
 	if err != nil || rep != 0 {
 		return "", false
 	}
-	if !has {
+	if !has || !decode && sc.checked {
 		return "", true
 	}
 	b, ok := sc.cur.Bytes()
-	if !ok || !f.valid(b) {
+	if !ok || !sc.checked && !f.valid(b) {
 		return "", false
 	}
 	if !decode {
@@ -382,13 +450,13 @@ func (f *oiFast) scalar(sc *oiFastScalar, decode bool) (any, bool) {
 	if err != nil || rep != 0 {
 		return nil, false
 	}
-	if !has {
+	if !has || !decode && sc.checked {
 		return nil, true
 	}
 	switch sc.kind {
 	case pq.LeafText:
 		b, ok := sc.cur.Bytes()
-		if !ok || !f.valid(b) {
+		if !ok || !sc.checked && !f.valid(b) {
 			return nil, false
 		}
 		if !decode {
@@ -406,22 +474,8 @@ func (f *oiFast) scalar(sc *oiFastScalar, decode bool) (any, bool) {
 		if !ok || !decode {
 			return nil, ok
 		}
-		var tm time.Time
-		switch sc.unit {
-		case time.Millisecond:
-			tm = time.UnixMilli(x).UTC()
-		case time.Microsecond:
-			tm = time.UnixMicro(x).UTC()
-		default:
-			tm = time.Unix(0, x).UTC()
-		}
-		if sc.asTime && tm.Year() >= 0 && tm.Year() <= 9999 {
-			if last, ok := sc.lastT.(time.Time); !ok || last != tm {
-				sc.lastT = tm
-			}
-			return sc.lastT, true
-		}
-		return tm.Format(time.RFC3339Nano), true
+		// start_time and end_time are read by timeField.
+		return tickTime(x, sc.unit).Format(time.RFC3339Nano), true
 	case pq.LeafInt64:
 		x, ok := sc.cur.Int64()
 		if !ok || !decode {

@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/pqtest"
@@ -167,5 +171,53 @@ func TestOIWindows(t *testing.T) {
 	}
 	if mixed < 2 {
 		t.Errorf("%d tables out of order, want 2 or more", mixed)
+	}
+}
+
+// timeRow is a span row whose times are millisecond timestamps, so that
+// they can hold years a time.Time reads back alike (0 to 9999) and years
+// outside them (read as RFC 3339 text, which spanTime then refuses or
+// reads as it reads text).
+type timeRow struct {
+	Name     string    `parquet:"name"`
+	SpanKind string    `parquet:"span_kind"`
+	ParentID *string   `parquet:"parent_id,optional"`
+	Start    time.Time `parquet:"start_time,timestamp(millisecond)"`
+	End      time.Time `parquet:"end_time,timestamp(millisecond)"`
+	SpanID   string    `parquet:"context.span_id"`
+	TraceID  string    `parquet:"context.trace_id"`
+	Input    *string   `parquet:"attributes.input.value,optional"`
+}
+
+// TestOIFastTimes reads start and end times at the edges of what the
+// column decoder reads as times (year 0 and 9999 and the zero time, which
+// is no start time; years past 9999 and before 0, which are text) as the
+// reference reads them, rows in time order and not.
+func TestOIFastTimes(t *testing.T) {
+	at := []time.Time{time.Date(2026, 1, 2, 9, 0, 0, 0, time.UTC), {}, time.Date(0, 3, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-1, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 2, 9, 0, 1, 0, time.UTC)}
+	for _, order := range []string{"as listed", "reversed"} {
+		var rows []timeRow
+		for i, start := range at {
+			q := fmt.Sprintf(`{"messages":[{"role":"user","content":"q%d"}]}`, i)
+			root := timeRow{Name: "agent", SpanKind: "AGENT", Start: start, End: start, SpanID: fmt.Sprintf("a%d", i), TraceID: fmt.Sprintf("t%d", i)}
+			call := timeRow{Name: "llm", SpanKind: "LLM", ParentID: &root.SpanID, Start: start, End: at[(i+3)%len(at)],
+				SpanID: fmt.Sprintf("c%d", i), TraceID: root.TraceID, Input: &q}
+			rows = append(rows, root, call)
+		}
+		if order == "reversed" {
+			slices.Reverse(rows)
+		}
+		var b bytes.Buffer
+		if err := parquet.Write(&b, rows); err != nil {
+			t.Fatal(err)
+		}
+		if f := openOIFast(bytes.NewReader(b.Bytes()), int64(b.Len()), "t.parquet", keepFull); f == nil {
+			t.Fatalf("%s: the column decoder does not read the table", order)
+		} else {
+			f.close()
+		}
+		sameParquetRecords(t, b.Bytes())
 	}
 }

@@ -136,6 +136,10 @@ type OIParquetReader struct {
 	sorted bool
 	win    *oiWindow
 	closed bool
+	// lightChecked: the first pass read the light columns through the
+	// column decoder, every row: the full view's decoder does not check
+	// them again (oiFast.trust).
+	lightChecked bool
 }
 
 // NewOIParquetReader opens the Parquet file held by r (size bytes) and
@@ -197,8 +201,8 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 	} else {
 		pr.plan = pl
 	}
-	pr.ra, pr.size = r, size
-	if pr.fast = openOIFast(r, size, name, keepFull); pr.fast != nil {
+	pr.ra, pr.size, pr.lightChecked = r, size, planned
+	if pr.fast = pr.openFull(); pr.fast != nil {
 		return pr, nil
 	}
 	if pr.rows, pr.cols, err = oiOpenValues(r, size, name, keepFull); err != nil {
@@ -226,9 +230,7 @@ func oiPlanRuns(src oiSource, rows int) (pl spanPlan, ok bool) {
 			}
 			last = s.start
 		}
-		if !rp.add(s) {
-			return spanPlan{}, false
-		}
+		rp.add(s)
 	}
 	if err, weird := src.stopped(); err != nil || weird {
 		return spanPlan{}, true
@@ -721,6 +723,16 @@ func (pr *OIParquetReader) Scan() bool {
 	}
 }
 
+// openFull opens the full view's column decoder; nil when it does not
+// read the table.
+func (pr *OIParquetReader) openFull() *oiFast {
+	f := openOIFast(pr.ra, pr.size, pr.name, keepFull)
+	if f != nil && pr.lightChecked {
+		f.trust(keepLight)
+	}
+	return f
+}
+
 // pass reads the table for the next window of ranks; false when it ended
 // in an error.
 func (pr *OIParquetReader) pass() bool {
@@ -731,7 +743,7 @@ func (pr *OIParquetReader) pass() bool {
 	if w.passes > 0 {
 		pr.closeViews()
 		pr.read = 0
-		if pr.fast = openOIFast(pr.ra, pr.size, pr.name, keepFull); pr.fast != nil {
+		if pr.fast = pr.openFull(); pr.fast != nil {
 			pr.fast.trusted = true
 		} else if pr.rows, pr.cols, pr.err = oiOpenValues(pr.ra, pr.size, pr.name, keepFull); pr.err != nil {
 			return false

@@ -439,6 +439,13 @@ func valueAt[T any](vals []T, k int) (T, bool) {
 // RowEnd checks that the next slot starts a row (repetition level 0) or
 // that the chunk has ended, as Rows checks after each row.
 func (c *LeafCursor) RowEnd() error {
+	if c.i < c.n {
+		// The next slot is in the page (Peek's answer without its call).
+		if c.level() != 0 {
+			return fmt.Errorf("column %q: %w", c.path, errStructure)
+		}
+		return nil
+	}
 	rep, _, ok, err := c.Peek()
 	if err != nil {
 		return err
