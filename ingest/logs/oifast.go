@@ -2,6 +2,7 @@ package logs
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"io"
 	"slices"
@@ -75,26 +76,46 @@ type oiFastScalar struct {
 	// recur), as strings and boxed: not copied again.
 	seen  [oiFastSeen]string
 	boxed [oiFastSeen]any
-	next  int // the slot the next new text takes
+	keys  [oiFastSeen]uint64 // textKey of seen
+	key   uint64             // the key of the text recent looked for last
+	next  int                // the slot the next new text takes
 }
 
 // oiFastSeen is how many recent texts a column keeps.
 const oiFastSeen = 8
 
 // recent returns the slot of a recent text equal to b; -1 when none is.
+// A text's key (textKey) is compared first: ids that share a length and
+// a prefix are told apart without comparing their bytes.
 func (sc *oiFastScalar) recent(b []byte) int {
+	k := textKey(b)
+	sc.key = k
 	for i := range sc.seen {
-		if len(sc.seen[i]) == len(b) && sc.seen[i] == string(b) && (len(b) > 0 || sc.boxed[i] != nil) {
+		if sc.keys[i] == k && sc.seen[i] == string(b) && (len(b) > 0 || sc.boxed[i] != nil) {
 			return i
 		}
 	}
 	return -1
 }
 
-// keep remembers a new text t, boxed as v.
+// keep remembers a new text t, boxed as v: the text recent did not find.
 func (sc *oiFastScalar) keep(t string, v any) {
-	sc.seen[sc.next], sc.boxed[sc.next] = t, v
+	sc.seen[sc.next], sc.boxed[sc.next], sc.keys[sc.next] = t, v, sc.key
 	sc.next = (sc.next + 1) % oiFastSeen
+}
+
+// textKey is a summary of text b that texts equal to it share: its
+// length and last 8 bytes.
+func textKey(b []byte) uint64 {
+	n := len(b)
+	if n >= 8 {
+		return binary.LittleEndian.Uint64(b[n-8:]) ^ uint64(n)
+	}
+	var k uint64
+	for _, c := range b {
+		k = k<<8 | uint64(c)
+	}
+	return k ^ uint64(n)<<56
 }
 
 // oiFastList is a message list (or, with tools set, llm.tools) in
@@ -717,7 +738,11 @@ func (f *oiFast) stopped() (error, bool) { return f.err, f.weird }
 // that are text (no tool calls). Elsewhere request and response return
 // false and oiBuild writes the bodies.
 type oiBodies struct {
-	buf []byte
+	// buf and rbuf hold the request and the response written last; the
+	// bodies returned are views of them (valid until the next record is
+	// built, as ingest.Reader allows) unless own is set: copies then.
+	buf, rbuf []byte
+	own       bool
 	// the invocation parameters last seen: their text, and their members
 	// as the request writes them (keys sorted, values written), model
 	// included, messages and tools left out; ok is false when they are no
@@ -786,7 +811,16 @@ func (b *oiBodies) request(model string, msgs []message, params any) []byte {
 	}
 	w = append(w, '}')
 	b.buf = w
-	return bytes.Clone(w)
+	return b.body(w)
+}
+
+// body returns the body written in w: w itself (no room to append), or
+// a copy when b owns none.
+func (b *oiBodies) body(w []byte) []byte {
+	if b.own {
+		return bytes.Clone(w)
+	}
+	return w[:len(w):len(w)]
 }
 
 // messages writes msgs as a JSON list ([] for none).
@@ -855,7 +889,7 @@ func (b *oiBodies) response(rec *ingest.Record, out []message) bool {
 		rec.Response = nil
 		return true
 	}
-	w := append(b.buf[:0], `{"object":"chat.completion"`...)
+	w := append(b.rbuf[:0], `{"object":"chat.completion"`...)
 	if rec.Model != "" {
 		w = appendJSONString(append(w, `,"model":`...), rec.Model)
 	}
@@ -876,7 +910,7 @@ func (b *oiBodies) response(rec *ingest.Record, out []message) bool {
 	}
 	w = append(w, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
 	w = append(appendJSONString(w, text), "}}]}"...)
-	b.buf = w
-	rec.Response = bytes.Clone(w)
+	b.rbuf = w
+	rec.Response = b.body(w)
 	return true
 }

@@ -202,6 +202,9 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 		pr.plan = pl
 	}
 	pr.ra, pr.size, pr.lightChecked = r, size, planned
+	// Records of a table out of start-time order are held for a window:
+	// their bodies are their own.
+	pr.bodies.own = !pr.sorted
 	if pr.fast = pr.openFull(); pr.fast != nil {
 		return pr, nil
 	}

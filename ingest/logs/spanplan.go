@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"slices"
 	"time"
+	"unsafe"
 )
 
 // The first pass over a streamed span array (see docstream.go), over the
@@ -278,25 +279,46 @@ type interner struct {
 	idx  map[string]int32
 	strs []string
 	last int32 // the index add returned last
+	// same are the indexes of the strings added last, by the place of
+	// their bytes (see add).
+	same [internSame]int32
 }
+
+// internSame is how many strings interner.add finds by the place of
+// their bytes.
+const internSame = 8
 
 func (in *interner) add(s string) int32 {
 	if len(in.strs) > 0 && in.strs[in.last] == s {
 		return in.last // the string added last, again (a name, a kind, a session)
 	}
+	// A string whose bytes are those of a string added (a reader hands
+	// out the same string for a value that recurs: a span kind, a name, a
+	// session) is that string: no hashing. The strings are held by strs,
+	// so their bytes are neither freed nor reused.
+	h := (uintptr(unsafe.Pointer(unsafe.StringData(s))) >> 4) % internSame
+	if j := in.same[h]; int(j) < len(in.strs) && unsafe.StringData(in.strs[j]) == unsafe.StringData(s) && len(in.strs[j]) == len(s) {
+		in.last = j
+		return j
+	}
 	i, ok := in.idx[s]
-	if ok {
-		in.last = i
-		return i
+	if !ok {
+		if in.idx == nil {
+			in.idx = map[string]int32{}
+		}
+		i = int32(len(in.strs))
+		in.idx[s] = i
+		in.strs = append(in.strs, s)
 	}
-	if in.idx == nil {
-		in.idx = map[string]int32{}
-	}
-	i = int32(len(in.strs))
-	in.idx[s] = i
-	in.strs = append(in.strs, s)
+	in.same[h] = i
 	in.last = i
 	return i
+}
+
+// reset forgets every string.
+func (in *interner) reset() {
+	clear(in.idx)
+	in.strs, in.last, in.same = in.strs[:0], 0, [internSame]int32{}
 }
 
 // runPlanner makes the plan of a span table a run of rows at a time (a
@@ -393,8 +415,7 @@ func (rp *runPlanner) flush() {
 	}
 	clear(t.byID)
 	t.spans, t.vals, t.starts = t.spans[:0], t.vals[:0], t.starts[:0]
-	clear(t.strs.idx)
-	t.strs.strs, t.strs.last = t.strs.strs[:0], 0
+	t.strs.reset()
 	t.strs.add("")
 }
 
