@@ -50,6 +50,7 @@ type oiFast struct {
 	lists []*oiFastList
 	all   []*pq.LeafCursor
 	texts []string // the row's message contents, pointed to by its messages
+	chunk []byte   // texts handed out (str), append only
 	s     tspan
 	num   []byte
 	// trusted: the table's rows were all read (checked) once; rows read
@@ -317,8 +318,12 @@ func (f *oiFast) row(decode bool) bool {
 	if attrs == nil {
 		attrs = obj{}
 	}
-	clear(attrs)
-	clear(lists)
+	if len(attrs) > 0 {
+		clear(attrs)
+	}
+	if len(lists) > 0 {
+		clear(lists)
+	}
 	f.s = tspan{pos: ingest.Pos{File: f.name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: attrs, lists: lists}
 	f.texts = f.texts[:0]
 	s := &f.s
@@ -370,7 +375,7 @@ func (f *oiFast) row(decode bool) bool {
 		}
 	}
 	for _, c := range f.all {
-		if c.RowEnd() != nil {
+		if !c.NextStartsRow() && c.RowEnd() != nil {
 			return false
 		}
 	}
@@ -391,7 +396,12 @@ func (f *oiFast) row(decode bool) bool {
 // a time spanTime takes as it is (years 0 to 9999); a time outside those
 // years is put into fields as the text scalar gives.
 func (f *oiFast) timeField(sc *oiFastScalar, decode bool, fields *oiFields) (tm time.Time, set, ok bool) {
-	rep, _, has, err := sc.cur.Next()
+	rep, _, null := sc.cur.NextNull() // inlined: the common null
+	var has bool
+	var err error
+	if !null {
+		rep, _, has, err = sc.cur.Next()
+	}
 	if err != nil || rep != 0 {
 		return time.Time{}, false, false
 	}
@@ -443,7 +453,12 @@ func (t *oiText) set(col, v string) {
 // textField reads the row's value of a text column as a string ("" for
 // null, as str reads a null member).
 func (f *oiFast) textField(sc *oiFastScalar, decode bool) (string, bool) {
-	rep, _, has, err := sc.cur.Next()
+	rep, _, null := sc.cur.NextNull() // inlined: the common null
+	var has bool
+	var err error
+	if !null {
+		rep, _, has, err = sc.cur.Next()
+	}
 	if err != nil || rep != 0 {
 		return "", false
 	}
@@ -460,14 +475,37 @@ func (f *oiFast) textField(sc *oiFastScalar, decode bool) (string, bool) {
 	if i := sc.recent(b); i >= 0 {
 		return sc.seen[i], true
 	}
-	t := string(b)
+	t := f.str(b)
 	sc.keep(t, nil)
 	return t, true
 }
 
+// oiTextChunk is the size of the chunks oiFast.str carves texts from.
+const oiTextChunk = 8 << 10
+
+// str returns text b as a string carved from f's current chunk of texts,
+// whose bytes are never written again: the ids and names of a row cost
+// no allocation each (a chunk is freed once none of its texts is held).
+func (f *oiFast) str(b []byte) string {
+	if len(b) == 0 || len(b) > oiTextChunk/16 {
+		return string(b)
+	}
+	if cap(f.chunk)-len(f.chunk) < len(b) {
+		f.chunk = make([]byte, 0, oiTextChunk)
+	}
+	n := len(f.chunk)
+	f.chunk = append(f.chunk, b...)
+	return unsafe.String(&f.chunk[n], len(b))
+}
+
 // scalar reads the row's value of a top-level column as leafValue does.
 func (f *oiFast) scalar(sc *oiFastScalar, decode bool) (any, bool) {
-	rep, _, has, err := sc.cur.Next()
+	rep, _, null := sc.cur.NextNull() // inlined: the common null
+	var has bool
+	var err error
+	if !null {
+		rep, _, has, err = sc.cur.Next()
+	}
 	if err != nil || rep != 0 {
 		return nil, false
 	}
@@ -486,7 +524,7 @@ func (f *oiFast) scalar(sc *oiFastScalar, decode bool) (any, bool) {
 		if i := sc.recent(b); i >= 0 && sc.boxed[i] != nil {
 			return sc.boxed[i], true
 		}
-		t := string(b)
+		t := f.str(b)
 		var v any = t
 		sc.keep(t, v)
 		return v, true
@@ -540,7 +578,12 @@ func (f *oiFast) list(l *oiFastList, decode bool) (any, bool) {
 		var role, content, id []byte
 		var hasContent, hasID, present bool
 		for _, fd := range l.fields {
-			r, d, has, err := fd.cur.Next()
+			r, d, null := fd.cur.NextNull() // inlined: the common null
+			var has bool
+			var err error
+			if !null {
+				r, d, has, err = fd.cur.Next()
+			}
 			if err != nil || r != rep || min(d, l.d2) != min(def, l.d2) {
 				return nil, false
 			}
@@ -649,7 +692,12 @@ func (f *oiFast) calls(l *oiFastList, rep, def uint8, decode bool) (calls []tool
 		var id, name, args []byte
 		var hasID, hasName, hasArgs bool
 		for _, fd := range l.calls {
-			cr, cd, has, err := fd.cur.Next()
+			cr, cd, null := fd.cur.NextNull() // inlined: the common null
+			var has bool
+			var err error
+			if !null {
+				cr, cd, has, err = fd.cur.Next()
+			}
 			if err != nil || cr != r || min(cd, l.c2) != min(d, l.c2) {
 				return nil, false, false
 			}

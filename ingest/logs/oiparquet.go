@@ -128,7 +128,8 @@ type OIParquetReader struct {
 	bodies   oiBodies
 	buildRec func(*tspan, *ingest.Record)
 	plan     spanPlan
-	read     int // rows the second pass has read
+	anc      planAncestors // the ancestry of the row build builds
+	read     int           // rows the second pass has read
 	rec      *ingest.Record
 	err      error
 	// sorted is whether the rows are in start-time order; when not, the
@@ -891,7 +892,8 @@ func (pr *OIParquetReader) build(i int, full *tspan) bool {
 	if pr.buildRec == nil {
 		pr.buildRec = pr.bodies.build
 	}
-	pr.rec = spanRecords([]*tspan{full}, pr.plan.ancestors(i), pr.opt, pr.buildRec)[0].rec
+	pr.anc = planAncestors{pl: &pr.plan, i: i}
+	pr.rec = spanRecord(full, &pr.anc, pr.opt, pr.buildRec)
 	return true
 }
 

@@ -251,8 +251,8 @@ func zeroed[T any](s []T, n int) []T {
 
 // ancestors answers span i's lookups up its tree (see ancestry): the
 // span's own attributes first, then the values the plan holds.
-func (pl *spanPlan) ancestors(i int) planAncestors {
-	return planAncestors{pl: pl, i: i}
+func (pl *spanPlan) ancestors(i int) *planAncestors {
+	return &planAncestors{pl: pl, i: i}
 }
 
 type planAncestors struct {
@@ -260,7 +260,7 @@ type planAncestors struct {
 	i  int
 }
 
-func (a planAncestors) inherited(s *tspan, attr string) string {
+func (a *planAncestors) inherited(s *tspan, attr string) string {
 	if v := str(s.attrs[attr]); v != "" {
 		return v
 	}
@@ -270,7 +270,7 @@ func (a planAncestors) inherited(s *tspan, attr string) string {
 	return ""
 }
 
-func (a planAncestors) agent(s *tspan) (agent, from string) {
+func (a *planAncestors) agent(s *tspan) (agent, from string) {
 	return pickAgent(a, s, a.pl.strs[a.pl.root[a.i]])
 }
 

@@ -488,6 +488,26 @@ func valueAt[T any](vals []T, k int) (T, bool) {
 	return vals[k], true
 }
 
+// NextNull consumes the next slot when it is in the current page and
+// null (below the maximum definition level), and returns its levels; ok
+// is false, and nothing consumed, otherwise (Next then). Small enough to
+// be inlined: most slots of a sparse table are null.
+func (c *LeafCursor) NextNull() (rep, def uint8, ok bool) {
+	i := c.i
+	if i < len(c.reps) && i < len(c.defs) && c.defs[i] < c.maxDef {
+		c.i = i + 1
+		return c.reps[i], c.defs[i], true
+	}
+	return 0, 0, false
+}
+
+// NextStartsRow reports whether the next slot is in the current page and
+// starts a row: RowEnd's answer without a call, where it is that simple.
+func (c *LeafCursor) NextStartsRow() bool {
+	i := c.i
+	return i < len(c.reps) && c.reps[i] == 0
+}
+
 // RowEnd checks that the next slot starts a row (repetition level 0) or
 // that the chunk has ended, as Rows checks after each row.
 func (c *LeafCursor) RowEnd() error {
