@@ -221,3 +221,53 @@ func TestOIFastTimes(t *testing.T) {
 		sameParquetRecords(t, b.Bytes())
 	}
 }
+
+// TestOIFastChecksFullColumns holds the second reading to checking every
+// column the first did not read: a model name that is not UTF-8 on a row
+// the plan decides (an AGENT span, a wrapper) and on a call is a bad row
+// at its place, as the reference says, though the light columns are not
+// checked again (tiny pages and row groups, and one page a column).
+func TestOIFastChecksFullColumns(t *testing.T) {
+	bad := "gpt\xff"
+	for _, paged := range [][2]int{{128, 40}, {0, 0}} {
+		var rows []pageRow
+		for i := range 12 {
+			trace := fmt.Sprintf("%032x", i+1)
+			id := func(k int) string { return fmt.Sprintf("%016x", 3*i+k) }
+			at := pagedStart.Add(time.Duration(i) * time.Second)
+			content := fmt.Sprintf("question %d", i)
+			root := pageRow{Name: "agent.run", SpanKind: "AGENT", Start: at, SpanID: id(1), TraceID: trace}
+			outer := pageRow{Name: "llm", SpanKind: "LLM", ParentID: &root.SpanID, Start: at, SpanID: id(2), TraceID: trace}
+			inner := pageRow{Name: "ChatCompletion", SpanKind: "LLM", ParentID: &outer.SpanID, Start: at, SpanID: id(3), TraceID: trace,
+				Input: []msgElem{{Content: &content}}}
+			switch i % 4 {
+			case 1:
+				root.Model = &bad
+			case 2:
+				outer.Model = &bad
+			case 3:
+				inner.Model = &bad
+			}
+			rows = append(rows, root, outer, inner)
+		}
+		data := writePageRows(t, rows, paged[0], paged[1])
+		pr, err := NewOIParquetReader(bytes.NewReader(data), int64(len(data)), "t.parquet", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !pr.lightChecked {
+			t.Errorf("pages %v: the first reading did not go through the column decoder", paged)
+		}
+		badRows := 0
+		for pr.Scan() {
+			if pr.Record().Err != nil {
+				badRows++
+			}
+		}
+		pr.Close()
+		if badRows != 9 {
+			t.Errorf("pages %v: %d bad rows, want 9 (every row whose model is not UTF-8)", paged, badRows)
+		}
+		sameParquetRecords(t, data)
+	}
+}

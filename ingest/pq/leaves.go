@@ -320,8 +320,18 @@ func (c *LeafCursor) load(p parquet.Page) error {
 	c.n, c.i, c.v = int(p.NumValues()), 0, 0
 	c.reps, c.defs = p.RepetitionLevels(), p.DefinitionLevels()
 	c.data, c.offs, c.i64, c.f64, c.idx = nil, nil, nil, nil, nil
+	if err := c.values(p); err != nil {
+		c.n, c.reps, c.defs = 0, nil, nil
+		return err
+	}
 	// A column that does not repeat (is not optional) may have no levels
-	// of that kind: all 0 (all the maximum, 0).
+	// of that kind: all 0 (all the maximum, 0). Their number is bounded by
+	// what the page holds: its definition levels, else (a required
+	// column, a value a slot) its values.
+	if c.info.MaxDef == 0 && c.n > c.nval {
+		c.n, c.reps, c.defs = 0, nil, nil
+		return fmt.Errorf("column %q: %w (%d slots, %d values)", c.path, ErrLeafStructure, p.NumValues(), c.nval)
+	}
 	if c.reps == nil && c.info.MaxRep == 0 {
 		c.reps = c.noLevels()
 	}
@@ -332,6 +342,11 @@ func (c *LeafCursor) load(p parquet.Page) error {
 		c.n, c.reps, c.defs = 0, nil, nil
 		return fmt.Errorf("column %q: %w (levels of a page)", c.path, ErrLeafStructure)
 	}
+	return nil
+}
+
+// values sets the value views of page p.
+func (c *LeafCursor) values(p parquet.Page) error {
 	if c.info.Kind == LeafNull {
 		c.nval = 0
 		return nil
