@@ -254,6 +254,7 @@ func oiRowsHint(numRows, size int64) int { return int(min(max(numRows, 0), size/
 func oiPlanTree(src oiSource, numRows, size int64) (pl spanPlan, sorted bool) {
 	t := newLightTree(keyAttrs(oiAgentKeys))
 	t.undecided = true
+	t.strs.own = true // the plan keeps them
 	// The rows the file claims, as a hint bounded by its size.
 	t.grow(oiRowsHint(numRows, size))
 	sorted = true

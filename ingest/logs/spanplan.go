@@ -3,6 +3,7 @@ package logs
 import (
 	"hash/maphash"
 	"slices"
+	"strings"
 	"time"
 	"unsafe"
 )
@@ -282,6 +283,10 @@ type interner struct {
 	// same are the indexes of the strings added last, by the place of
 	// their bytes (see add).
 	same [internSame]int32
+	// own: a new string is copied, so that a plan kept to the end does
+	// not keep alive whatever the string's bytes lie in (the column
+	// decoder's chunks of texts).
+	own bool
 }
 
 // internSame is how many strings interner.add finds by the place of
@@ -307,6 +312,9 @@ func (in *interner) add(s string) int32 {
 			in.idx = map[string]int32{}
 		}
 		i = int32(len(in.strs))
+		if in.own {
+			s = strings.Clone(s)
+		}
 		in.idx[s] = i
 		in.strs = append(in.strs, s)
 	}
@@ -354,6 +362,7 @@ type runPlanner struct {
 func newRunPlanner(keys []string, undecided bool, rows int) *runPlanner {
 	rp := &runPlanner{run: newLightTree(keys), seed: maphash.MakeSeed(), ids: make([]uint64, 0, rows), ok: true}
 	rp.run.reuse = true
+	rp.strs.own = true
 	rp.plan.flags = make([]uint8, 0, rows)
 	rp.plan.skip = make([]int32, 0, rows)
 	rp.plan.root = make([]int32, 0, rows)
