@@ -104,6 +104,7 @@ func plainRecords(r ingest.Reader) ([]ingest.Record, string) {
 		if rec.Err != nil {
 			rec.Err = fmt.Errorf("%s", rec.Err.Error())
 		}
+		rec.CopyInto(nil) // the bodies may be the reader's until the next Scan
 		recs = append(recs, rec)
 	}
 	return recs, fmt.Sprint(r.Err())

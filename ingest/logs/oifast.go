@@ -2,6 +2,7 @@ package logs
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"io"
 	"slices"
@@ -49,6 +50,7 @@ type oiFast struct {
 	lists []*oiFastList
 	all   []*pq.LeafCursor
 	texts []string // the row's message contents, pointed to by its messages
+	chunk []byte   // texts handed out (str), append only
 	s     tspan
 	num   []byte
 	// trusted: the table's rows were all read (checked) once; rows read
@@ -67,31 +69,54 @@ type oiFastScalar struct {
 	unit   time.Duration
 	asTime bool
 	text   bool // a text member of oiText, read as a string
+	// checked: every value of the column was read and checked by an
+	// earlier reading of the file (the first pass's column decoder):
+	// not checked again, nor read in a row that is not decoded.
+	checked bool
 	// seen are the last texts read (a kind, a name, a model, a trace id
 	// recur), as strings and boxed: not copied again.
 	seen  [oiFastSeen]string
 	boxed [oiFastSeen]any
-	next  int // the slot the next new text takes
-	lastT any // the last time read, boxed
+	keys  [oiFastSeen]uint64 // textKey of seen
+	key   uint64             // the key of the text recent looked for last
+	next  int                // the slot the next new text takes
 }
 
 // oiFastSeen is how many recent texts a column keeps.
 const oiFastSeen = 8
 
 // recent returns the slot of a recent text equal to b; -1 when none is.
+// A text's key (textKey) is compared first: ids that share a length and
+// a prefix are told apart without comparing their bytes.
 func (sc *oiFastScalar) recent(b []byte) int {
+	k := textKey(b)
+	sc.key = k
 	for i := range sc.seen {
-		if len(sc.seen[i]) == len(b) && sc.seen[i] == string(b) && (len(b) > 0 || sc.boxed[i] != nil) {
+		if sc.keys[i] == k && sc.seen[i] == string(b) && (len(b) > 0 || sc.boxed[i] != nil) {
 			return i
 		}
 	}
 	return -1
 }
 
-// keep remembers a new text t, boxed as v.
+// keep remembers a new text t, boxed as v: the text recent did not find.
 func (sc *oiFastScalar) keep(t string, v any) {
-	sc.seen[sc.next], sc.boxed[sc.next] = t, v
+	sc.seen[sc.next], sc.boxed[sc.next], sc.keys[sc.next] = t, v, sc.key
 	sc.next = (sc.next + 1) % oiFastSeen
+}
+
+// textKey is a summary of text b that texts equal to it share: its
+// length and last 8 bytes.
+func textKey(b []byte) uint64 {
+	n := len(b)
+	if n >= 8 {
+		return binary.LittleEndian.Uint64(b[n-8:]) ^ uint64(n)
+	}
+	var k uint64
+	for _, c := range b {
+		k = k<<8 | uint64(c)
+	}
+	return k ^ uint64(n)<<56
 }
 
 // oiFastList is a message list (or, with tools set, llm.tools) in
@@ -239,6 +264,16 @@ func (f *oiFast) use(l pq.LeafInfo) *pq.LeafCursor {
 
 func (f *oiFast) close() { f.ls.Close() }
 
+// trust marks the scalar columns keep accepts as checked: an earlier
+// reading of the file read all their values, through the decoder, alike.
+func (f *oiFast) trust(keep func(string) bool) {
+	for i := range f.scal {
+		if keep(f.scal[i].col) {
+			f.scal[i].checked = true
+		}
+	}
+}
+
 // next reads the next row into f's span (overwritten by the next call, as
 // oiColumns.span's); false at the end, on an error (f.err) or at a row
 // the decoder does not read (f.weird). The pages of the row before are
@@ -283,15 +318,34 @@ func (f *oiFast) row(decode bool) bool {
 	if attrs == nil {
 		attrs = obj{}
 	}
-	clear(attrs)
-	clear(lists)
+	if len(attrs) > 0 {
+		clear(attrs)
+	}
+	if len(lists) > 0 {
+		clear(lists)
+	}
 	f.s = tspan{pos: ingest.Pos{File: f.name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: attrs, lists: lists}
 	f.texts = f.texts[:0]
 	s := &f.s
 	var fields oiFields
 	var text oiText
+	// start_time and end_time when read as times.
+	var start, end time.Time
+	var hasStart, hasEnd bool
 	for i := range f.scal {
 		sc := &f.scal[i]
+		if sc.asTime && sc.kind == pq.LeafTimestamp {
+			t, set, ok := f.timeField(sc, decode, &fields)
+			if !ok {
+				return false
+			}
+			if sc.col == "start_time" {
+				start, hasStart = t, set
+			} else {
+				end, hasEnd = t, set
+			}
+			continue
+		}
 		if sc.text {
 			t, ok := f.textField(sc, decode)
 			if !ok {
@@ -321,14 +375,59 @@ func (f *oiFast) row(decode bool) bool {
 		}
 	}
 	for _, c := range f.all {
-		if c.RowEnd() != nil {
+		if !c.NextStartsRow() && c.RowEnd() != nil {
 			return false
 		}
 	}
 	if decode {
 		text.finish(s, fields.status, fields.start, fields.end)
+		if hasStart {
+			s.start = start
+		}
+		if hasEnd {
+			s.end = end
+		}
 	}
 	return true
+}
+
+// timeField reads the row's value of start_time or end_time (a
+// timestamp column) as scalar reads it, without boxing: set when it is
+// a time spanTime takes as it is (years 0 to 9999); a time outside those
+// years is put into fields as the text scalar gives.
+func (f *oiFast) timeField(sc *oiFastScalar, decode bool, fields *oiFields) (tm time.Time, set, ok bool) {
+	rep, _, null := sc.cur.NextNull() // inlined: the common null
+	var has bool
+	var err error
+	if !null {
+		rep, _, has, err = sc.cur.Next()
+	}
+	if err != nil || rep != 0 {
+		return time.Time{}, false, false
+	}
+	if !has || !decode && sc.checked {
+		return time.Time{}, false, true
+	}
+	x, ok := sc.cur.Int64()
+	if !ok || !decode {
+		return time.Time{}, false, ok
+	}
+	if tm = tickTime(x, sc.unit); tm.Year() >= 0 && tm.Year() <= 9999 {
+		return tm, true, true
+	}
+	fields.put(&f.s, sc.col, tm.Format(time.RFC3339Nano))
+	return time.Time{}, false, true
+}
+
+// tickTime is the time x ticks of unit after the Unix epoch, in UTC.
+func tickTime(x int64, unit time.Duration) time.Time {
+	switch unit {
+	case time.Millisecond:
+		return time.UnixMilli(x).UTC()
+	case time.Microsecond:
+		return time.UnixMicro(x).UTC()
+	}
+	return time.Unix(0, x).UTC()
 }
 
 // set sets the member named col.
@@ -354,15 +453,20 @@ func (t *oiText) set(col, v string) {
 // textField reads the row's value of a text column as a string ("" for
 // null, as str reads a null member).
 func (f *oiFast) textField(sc *oiFastScalar, decode bool) (string, bool) {
-	rep, _, has, err := sc.cur.Next()
+	rep, _, null := sc.cur.NextNull() // inlined: the common null
+	var has bool
+	var err error
+	if !null {
+		rep, _, has, err = sc.cur.Next()
+	}
 	if err != nil || rep != 0 {
 		return "", false
 	}
-	if !has {
+	if !has || !decode && sc.checked {
 		return "", true
 	}
 	b, ok := sc.cur.Bytes()
-	if !ok || !f.valid(b) {
+	if !ok || !sc.checked && !f.valid(b) {
 		return "", false
 	}
 	if !decode {
@@ -371,24 +475,47 @@ func (f *oiFast) textField(sc *oiFastScalar, decode bool) (string, bool) {
 	if i := sc.recent(b); i >= 0 {
 		return sc.seen[i], true
 	}
-	t := string(b)
+	t := f.str(b)
 	sc.keep(t, nil)
 	return t, true
 }
 
+// oiTextChunk is the size of the chunks oiFast.str carves texts from.
+const oiTextChunk = 8 << 10
+
+// str returns text b as a string carved from f's current chunk of texts,
+// whose bytes are never written again: the ids and names of a row cost
+// no allocation each (a chunk is freed once none of its texts is held).
+func (f *oiFast) str(b []byte) string {
+	if len(b) == 0 || len(b) > oiTextChunk/16 {
+		return string(b)
+	}
+	if cap(f.chunk)-len(f.chunk) < len(b) {
+		f.chunk = make([]byte, 0, oiTextChunk)
+	}
+	n := len(f.chunk)
+	f.chunk = append(f.chunk, b...)
+	return unsafe.String(&f.chunk[n], len(b))
+}
+
 // scalar reads the row's value of a top-level column as leafValue does.
 func (f *oiFast) scalar(sc *oiFastScalar, decode bool) (any, bool) {
-	rep, _, has, err := sc.cur.Next()
+	rep, _, null := sc.cur.NextNull() // inlined: the common null
+	var has bool
+	var err error
+	if !null {
+		rep, _, has, err = sc.cur.Next()
+	}
 	if err != nil || rep != 0 {
 		return nil, false
 	}
-	if !has {
+	if !has || !decode && sc.checked {
 		return nil, true
 	}
 	switch sc.kind {
 	case pq.LeafText:
 		b, ok := sc.cur.Bytes()
-		if !ok || !f.valid(b) {
+		if !ok || !sc.checked && !f.valid(b) {
 			return nil, false
 		}
 		if !decode {
@@ -397,7 +524,7 @@ func (f *oiFast) scalar(sc *oiFastScalar, decode bool) (any, bool) {
 		if i := sc.recent(b); i >= 0 && sc.boxed[i] != nil {
 			return sc.boxed[i], true
 		}
-		t := string(b)
+		t := f.str(b)
 		var v any = t
 		sc.keep(t, v)
 		return v, true
@@ -406,22 +533,8 @@ func (f *oiFast) scalar(sc *oiFastScalar, decode bool) (any, bool) {
 		if !ok || !decode {
 			return nil, ok
 		}
-		var tm time.Time
-		switch sc.unit {
-		case time.Millisecond:
-			tm = time.UnixMilli(x).UTC()
-		case time.Microsecond:
-			tm = time.UnixMicro(x).UTC()
-		default:
-			tm = time.Unix(0, x).UTC()
-		}
-		if sc.asTime && tm.Year() >= 0 && tm.Year() <= 9999 {
-			if last, ok := sc.lastT.(time.Time); !ok || last != tm {
-				sc.lastT = tm
-			}
-			return sc.lastT, true
-		}
-		return tm.Format(time.RFC3339Nano), true
+		// start_time and end_time are read by timeField.
+		return tickTime(x, sc.unit).Format(time.RFC3339Nano), true
 	case pq.LeafInt64:
 		x, ok := sc.cur.Int64()
 		if !ok || !decode {
@@ -465,7 +578,12 @@ func (f *oiFast) list(l *oiFastList, decode bool) (any, bool) {
 		var role, content, id []byte
 		var hasContent, hasID, present bool
 		for _, fd := range l.fields {
-			r, d, has, err := fd.cur.Next()
+			r, d, null := fd.cur.NextNull() // inlined: the common null
+			var has bool
+			var err error
+			if !null {
+				r, d, has, err = fd.cur.Next()
+			}
 			if err != nil || r != rep || min(d, l.d2) != min(def, l.d2) {
 				return nil, false
 			}
@@ -574,7 +692,12 @@ func (f *oiFast) calls(l *oiFastList, rep, def uint8, decode bool) (calls []tool
 		var id, name, args []byte
 		var hasID, hasName, hasArgs bool
 		for _, fd := range l.calls {
-			cr, cd, has, err := fd.cur.Next()
+			cr, cd, null := fd.cur.NextNull() // inlined: the common null
+			var has bool
+			var err error
+			if !null {
+				cr, cd, has, err = fd.cur.Next()
+			}
 			if err != nil || cr != r || min(cd, l.c2) != min(d, l.c2) {
 				return nil, false, false
 			}
@@ -663,7 +786,11 @@ func (f *oiFast) stopped() (error, bool) { return f.err, f.weird }
 // that are text (no tool calls). Elsewhere request and response return
 // false and oiBuild writes the bodies.
 type oiBodies struct {
-	buf []byte
+	// buf and rbuf hold the request and the response written last; the
+	// bodies returned are views of them (valid until the next record is
+	// built, as ingest.Reader allows) unless own is set: copies then.
+	buf, rbuf []byte
+	own       bool
 	// the invocation parameters last seen: their text, and their members
 	// as the request writes them (keys sorted, values written), model
 	// included, messages and tools left out; ok is false when they are no
@@ -732,7 +859,16 @@ func (b *oiBodies) request(model string, msgs []message, params any) []byte {
 	}
 	w = append(w, '}')
 	b.buf = w
-	return bytes.Clone(w)
+	return b.body(w)
+}
+
+// body returns the body written in w: w itself (no room to append), or
+// a copy when b owns none.
+func (b *oiBodies) body(w []byte) []byte {
+	if b.own {
+		return bytes.Clone(w)
+	}
+	return w[:len(w):len(w)]
 }
 
 // messages writes msgs as a JSON list ([] for none).
@@ -801,7 +937,7 @@ func (b *oiBodies) response(rec *ingest.Record, out []message) bool {
 		rec.Response = nil
 		return true
 	}
-	w := append(b.buf[:0], `{"object":"chat.completion"`...)
+	w := append(b.rbuf[:0], `{"object":"chat.completion"`...)
 	if rec.Model != "" {
 		w = appendJSONString(append(w, `,"model":`...), rec.Model)
 	}
@@ -822,7 +958,7 @@ func (b *oiBodies) response(rec *ingest.Record, out []message) bool {
 	}
 	w = append(w, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
 	w = append(appendJSONString(w, text), "}}]}"...)
-	b.buf = w
-	rec.Response = bytes.Clone(w)
+	b.rbuf = w
+	rec.Response = b.body(w)
 	return true
 }

@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/pqtest"
@@ -167,5 +171,103 @@ func TestOIWindows(t *testing.T) {
 	}
 	if mixed < 2 {
 		t.Errorf("%d tables out of order, want 2 or more", mixed)
+	}
+}
+
+// timeRow is a span row whose times are millisecond timestamps, so that
+// they can hold years a time.Time reads back alike (0 to 9999) and years
+// outside them (read as RFC 3339 text, which spanTime then refuses or
+// reads as it reads text).
+type timeRow struct {
+	Name     string    `parquet:"name"`
+	SpanKind string    `parquet:"span_kind"`
+	ParentID *string   `parquet:"parent_id,optional"`
+	Start    time.Time `parquet:"start_time,timestamp(millisecond)"`
+	End      time.Time `parquet:"end_time,timestamp(millisecond)"`
+	SpanID   string    `parquet:"context.span_id"`
+	TraceID  string    `parquet:"context.trace_id"`
+	Input    *string   `parquet:"attributes.input.value,optional"`
+}
+
+// TestOIFastTimes reads start and end times at the edges of what the
+// column decoder reads as times (year 0 and 9999 and the zero time, which
+// is no start time; years past 9999 and before 0, which are text) as the
+// reference reads them, rows in time order and not.
+func TestOIFastTimes(t *testing.T) {
+	at := []time.Time{time.Date(2026, 1, 2, 9, 0, 0, 0, time.UTC), {}, time.Date(0, 3, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-1, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 2, 9, 0, 1, 0, time.UTC)}
+	for _, order := range []string{"as listed", "reversed"} {
+		var rows []timeRow
+		for i, start := range at {
+			q := fmt.Sprintf(`{"messages":[{"role":"user","content":"q%d"}]}`, i)
+			root := timeRow{Name: "agent", SpanKind: "AGENT", Start: start, End: start, SpanID: fmt.Sprintf("a%d", i), TraceID: fmt.Sprintf("t%d", i)}
+			call := timeRow{Name: "llm", SpanKind: "LLM", ParentID: &root.SpanID, Start: start, End: at[(i+3)%len(at)],
+				SpanID: fmt.Sprintf("c%d", i), TraceID: root.TraceID, Input: &q}
+			rows = append(rows, root, call)
+		}
+		if order == "reversed" {
+			slices.Reverse(rows)
+		}
+		var b bytes.Buffer
+		if err := parquet.Write(&b, rows); err != nil {
+			t.Fatal(err)
+		}
+		if f := openOIFast(bytes.NewReader(b.Bytes()), int64(b.Len()), "t.parquet", keepFull); f == nil {
+			t.Fatalf("%s: the column decoder does not read the table", order)
+		} else {
+			f.close()
+		}
+		sameParquetRecords(t, b.Bytes())
+	}
+}
+
+// TestOIFastChecksFullColumns holds the second reading to checking every
+// column the first did not read: a model name that is not UTF-8 on a row
+// the plan decides (an AGENT span, a wrapper) and on a call is a bad row
+// at its place, as the reference says, though the light columns are not
+// checked again (tiny pages and row groups, and one page a column).
+func TestOIFastChecksFullColumns(t *testing.T) {
+	bad := "gpt\xff"
+	for _, paged := range [][2]int{{128, 40}, {0, 0}} {
+		var rows []pageRow
+		for i := range 12 {
+			trace := fmt.Sprintf("%032x", i+1)
+			id := func(k int) string { return fmt.Sprintf("%016x", 3*i+k) }
+			at := pagedStart.Add(time.Duration(i) * time.Second)
+			content := fmt.Sprintf("question %d", i)
+			root := pageRow{Name: "agent.run", SpanKind: "AGENT", Start: at, SpanID: id(1), TraceID: trace}
+			outer := pageRow{Name: "llm", SpanKind: "LLM", ParentID: &root.SpanID, Start: at, SpanID: id(2), TraceID: trace}
+			inner := pageRow{Name: "ChatCompletion", SpanKind: "LLM", ParentID: &outer.SpanID, Start: at, SpanID: id(3), TraceID: trace,
+				Input: []msgElem{{Content: &content}}}
+			switch i % 4 {
+			case 1:
+				root.Model = &bad
+			case 2:
+				outer.Model = &bad
+			case 3:
+				inner.Model = &bad
+			}
+			rows = append(rows, root, outer, inner)
+		}
+		data := writePageRows(t, rows, paged[0], paged[1])
+		pr, err := NewOIParquetReader(bytes.NewReader(data), int64(len(data)), "t.parquet", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !pr.lightChecked {
+			t.Errorf("pages %v: the first reading did not go through the column decoder", paged)
+		}
+		badRows := 0
+		for pr.Scan() {
+			if pr.Record().Err != nil {
+				badRows++
+			}
+		}
+		pr.Close()
+		if badRows != 9 {
+			t.Errorf("pages %v: %d bad rows, want 9 (every row whose model is not UTF-8)", paged, badRows)
+		}
+		sameParquetRecords(t, data)
 	}
 }

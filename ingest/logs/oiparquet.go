@@ -128,7 +128,8 @@ type OIParquetReader struct {
 	bodies   oiBodies
 	buildRec func(*tspan, *ingest.Record)
 	plan     spanPlan
-	read     int // rows the second pass has read
+	anc      planAncestors // the ancestry of the row build builds
+	read     int           // rows the second pass has read
 	rec      *ingest.Record
 	err      error
 	// sorted is whether the rows are in start-time order; when not, the
@@ -136,6 +137,10 @@ type OIParquetReader struct {
 	sorted bool
 	win    *oiWindow
 	closed bool
+	// lightChecked: the first pass read the light columns through the
+	// column decoder, every row: the full view's decoder does not check
+	// them again (oiFast.trust).
+	lightChecked bool
 }
 
 // NewOIParquetReader opens the Parquet file held by r (size bytes) and
@@ -197,8 +202,11 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 	} else {
 		pr.plan = pl
 	}
-	pr.ra, pr.size = r, size
-	if pr.fast = openOIFast(r, size, name, keepFull); pr.fast != nil {
+	pr.ra, pr.size, pr.lightChecked = r, size, planned
+	// Records of a table out of start-time order are held for a window:
+	// their bodies are their own.
+	pr.bodies.own = !pr.sorted
+	if pr.fast = pr.openFull(); pr.fast != nil {
 		return pr, nil
 	}
 	if pr.rows, pr.cols, err = oiOpenValues(r, size, name, keepFull); err != nil {
@@ -226,9 +234,7 @@ func oiPlanRuns(src oiSource, rows int) (pl spanPlan, ok bool) {
 			}
 			last = s.start
 		}
-		if !rp.add(s) {
-			return spanPlan{}, false
-		}
+		rp.add(s)
 	}
 	if err, weird := src.stopped(); err != nil || weird {
 		return spanPlan{}, true
@@ -248,6 +254,7 @@ func oiRowsHint(numRows, size int64) int { return int(min(max(numRows, 0), size/
 func oiPlanTree(src oiSource, numRows, size int64) (pl spanPlan, sorted bool) {
 	t := newLightTree(keyAttrs(oiAgentKeys))
 	t.undecided = true
+	t.strs.own = true // the plan keeps them
 	// The rows the file claims, as a hint bounded by its size.
 	t.grow(oiRowsHint(numRows, size))
 	sorted = true
@@ -721,6 +728,16 @@ func (pr *OIParquetReader) Scan() bool {
 	}
 }
 
+// openFull opens the full view's column decoder; nil when it does not
+// read the table.
+func (pr *OIParquetReader) openFull() *oiFast {
+	f := openOIFast(pr.ra, pr.size, pr.name, keepFull)
+	if f != nil && pr.lightChecked {
+		f.trust(keepLight)
+	}
+	return f
+}
+
 // pass reads the table for the next window of ranks; false when it ended
 // in an error.
 func (pr *OIParquetReader) pass() bool {
@@ -731,7 +748,7 @@ func (pr *OIParquetReader) pass() bool {
 	if w.passes > 0 {
 		pr.closeViews()
 		pr.read = 0
-		if pr.fast = openOIFast(pr.ra, pr.size, pr.name, keepFull); pr.fast != nil {
+		if pr.fast = pr.openFull(); pr.fast != nil {
 			pr.fast.trusted = true
 		} else if pr.rows, pr.cols, pr.err = oiOpenValues(pr.ra, pr.size, pr.name, keepFull); pr.err != nil {
 			return false
@@ -876,7 +893,8 @@ func (pr *OIParquetReader) build(i int, full *tspan) bool {
 	if pr.buildRec == nil {
 		pr.buildRec = pr.bodies.build
 	}
-	pr.rec = spanRecords([]*tspan{full}, pr.plan.ancestors(i), pr.opt, pr.buildRec)[0].rec
+	pr.anc = planAncestors{pl: &pr.plan, i: i}
+	pr.rec = spanRecord(full, &pr.anc, pr.opt, pr.buildRec)
 	return true
 }
 

@@ -50,11 +50,40 @@ func oiClassify(s *tspan, kind string) {
 	case kind == "":
 		s.skip = "span without " + oiKindAttr + " is not an LLM call"
 	case kind != "LLM":
-		s.skip = "OpenInference " + clip(kind, 24) + " span is not an LLM call"
+		s.skip = oiSkip(kind)
 	default:
 		s.call = true
 	}
 	s.agentKeys = oiAgentKeys
+}
+
+// oiSkip is the skip reason of a span of kind (not LLM, upper case): the
+// kinds of the specification written once, not for every span.
+func oiSkip(kind string) string {
+	const is = " span is not an LLM call"
+	switch kind {
+	case "CHAIN":
+		return "OpenInference CHAIN" + is
+	case "AGENT":
+		return "OpenInference AGENT" + is
+	case "TOOL":
+		return "OpenInference TOOL" + is
+	case "RETRIEVER":
+		return "OpenInference RETRIEVER" + is
+	case "EMBEDDING":
+		return "OpenInference EMBEDDING" + is
+	case "RERANKER":
+		return "OpenInference RERANKER" + is
+	case "GUARDRAIL":
+		return "OpenInference GUARDRAIL" + is
+	case "EVALUATOR":
+		return "OpenInference EVALUATOR" + is
+	case "PROMPT":
+		return "OpenInference PROMPT" + is
+	case "UNKNOWN":
+		return "OpenInference UNKNOWN" + is
+	}
+	return "OpenInference " + clip(kind, 24) + is
 }
 
 var oiAgentKeys = []agentKey{{"session.id", fromSession}, {"user.id", fromUser}}

@@ -3,7 +3,9 @@ package logs
 import (
 	"hash/maphash"
 	"slices"
+	"strings"
 	"time"
+	"unsafe"
 )
 
 // The first pass over a streamed span array (see docstream.go), over the
@@ -46,6 +48,12 @@ type lightTree struct {
 	// columns), so a span whose kind span_kind did not decide is resolved
 	// as if it were one.
 	undecided bool
+	// reuse: plan's result is read before the next plan (a run's tree:
+	// runPlanner), which then reuses its arrays and t's scratch.
+	reuse   bool
+	last    spanPlan
+	parents []int32
+	inner   map[int32]bool
 }
 
 // keyAttrs returns the attributes of keys, for newLightTree.
@@ -141,14 +149,22 @@ type spanPlan struct {
 // orders the spans as sortItems orders records.
 func (t *lightTree) plan(order bool) spanPlan {
 	// Each span's parent, looked up once; the index by id is dropped
-	// before the plan is made.
-	parents := make([]int32, len(t.spans))
-	for i := range parents {
-		parents[i] = t.parent(int32(i))
+	// before the plan is made (kept for the next run's tree when reused).
+	parents := t.parents[:0]
+	for i := range t.spans {
+		parents = append(parents, t.parent(int32(i)))
 	}
-	t.byID = nil
+	if t.reuse {
+		t.parents = parents
+	} else {
+		t.byID = nil
+	}
 	parent := func(i int32) int32 { return parents[i] }
 	var inner map[int32]bool // as in spanTree.markWrappers
+	if t.reuse {
+		clear(t.inner)
+		inner = t.inner
+	}
 	for i := range t.spans {
 		if t.spans[i].flags&(lightErr|lightCall) != lightCall {
 			continue
@@ -156,6 +172,9 @@ func (t *lightTree) plan(order bool) spanPlan {
 		if t.spans[i].flags&lightByName == 0 {
 			if inner == nil {
 				inner = map[int32]bool{}
+				if t.reuse {
+					t.inner = inner
+				}
 			}
 			inner[t.spans[i].trace] = true
 		}
@@ -173,8 +192,15 @@ func (t *lightTree) plan(order bool) spanPlan {
 		}
 	}
 	n, k := len(t.spans), len(t.keys)
-	pl := spanPlan{keys: t.keys, flags: make([]uint8, n), skip: make([]int32, n), inh: make([]int32, n*k),
-		root: make([]int32, n)}
+	var pl spanPlan
+	if t.reuse {
+		pl = spanPlan{keys: t.keys, flags: zeroed(t.last.flags, n), skip: zeroed(t.last.skip, n), inh: zeroed(t.last.inh, n*k),
+			root: zeroed(t.last.root, n)}
+		t.last = pl
+	} else {
+		pl = spanPlan{keys: t.keys, flags: make([]uint8, n), skip: make([]int32, n), inh: make([]int32, n*k),
+			root: make([]int32, n)}
+	}
 	for i := range t.spans {
 		s := &t.spans[i]
 		pl.flags[i], pl.skip[i] = s.flags, s.skip
@@ -213,10 +239,21 @@ func (t *lightTree) plan(order bool) spanPlan {
 	return pl
 }
 
+// zeroed returns s resized to n zero elements, reusing its array when it
+// holds them.
+func zeroed[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
 // ancestors answers span i's lookups up its tree (see ancestry): the
 // span's own attributes first, then the values the plan holds.
-func (pl *spanPlan) ancestors(i int) planAncestors {
-	return planAncestors{pl: pl, i: i}
+func (pl *spanPlan) ancestors(i int) *planAncestors {
+	return &planAncestors{pl: pl, i: i}
 }
 
 type planAncestors struct {
@@ -224,7 +261,7 @@ type planAncestors struct {
 	i  int
 }
 
-func (a planAncestors) inherited(s *tspan, attr string) string {
+func (a *planAncestors) inherited(s *tspan, attr string) string {
 	if v := str(s.attrs[attr]); v != "" {
 		return v
 	}
@@ -234,7 +271,7 @@ func (a planAncestors) inherited(s *tspan, attr string) string {
 	return ""
 }
 
-func (a planAncestors) agent(s *tspan) (agent, from string) {
+func (a *planAncestors) agent(s *tspan) (agent, from string) {
 	return pickAgent(a, s, a.pl.strs[a.pl.root[a.i]])
 }
 
@@ -243,25 +280,53 @@ type interner struct {
 	idx  map[string]int32
 	strs []string
 	last int32 // the index add returned last
+	// same are the indexes of the strings added last, by the place of
+	// their bytes (see add).
+	same [internSame]int32
+	// own: a new string is copied, so that a plan kept to the end does
+	// not keep alive whatever the string's bytes lie in (the column
+	// decoder's chunks of texts).
+	own bool
 }
+
+// internSame is how many strings interner.add finds by the place of
+// their bytes.
+const internSame = 8
 
 func (in *interner) add(s string) int32 {
 	if len(in.strs) > 0 && in.strs[in.last] == s {
 		return in.last // the string added last, again (a name, a kind, a session)
 	}
+	// A string whose bytes are those of a string added (a reader hands
+	// out the same string for a value that recurs: a span kind, a name, a
+	// session) is that string: no hashing. The strings are held by strs,
+	// so their bytes are neither freed nor reused.
+	h := (uintptr(unsafe.Pointer(unsafe.StringData(s))) >> 4) % internSame
+	if j := in.same[h]; int(j) < len(in.strs) && unsafe.StringData(in.strs[j]) == unsafe.StringData(s) && len(in.strs[j]) == len(s) {
+		in.last = j
+		return j
+	}
 	i, ok := in.idx[s]
-	if ok {
-		in.last = i
-		return i
+	if !ok {
+		if in.idx == nil {
+			in.idx = map[string]int32{}
+		}
+		i = int32(len(in.strs))
+		if in.own {
+			s = strings.Clone(s)
+		}
+		in.idx[s] = i
+		in.strs = append(in.strs, s)
 	}
-	if in.idx == nil {
-		in.idx = map[string]int32{}
-	}
-	i = int32(len(in.strs))
-	in.idx[s] = i
-	in.strs = append(in.strs, s)
+	in.same[h] = i
 	in.last = i
 	return i
+}
+
+// reset forgets every string.
+func (in *interner) reset() {
+	clear(in.idx)
+	in.strs, in.last, in.same = in.strs[:0], 0, [internSame]int32{}
 }
 
 // runPlanner makes the plan of a span table a run of rows at a time (a
@@ -277,22 +342,27 @@ func (in *interner) add(s string) int32 {
 // the planner may refuse a table it could have planned, never the other
 // way round. The caller then plans the whole tree (lightTree).
 type runPlanner struct {
-	run      *lightTree
-	trace    string           // the trace id of the run's spans
-	plan     spanPlan         // the rows of the runs planned so far
-	strs     interner         // plan.strs
-	remap    []int32          // per string of the run's plan: 1 + its index in strs, 0 when not yet added
-	seed     maphash.Seed     // for ids and dangling
-	ids      map[uint64]bool  // the hashes of the span ids of the runs planned
-	dangling []uint64         // the hashes of the parent ids no span of their run has
-	ok       bool             // no link across runs found so far
-	spare    map[string]int32 // the run's id index, kept for the next run
+	run   *lightTree
+	trace string       // the trace id of the run's spans
+	plan  spanPlan     // the rows of the runs planned so far
+	strs  interner     // plan.strs
+	remap []int32      // per string of the run's plan: 1 + its index in strs, 0 when not yet added
+	seed  maphash.Seed // for ids and dangling
+	// ids are the hashes of the span ids of the runs planned (each run's
+	// distinct ids once), dangling those of the parent ids no span of
+	// their run has: finish sorts ids and looks for a hash twice or a
+	// dangling one among them.
+	ids      []uint64
+	dangling []uint64
+	ok       bool // no link across runs found
 }
 
 // newRunPlanner returns a planner for about rows rows (a hint: the plan's
 // arrays and the id hashes are sized for them).
 func newRunPlanner(keys []string, undecided bool, rows int) *runPlanner {
-	rp := &runPlanner{run: newLightTree(keys), seed: maphash.MakeSeed(), ids: make(map[uint64]bool, rows), ok: true}
+	rp := &runPlanner{run: newLightTree(keys), seed: maphash.MakeSeed(), ids: make([]uint64, 0, rows), ok: true}
+	rp.run.reuse = true
+	rp.strs.own = true
 	rp.plan.flags = make([]uint8, 0, rows)
 	rp.plan.skip = make([]int32, 0, rows)
 	rp.plan.root = make([]int32, 0, rows)
@@ -303,9 +373,9 @@ func newRunPlanner(keys []string, undecided bool, rows int) *runPlanner {
 	return rp
 }
 
-// add adds the light view of the next row; false once the rows are known
-// not to plan alike run by run.
-func (rp *runPlanner) add(s *tspan) bool {
+// add adds the light view of the next row (finish says whether the rows
+// plan alike run by run).
+func (rp *runPlanner) add(s *tspan) {
 	if s.err == nil {
 		if s.traceID != rp.trace && len(rp.run.spans) > 0 {
 			rp.flush()
@@ -313,7 +383,6 @@ func (rp *runPlanner) add(s *tspan) bool {
 		rp.trace = s.traceID
 	}
 	rp.run.add(s)
-	return rp.ok
 }
 
 // flush plans the current run, appends its plan to the plan and starts
@@ -331,14 +400,9 @@ func (rp *runPlanner) flush() {
 			}
 		}
 		if s.spanID != "" && t.byID[s.spanID] == int32(i) { // the id's first span in the run
-			h := maphash.String(rp.seed, s.spanID)
-			if rp.ids[h] {
-				rp.ok = false
-			}
-			rp.ids[h] = true
+			rp.ids = append(rp.ids, maphash.String(rp.seed, s.spanID))
 		}
 	}
-	byID := t.byID
 	pl := t.plan(false)
 	rp.remap = slices.Grow(rp.remap[:0], len(pl.strs))[:len(pl.strs)]
 	clear(rp.remap)
@@ -358,11 +422,9 @@ func (rp *runPlanner) flush() {
 	for _, v := range pl.inh {
 		rp.plan.inh = append(rp.plan.inh, str(v))
 	}
-	clear(byID)
-	t.byID = byID
+	clear(t.byID)
 	t.spans, t.vals, t.starts = t.spans[:0], t.vals[:0], t.starts[:0]
-	clear(t.strs.idx)
-	t.strs.strs, t.strs.last = t.strs.strs[:0], 0
+	t.strs.reset()
 	t.strs.add("")
 }
 
@@ -373,8 +435,14 @@ func (rp *runPlanner) finish() (pl spanPlan, ok bool) {
 	if len(rp.run.spans) > 0 {
 		rp.flush()
 	}
+	slices.Sort(rp.ids)
+	for i := 1; i < len(rp.ids) && rp.ok; i++ {
+		if rp.ids[i] == rp.ids[i-1] {
+			rp.ok = false // an id in two runs
+		}
+	}
 	for _, h := range rp.dangling {
-		if rp.ids[h] {
+		if _, found := slices.BinarySearch(rp.ids, h); found {
 			rp.ok = false
 		}
 	}

@@ -186,33 +186,34 @@ func (t *spanTree) inherited(s *tspan, attr string) string {
 func spanRecords(spans []*tspan, t ancestry, opt Options, build func(s *tspan, rec *ingest.Record)) []item {
 	items := make([]item, 0, len(spans))
 	for _, s := range spans {
-		var it item
-		it.i, it.at = s.order, s.start
-		switch {
-		case s.err != nil:
-			it.rec = bad(s.pos, "%v", s.err)
-		case !s.call:
-			it.rec = skip(s.pos, s.skip)
-		case s.wrapped != "":
-			it.rec = skip(s.pos, s.wrapped)
-		case s.startErr != nil:
-			it.rec = bad(s.pos, "start time: %v", s.startErr)
-		default:
-			rec := &ingest.Record{Pos: s.pos, TS: s.start, Status: 200}
-			build(s, rec)
-			if opt.Agent != "" {
-				rec.Agent, rec.AgentFrom = opt.Agent, fromFlag
-			} else {
-				rec.Agent, rec.AgentFrom = t.agent(s)
-			}
-			if rec.Session == "" {
-				rec.Session = t.inherited(s, "session.id")
-			}
-			it.rec = rec
-		}
-		items = append(items, it)
+		items = append(items, item{i: s.order, at: s.start, rec: spanRecord(s, t, opt, build)})
 	}
 	return items
+}
+
+// spanRecord is the record spanRecords makes of one span.
+func spanRecord(s *tspan, t ancestry, opt Options, build func(s *tspan, rec *ingest.Record)) *ingest.Record {
+	switch {
+	case s.err != nil:
+		return bad(s.pos, "%v", s.err)
+	case !s.call:
+		return skip(s.pos, s.skip)
+	case s.wrapped != "":
+		return skip(s.pos, s.wrapped)
+	case s.startErr != nil:
+		return bad(s.pos, "start time: %v", s.startErr)
+	}
+	rec := &ingest.Record{Pos: s.pos, TS: s.start, Status: 200}
+	build(s, rec)
+	if opt.Agent != "" {
+		rec.Agent, rec.AgentFrom = opt.Agent, fromFlag
+	} else {
+		rec.Agent, rec.AgentFrom = t.agent(s)
+	}
+	if rec.Session == "" {
+		rec.Session = t.inherited(s, "session.id")
+	}
+	return rec
 }
 
 // latency sets rec's latency from the span's end, when it is not before

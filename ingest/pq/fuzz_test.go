@@ -204,17 +204,30 @@ func FuzzLeaves(f *testing.F) {
 		defer ls.Close()
 		var cs []*LeafCursor
 		var kinds []LeafKind
+		var maxDefs []uint8
 		for _, l := range ls.Schema() {
 			cs = append(cs, ls.Use(l))
 			kinds = append(kinds, l.Kind)
+			maxDefs = append(maxDefs, uint8(l.MaxDef))
 		}
 	rows:
 		for rows := 0; ls.Next() && rows < 10000; rows++ {
 			for i, c := range cs {
 				for first := true; ; first = false {
-					rep, _, more, err := c.Peek()
+					rep, def, more, err := c.Peek()
 					if err != nil || !more || !first && rep == 0 {
 						break
+					}
+					if (rows+i)%2 == 0 {
+						// NextNull takes the slot Peek loaded exactly when
+						// it is null, with Peek's levels.
+						r, d, null := c.NextNull()
+						if null != (def < maxDefs[i]) || null && (r != rep || d != def) {
+							t.Fatalf("column %d: NextNull %d %d %v after Peek %d %d", i, r, d, null, rep, def)
+						}
+						if null {
+							continue
+						}
 					}
 					if _, _, has, err := c.Next(); err != nil {
 						break rows
@@ -228,6 +241,9 @@ func FuzzLeaves(f *testing.F) {
 							c.Double()
 						}
 					}
+				}
+				if c.NextStartsRow() && c.RowEnd() != nil {
+					t.Fatalf("column %d: RowEnd fails where NextStartsRow holds", i)
 				}
 				c.RowEnd()
 			}

@@ -30,7 +30,7 @@ type Leaves struct {
 	groupWalk
 	name   string
 	err    error
-	cols   *[]*LeafCursor // apart from Leaves, for its cleanup
+	cols   *leafSet // apart from Leaves, for its cleanup
 	closed bool
 }
 
@@ -74,7 +74,7 @@ func OpenLeaves(r io.ReaderAt, size int64, name string) (ls *Leaves, err error) 
 	if err != nil {
 		return nil, err
 	}
-	ls = &Leaves{groupWalk: w, name: name, cols: new([]*LeafCursor)}
+	ls = &Leaves{groupWalk: w, name: name, cols: new(leafSet)}
 	// Leaves dropped before their end stop their pages' readers when
 	// collected.
 	runtime.AddCleanup(ls, closeLeafCursors, ls.cols)
@@ -130,8 +130,8 @@ func (ls *Leaves) NumRows() int64 { return ls.file.NumRows() }
 // Use returns a cursor reading the leaf l (one of Schema's), in the
 // order the caller will read the leaves of a row.
 func (ls *Leaves) Use(l LeafInfo) *LeafCursor {
-	c := &LeafCursor{info: l, path: pathOf(l.col), maxDef: uint8(l.MaxDef)}
-	*ls.cols = append(*ls.cols, c)
+	c := &LeafCursor{info: l, path: pathOf(l.col), maxDef: uint8(l.MaxDef), set: ls.cols}
+	ls.cols.cols = append(ls.cols.cols, c)
 	return c
 }
 
@@ -150,7 +150,7 @@ func (ls *Leaves) Next() (ok bool) {
 	}()
 	ok, err := ls.next(func(rg parquet.RowGroup, meta []format.ColumnChunk) error {
 		chunks := rg.ColumnChunks()
-		for _, c := range *ls.cols {
+		for _, c := range ls.cols.cols {
 			i := c.info.col.Index()
 			if err := checkChunk(ls.ra, ls.size, &meta[i], c.path); err != nil {
 				return err
@@ -179,8 +179,8 @@ func (ls *Leaves) Err() error { return ls.err }
 // Release releases the pages the cursors have moved past: the bytes they
 // returned before are no longer valid.
 func (ls *Leaves) Release() {
-	for _, c := range *ls.cols {
-		c.release()
+	if ls.cols.moved {
+		ls.cols.release()
 	}
 }
 
@@ -196,8 +196,22 @@ func (ls *Leaves) fail(row int64, err error) {
 	ls.err = fmt.Errorf("%s:row %d: corrupt Parquet file: %w", ls.name, row, err)
 }
 
-func closeLeafCursors(cs *[]*LeafCursor) {
-	for _, c := range *cs {
+// leafSet are the cursors of a Leaves; moved is set when one of them
+// has moved past a page since the last release.
+type leafSet struct {
+	cols  []*LeafCursor
+	moved bool
+}
+
+func (s *leafSet) release() {
+	for _, c := range s.cols {
+		c.release()
+	}
+	s.moved = false
+}
+
+func closeLeafCursors(s *leafSet) {
+	for _, c := range s.cols {
 		c.close()
 	}
 }
@@ -214,13 +228,15 @@ type LeafCursor struct {
 	info   LeafInfo
 	path   string
 	maxDef uint8
+	set    *leafSet
 
 	pages parquet.Pages
 	page  parquet.Page
 	old   []parquet.Page // pages moved past, released by Leaves.Release
 	end   bool           // no more pages in the chunk
 
-	reps, defs []byte // the page's levels; nil when the column has none
+	reps, defs []byte // the page's levels, n each
+	zeros      []byte // levels for a page without them
 	n, i       int    // slots in the page, the next slot
 	v          int    // the next value (slots at the maximum definition level)
 
@@ -277,6 +293,7 @@ func (c *LeafCursor) fill() (ok bool, err error) {
 				return false, fmt.Errorf("column %q: %w (%d values, %d used)", c.path, ErrLeafStructure, c.nval, c.v)
 			}
 			c.old = append(c.old, c.page)
+			c.set.moved = true
 			c.page = nil
 		}
 		if c.end || c.pages == nil {
@@ -303,9 +320,33 @@ func (c *LeafCursor) load(p parquet.Page) error {
 	c.n, c.i, c.v = int(p.NumValues()), 0, 0
 	c.reps, c.defs = p.RepetitionLevels(), p.DefinitionLevels()
 	c.data, c.offs, c.i64, c.f64, c.idx = nil, nil, nil, nil, nil
-	if c.info.MaxRep > 0 && len(c.reps) != c.n || c.info.MaxDef > 0 && len(c.defs) != c.n {
+	if err := c.values(p); err != nil {
+		c.n, c.reps, c.defs = 0, nil, nil
+		return err
+	}
+	// A column that does not repeat (is not optional) may have no levels
+	// of that kind: all 0 (all the maximum, 0). Their number is bounded by
+	// what the page holds: its definition levels, else (a required
+	// column, a value a slot) its values.
+	if c.info.MaxDef == 0 && c.n > c.nval {
+		c.n, c.reps, c.defs = 0, nil, nil
+		return fmt.Errorf("column %q: %w (%d slots, %d values)", c.path, ErrLeafStructure, p.NumValues(), c.nval)
+	}
+	if c.reps == nil && c.info.MaxRep == 0 {
+		c.reps = c.noLevels()
+	}
+	if c.defs == nil && c.info.MaxDef == 0 {
+		c.defs = c.noLevels()
+	}
+	if len(c.reps) != c.n || len(c.defs) != c.n {
+		c.n, c.reps, c.defs = 0, nil, nil
 		return fmt.Errorf("column %q: %w (levels of a page)", c.path, ErrLeafStructure)
 	}
+	return nil
+}
+
+// values sets the value views of page p.
+func (c *LeafCursor) values(p parquet.Page) error {
 	if c.info.Kind == LeafNull {
 		c.nval = 0
 		return nil
@@ -344,26 +385,33 @@ func (c *LeafCursor) load(p parquet.Page) error {
 // Peek returns the levels of the next slot without consuming it; ok is
 // false at the end of the chunk.
 func (c *LeafCursor) Peek() (rep, def uint8, ok bool, err error) {
-	if c.i >= c.n {
-		if ok, err := c.fill(); !ok || err != nil {
-			return 0, 0, false, err
-		}
+	if i := c.i; i < len(c.reps) && i < len(c.defs) {
+		return c.reps[i], c.defs[i], true, nil
+	}
+	return c.peekPage()
+}
+
+// peekPage is Peek at the end of a page.
+func (c *LeafCursor) peekPage() (rep, def uint8, ok bool, err error) {
+	if ok, err := c.fill(); !ok || err != nil {
+		return 0, 0, false, err
 	}
 	return c.level(), c.def(), true, nil
 }
 
-func (c *LeafCursor) level() uint8 {
-	if c.reps == nil {
-		return 0
-	}
-	return c.reps[c.i]
-}
+// level and def are the levels of slot i (reps and defs hold the page's
+// n slots).
+func (c *LeafCursor) level() uint8 { return c.reps[c.i] }
 
-func (c *LeafCursor) def() uint8 {
-	if c.defs == nil {
-		return c.maxDef
+func (c *LeafCursor) def() uint8 { return c.defs[c.i] }
+
+// noLevels returns c.n zero levels (never written: shared by reps and
+// defs).
+func (c *LeafCursor) noLevels() []byte {
+	if cap(c.zeros) < c.n {
+		c.zeros = make([]byte, c.n)
 	}
-	return c.defs[c.i]
+	return c.zeros[:c.n]
 }
 
 // Next consumes the next slot and returns its levels; has is whether it
@@ -371,6 +419,25 @@ func (c *LeafCursor) def() uint8 {
 // accessors (Bytes, Int64, Double) then return. Reading past the
 // chunk's end is an error.
 func (c *LeafCursor) Next() (rep, def uint8, has bool, err error) {
+	if i := c.i; i < len(c.reps) && i < len(c.defs) {
+		// A slot of the page, null or with a value the page holds: the
+		// steps of next, inlined.
+		rep, def = c.reps[i], c.defs[i]
+		if def < c.maxDef {
+			c.i++
+			return rep, def, false, nil
+		}
+		if def == c.maxDef && c.v < c.nval {
+			c.i++
+			c.v++
+			return rep, def, true, nil
+		}
+	}
+	return c.next()
+}
+
+// next is Next, every case.
+func (c *LeafCursor) next() (rep, def uint8, has bool, err error) {
 	if c.i >= c.n {
 		ok, err := c.fill()
 		if err != nil {
@@ -436,9 +503,36 @@ func valueAt[T any](vals []T, k int) (T, bool) {
 	return vals[k], true
 }
 
+// NextNull consumes the next slot when it is in the current page and
+// null (below the maximum definition level), and returns its levels; ok
+// is false, and nothing consumed, otherwise (Next then). Small enough to
+// be inlined: most slots of a sparse table are null.
+func (c *LeafCursor) NextNull() (rep, def uint8, ok bool) {
+	i := c.i
+	if i < len(c.reps) && i < len(c.defs) && c.defs[i] < c.maxDef {
+		c.i = i + 1
+		return c.reps[i], c.defs[i], true
+	}
+	return 0, 0, false
+}
+
+// NextStartsRow reports whether the next slot is in the current page and
+// starts a row: RowEnd's answer without a call, where it is that simple.
+func (c *LeafCursor) NextStartsRow() bool {
+	i := c.i
+	return i < len(c.reps) && c.reps[i] == 0
+}
+
 // RowEnd checks that the next slot starts a row (repetition level 0) or
 // that the chunk has ended, as Rows checks after each row.
 func (c *LeafCursor) RowEnd() error {
+	if c.i < c.n {
+		// The next slot is in the page (Peek's answer without its call).
+		if c.level() != 0 {
+			return fmt.Errorf("column %q: %w", c.path, errStructure)
+		}
+		return nil
+	}
 	rep, _, ok, err := c.Peek()
 	if err != nil {
 		return err

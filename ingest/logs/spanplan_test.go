@@ -1,0 +1,38 @@
+package logs
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// TestInterner numbers strings as they are first added, finds them
+// again whether or not their bytes lie where the first one's did, and,
+// when it owns its strings, keeps copies (a plan kept to the end must not
+// hold the column decoder's chunks of texts alive).
+func TestInterner(t *testing.T) {
+	chunk := []byte("agent.runLLMagent.run")
+	view := func(lo, hi int) string { return unsafe.String(&chunk[lo], hi-lo) }
+	for _, own := range []bool{false, true} {
+		in := interner{own: own}
+		adds := []struct {
+			s    string
+			want int32
+		}{{"", 0}, {view(0, 9), 1}, {view(9, 12), 2}, {view(0, 9), 1}, {view(12, 21), 1}, {"LLM", 2}, {view(9, 12), 2}, {"x", 3}, {"", 0}}
+		for i, a := range adds {
+			if got := in.add(a.s); got != a.want {
+				t.Errorf("own %v: add %d (%q) = %d, want %d", own, i, a.s, got, a.want)
+			}
+		}
+		if len(in.strs) != 4 || in.strs[1] != "agent.run" || in.strs[2] != "LLM" || in.strs[3] != "x" {
+			t.Errorf("own %v: strings %q", own, in.strs)
+		}
+		inChunk := unsafe.StringData(in.strs[1]) == &chunk[0]
+		if inChunk == own {
+			t.Errorf("own %v: the first string's bytes in the chunk: %v", own, inChunk)
+		}
+		in.reset()
+		if got := in.add("LLM"); got != 0 || len(in.strs) != 1 {
+			t.Errorf("own %v: after reset, add = %d with %d strings", own, got, len(in.strs))
+		}
+	}
+}
