@@ -3,7 +3,6 @@ package analyze
 import (
 	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"github.com/killswitch/killswitch/ingest"
 )
@@ -183,20 +182,6 @@ type batch struct {
 	held  ingest.Held // the reader's buffers its records point into (a Holder's)
 	arena []byte      // else the batch's copies of its records' bodies
 	done  chan struct{}
-	// claimed is set by whoever extracts the batch: a worker, or the
-	// engine's goroutine when the batch is the next to step and no worker
-	// has taken it yet.
-	claimed atomic.Bool
-}
-
-// extract computes the features of b's records with x, once b is claimed.
-func (b *batch) extract(x *Extractor) {
-	for i, rec := range b.recs {
-		if needsFeatures(rec) {
-			b.feats[i] = x.Extract(rec)
-		}
-	}
-	close(b.done)
 }
 
 func newBatch() *batch {
@@ -272,9 +257,12 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 			defer wg.Done()
 			x := NewExtractor(p)
 			for b := range work {
-				if b.claimed.CompareAndSwap(false, true) {
-					b.extract(x)
+				for i, rec := range b.recs {
+					if needsFeatures(rec) {
+						b.feats[i] = x.Extract(rec)
+					}
 				}
+				close(b.done)
 			}
 		}()
 	}
@@ -289,7 +277,6 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 		b, more := first, true
 		for {
 			b.done = make(chan struct{})
-			b.claimed.Store(false) // after done and the records: the claimer sees them
 			select {
 			case work <- b:
 			case <-stop:
@@ -315,29 +302,9 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 			}
 		}
 	}()
-	// The engine's goroutine extracts the next batch itself when no worker
-	// has started it (the workers are busy with later ones) rather than
-	// wait for one: the batch it needs is ready sooner, and its thread
-	// does not sleep and wake for it. Whoever claims a batch first
-	// extracts it, once. A batch the engine extracted may still be queued
-	// in work when it is recycled and filled again: a worker reaching that
-	// entry then claims the new records (claimed is reset only once they
-	// are read), and the batch's next entry is skipped.
-	var sx *Extractor
 	var stepErr error
 	for b := range ordered {
-		select {
-		case <-b.done:
-		default:
-			if b.claimed.CompareAndSwap(false, true) {
-				if sx == nil {
-					sx = NewExtractor(p)
-				}
-				b.extract(sx)
-			} else {
-				<-b.done
-			}
-		}
+		<-b.done
 		if stepErr != nil {
 			continue
 		}

@@ -173,39 +173,3 @@ func TestDriveAhead(t *testing.T) {
 		}
 	}
 }
-
-// TestDriveParallelEngineExtracts: with one worker extracting and a step
-// that does nothing, the engine's goroutine often finds its next batch not
-// started and extracts it itself, the worker skipping it; every record
-// still reaches step once, in order, with the features one worker gives,
-// from a Holder (whose batches are recycled while their work entries may
-// still be queued) and from a reader that holds nothing.
-func TestDriveParallelEngineExtracts(t *testing.T) {
-	data := driveCapture(2000)
-	want, err := driveAll(t, data, 1, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, holding := range []bool{true, false} {
-		for range 3 {
-			var src ingest.Reader = ingest.NewJSONL(bytes.NewReader(data), "d.jsonl", ingest.JSONLOptions{})
-			if !holding {
-				src = plainReader{src}
-			}
-			var got []driven
-			err := driveParallel(src, ProfileSpec, 1, func(rec *ingest.Record, f *Features) error {
-				got = append(got, driven{rec.Pos, *f, string(rec.Request) + string(rec.Response)})
-				return nil
-			}, nil)
-			if err != nil || len(got) != len(want) {
-				t.Fatalf("holding %v: %d records, %v; want %d", holding, len(got), err, len(want))
-			}
-			for i := range want {
-				w, g := want[i], got[i]
-				if g.pos != w.pos || g.body != w.body || g.f.Entry != w.f.Entry || fmt.Sprint(g.f.Err) != fmt.Sprint(w.f.Err) || g.f.Warn != w.f.Warn {
-					t.Fatalf("holding %v: record %d is %v %+v, want %v %+v", holding, i, g.pos, g.f.Entry, w.pos, w.f.Entry)
-				}
-			}
-		}
-	}
-}
