@@ -82,10 +82,14 @@ func Drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record,
 // worker a group also ends when the reader has fewer than groupSlack
 // bytes left of what it read (ingest.Holder's Buffered), so that its next
 // read, once the group is released, reuses its buffer from the start
-// rather than touching fresh memory after the held records.
+// rather than touching fresh memory after the held records, and once its
+// records' bodies reach groupBytes: long records (hundreds of kilobytes of
+// context a call) gain nothing from being stepped together, and sixteen
+// of them held at once would keep the reader taking fresh buffers.
 const (
 	aheadRecords = 16
 	groupSlack   = 16 << 10
+	groupBytes   = 256 << 10
 )
 
 // drive is Drive that, when ahead is not nil, also hands ahead the next
@@ -114,15 +118,16 @@ func drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record,
 	var recs [aheadRecords]*ingest.Record
 	var feats [aheadRecords]Features // step may keep a pointer only during the call
 	for more := true; more; {
-		n := 0
+		n, size := 0, 0
 		for ; n < group; n++ {
-			if n > 0 && holder != nil && holder.Buffered() < groupSlack {
+			if n > 0 && holder != nil && (holder.Buffered() < groupSlack || size >= groupBytes) {
 				break
 			}
 			if more = src.Scan(); !more {
 				break
 			}
 			recs[n], feats[n] = src.Record(), Features{}
+			size += len(recs[n].Request) + len(recs[n].Response)
 			if needsFeatures(recs[n]) {
 				feats[n] = x.Extract(recs[n])
 			}

@@ -173,3 +173,36 @@ func TestDriveAhead(t *testing.T) {
 		}
 	}
 }
+
+// TestDriveGroupBytes: with one worker, a group of long records ends once
+// their bodies reach groupBytes (sixteen records of 100 KB held at once
+// would keep the reader taking fresh buffers), while short ones are still
+// grouped.
+func TestDriveGroupBytes(t *testing.T) {
+	var buf bytes.Buffer
+	for i := range 60 {
+		size := 100 << 10
+		if i >= 40 {
+			size = 200 // short records after the long ones: still grouped
+		}
+		fmt.Fprintf(&buf, `{"ts":%d,"agent":"a%d","request":{"messages":[{"role":"user","content":%q}]}}`+"\n", i+1, i%3, strings.Repeat("x", size))
+	}
+	src := ingest.NewJSONL(bytes.NewReader(buf.Bytes()), "g.jsonl", ingest.JSONLOptions{})
+	longest, n := 0, 0
+	err := drive(src, ProfileSpec, 1, func(*ingest.Record, *Features) error { n++; return nil }, func(recs []*ingest.Record) {
+		size := 0
+		for _, rec := range recs[:len(recs)-1] {
+			size += len(rec.Request) + len(rec.Response)
+		}
+		if size >= groupBytes {
+			t.Errorf("a group of %d records holds %d bytes before its last", len(recs), size)
+		}
+		longest = max(longest, len(recs))
+	})
+	if err != nil || n != 60 {
+		t.Fatalf("%d records stepped, %v", n, err)
+	}
+	if longest < 2 {
+		t.Errorf("no group of more than one record")
+	}
+}
