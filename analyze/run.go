@@ -83,13 +83,13 @@ func Drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record,
 // bytes left of what it read (ingest.Holder's Buffered), so that its next
 // read, once the group is released, reuses its buffer from the start
 // rather than touching fresh memory after the held records, and once its
-// records' bodies reach groupBytes: long records (hundreds of kilobytes of
-// context a call) gain nothing from being stepped together, and sixteen
-// of them held at once would keep the reader taking fresh buffers.
+// records' bodies fill batchBytes, as a batch of several workers closes:
+// long records (hundreds of kilobytes of context a call) gain nothing from
+// being stepped together, and sixteen of them held at once would keep the
+// reader taking fresh buffers.
 const (
 	aheadRecords = 16
 	groupSlack   = 16 << 10
-	groupBytes   = 256 << 10
 )
 
 // drive is Drive that, when ahead is not nil, also hands ahead the next
@@ -120,7 +120,7 @@ func drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record,
 	for more := true; more; {
 		n, size := 0, 0
 		for ; n < group; n++ {
-			if n > 0 && holder != nil && (holder.Buffered() < groupSlack || size >= groupBytes) {
+			if n > 0 && holder != nil && (holder.Buffered() < groupSlack || size >= batchBytes) {
 				break
 			}
 			if more = src.Scan(); !more {

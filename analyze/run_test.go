@@ -175,7 +175,7 @@ func TestDriveAhead(t *testing.T) {
 }
 
 // TestDriveGroupBytes: with one worker, a group of long records ends once
-// their bodies reach groupBytes (sixteen records of 100 KB held at once
+// their bodies fill batchBytes (sixteen records of 100 KB held at once
 // would keep the reader taking fresh buffers), while short ones are still
 // grouped.
 func TestDriveGroupBytes(t *testing.T) {
@@ -194,7 +194,7 @@ func TestDriveGroupBytes(t *testing.T) {
 		for _, rec := range recs[:len(recs)-1] {
 			size += len(rec.Request) + len(rec.Response)
 		}
-		if size >= groupBytes {
+		if size >= batchBytes {
 			t.Errorf("a group of %d records holds %d bytes before its last", len(recs), size)
 		}
 		longest = max(longest, len(recs))
