@@ -8,7 +8,7 @@ import "github.com/killswitch/killswitch/ingest"
 // handed the record with one Features per profile, fs[i] being what
 // ps[i]'s Extractor made (zero for malformed, skipped and control records,
 // as Drive hands them). fs is valid only during the call. Extraction runs
-// on workers goroutines (≤ 0: GOMAXPROCS) ahead of step, in input order,
+// on workers goroutines (≤ 0: the default, as Drive's) ahead of step, in input order,
 // so what step sees is the same at any parallelism and the same, profile by
 // profile, as Drive(src, ps[i], …) would hand it. The returned error is
 // src's I/O error or step's.

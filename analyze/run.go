@@ -22,9 +22,9 @@ type Hooks struct {
 }
 
 // Replay runs every record of src through an Engine configured by cfg.
-// Feature extraction runs on workers goroutines (≤ 0: GOMAXPROCS) ahead of
-// the engine, in batches whose results land in pre-sized slots, so the
-// output is identical at any parallelism. The returned error is src's I/O
+// Feature extraction runs on workers goroutines (≤ 0: the default, see
+// parallelPays) ahead of the engine, in batches whose results land in
+// pre-sized slots, so the output is identical at any parallelism. The returned error is src's I/O
 // error or a hook's.
 func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, error) {
 	eng, err := NewEngine(cfg)
@@ -67,10 +67,10 @@ func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, erro
 }
 
 // Drive extracts the features of every record of src, on workers
-// goroutines (≤ 0: GOMAXPROCS) ahead of step, and hands step each record
-// with its features in input order: the one driver of Replay and Collect.
-// step may use the record and its features only during the call (a
-// Holder's records are reused once stepped). The returned error is src's
+// goroutines (≤ 0: the default, see parallelPays) ahead of step, and
+// hands step each record with its features in input order: the one
+// driver of Replay and Collect. step may use the record and its features
+// only during the call (a Holder's records are reused once stepped). The returned error is src's
 // I/O error or step's.
 func Drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error) error {
 	return drive(src, p, workers, step, nil)
@@ -94,14 +94,88 @@ const (
 
 // drive is Drive that, when ahead is not nil, also hands ahead the next
 // records, up to aheadRecords, just before they are stepped: Replay's
-// engine asks the processor for their agents' state then.
+// engine asks the processor for their agents' state then. With the
+// default parallelism (workers ≤ 0) it starts on one worker and takes
+// GOMAXPROCS workers once parallelPays (see there).
 func drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error, ahead func([]*ingest.Record)) error {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	if workers > 1 {
+	switch {
+	case workers == 1:
+		_, err := driveOne(src, p, step, ahead, nil)
+		return err
+	case workers > 1:
 		return driveParallel(src, p, workers, step, ahead)
 	}
+	workers = runtime.GOMAXPROCS(0)
+	if workers == 1 {
+		_, err := driveOne(src, p, step, ahead, nil)
+		return err
+	}
+	var size int64
+	if s, ok := src.(ingest.Sized); ok {
+		size = s.InputSize()
+	}
+	return driveAuto(src, p, workers, step, ahead, func(records int, bytes int64) bool {
+		return parallelPays(size, records, bytes)
+	})
+}
+
+// driveAuto steps src on one worker until pays, asked after each group
+// with the records and body bytes read so far, says yes; then the rest
+// on workers.
+func driveAuto(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error, ahead func([]*ingest.Record), pays func(records int, bytes int64) bool) error {
+	switched, err := driveOne(src, p, step, ahead, pays)
+	if err != nil || !switched {
+		return err
+	}
+	return driveParallel(src, p, workers, step, ahead)
+}
+
+// The default parallelism starts on one worker and moves to several once
+// it expects at least autoRecords more records, averaging at most
+// autoRecordBytes of bodies: the records left, estimated from the input's
+// size and the bodies read so far, or, when the size is unknown (a pipe,
+// a compressed file, several files merged, a trace format), once
+// autoRecords have been read. Several workers cost a fixed price (the
+// reader's buffers and the batches in flight touched for the first time,
+// goroutines handing batches over, a second thread) that a short input
+// does not win back, and each worker reads its bodies again on another
+// core, which records of hundreds of kilobytes, where extraction is only
+// a scan for the last user message, pay more for than they gain. Measured
+// on this project's 2-core machine (#30, docs/performance.md
+// "Parallelism"): two workers lost to one on 2,454 tool-agent calls of
+// 12 KB (29 MB) and on 2,083 calls of 48 KB, tied on 4,100 short chat
+// calls, and won 6–20 % from about 5,000 records up, at any size to 48 KB
+// a record; on 250 calls of 600–900 KB they took 1.7× one worker's time.
+// Output is the same at any parallelism, so the choice is about time
+// only; an explicit --workers is always obeyed.
+const (
+	autoRecords     = 4096
+	autoRecordBytes = 128 << 10
+	autoProbe       = 64 // records read before an input of known size is judged
+)
+
+// parallelPays reports whether a replay of an input of size bytes (0:
+// unknown) that has read records records, with bytes of bodies, should
+// take several workers for the rest (see autoRecords).
+func parallelPays(size int64, records int, bytes int64) bool {
+	if records == 0 || bytes > int64(records)*autoRecordBytes {
+		return false
+	}
+	if size <= 0 {
+		return records >= autoRecords
+	}
+	if records < autoProbe {
+		return false
+	}
+	left := (size - bytes) * int64(records) / max(bytes, 1)
+	return left >= autoRecords
+}
+
+// driveOne steps src's records on this goroutine, extracting each group's
+// features before stepping it. When until is not nil it is asked after
+// each group, with the records and body bytes read so far, whether to
+// stop there and leave the rest of src to another driver (switched).
+func driveOne(src ingest.Reader, p *Profile, step func(*ingest.Record, *Features) error, ahead func([]*ingest.Record), until func(records int, bytes int64) bool) (switched bool, err error) {
 	x := NewExtractor(p)
 	// A Holder's records are stepped in groups (the next read while the
 	// previous ones are still valid) and handed back after each group, so
@@ -117,6 +191,7 @@ func drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record,
 	}
 	var recs [aheadRecords]*ingest.Record
 	var feats [aheadRecords]Features // step may keep a pointer only during the call
+	records, total := 0, int64(0)
 	for more := true; more; {
 		n, size := 0, 0
 		for ; n < group; n++ {
@@ -133,15 +208,19 @@ func drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record,
 			}
 		}
 		if err := stepGroup(recs[:n], feats[:n], step, ahead); err != nil {
-			return err
+			return false, err
 		}
 		clear(recs[:n])
 		if holder != nil {
 			holder.Hold(&held)
 			held.Release()
 		}
+		records, total = records+n, total+int64(size)
+		if more && until != nil && until(records, total) {
+			return true, nil
+		}
 	}
-	return src.Err()
+	return false, src.Err()
 }
 
 // stepGroup hands recs to ahead, in groups of at most aheadRecords, and

@@ -206,3 +206,103 @@ func TestDriveGroupBytes(t *testing.T) {
 		t.Errorf("no group of more than one record")
 	}
 }
+
+// TestParallelPays: the default parallelism's rule, on figures worked by
+// hand from the corpora it was measured on.
+func TestParallelPays(t *testing.T) {
+	for _, c := range []struct {
+		size    int64
+		records int
+		bytes   int64
+		want    bool
+		why     string
+	}{
+		{0, 0, 0, false, "nothing read"},
+		{0, 4095, 4095 * 1000, false, "size unknown, fewer than autoRecords read"},
+		{0, 4096, 4096 * 1000, true, "size unknown, autoRecords read"},
+		{0, 5000, 5000 * (autoRecordBytes + 1), false, "size unknown, long records"},
+		{142_000_000, 63, 63 * 3600, false, "size known, fewer than autoProbe read"},
+		// (142e6 - 230,400) × 64 / 230,400 ≈ 39,380 records left.
+		{142_000_000, 64, 64 * 3600, true, "short chat records, 142 MB"},
+		// (29e6 - 768,000) × 64 / 768,000 ≈ 2,353 left: the tool corpus.
+		{29_000_000, 64, 64 * 12000, false, "tool-agent records, 29 MB"},
+		// (116e6 - 768,000) × 64 / 768,000 ≈ 9,603 left.
+		{116_000_000, 64, 64 * 12000, true, "tool-agent records, 116 MB"},
+		// (15e6 - 230,400) × 64 / 230,400 ≈ 4,103 left; 14.9e6 gives ≈ 4,075.
+		{15_000_000, 64, 64 * 3600, true, "short records, 15 MB"},
+		{14_900_000, 64, 64 * 3600, false, "short records, 14.9 MB"},
+		{190_000_000, 64, 64 * 750_000, false, "records of 750 KB"},
+		// (1e9 - 8,388,608) × 64 / 8,388,608 ≈ 7,565 left.
+		{1_000_000_000, 64, 64 * autoRecordBytes, true, "records of autoRecordBytes, 1 GB"},
+		// (190e6 - 8,388,608) × 64 / 8,388,608 ≈ 1,386 left.
+		{190_000_000, 64, 64 * autoRecordBytes, false, "records of autoRecordBytes, 190 MB"},
+	} {
+		if got := parallelPays(c.size, c.records, c.bytes); got != c.want {
+			t.Errorf("%s: parallelPays(%d, %d, %d) = %v, want %v", c.why, c.size, c.records, c.bytes, got, c.want)
+		}
+	}
+}
+
+// TestDriveSwitch: a drive that starts on one worker and moves to several
+// after any group hands step the records and features one worker gives,
+// in input order, from a Holder and from a reader that holds nothing, and
+// a step error after the switch still stops it.
+func TestDriveSwitch(t *testing.T) {
+	data := driveCapture(700)
+	want, err := driveAll(t, data, 1, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, plain := range []bool{false, true} {
+		for _, at := range []int{1, aheadRecords, aheadRecords + 1, batchRecords, 650, 699, 700} {
+			for _, workers := range []int{2, 3} {
+				var src ingest.Reader = ingest.NewJSONL(bytes.NewReader(data), "d.jsonl", ingest.JSONLOptions{})
+				if plain {
+					src = plainReader{src}
+				}
+				var got []driven
+				switched := -1
+				err := driveAuto(src, ProfileSpec, workers, func(rec *ingest.Record, f *Features) error {
+					got = append(got, driven{rec.Pos, *f, string(rec.Request) + string(rec.Response)})
+					return nil
+				}, nil, func(records int, _ int64) bool {
+					if records >= at && switched < 0 {
+						switched = records
+					}
+					return records >= at
+				})
+				name := fmt.Sprintf("plain %v, switch at %d, %d workers", plain, at, workers)
+				if at == aheadRecords+1 {
+					// A step error after the switch stops the drive.
+					stopSrc := ingest.NewJSONL(bytes.NewReader(data), "d.jsonl", ingest.JSONLOptions{})
+					n := 0
+					err := driveAuto(stopSrc, ProfileSpec, workers, func(*ingest.Record, *Features) error {
+						if n == 500 {
+							return errStop
+						}
+						n++
+						return nil
+					}, nil, func(records int, _ int64) bool { return records >= at })
+					if err != errStop || n != 500 {
+						t.Fatalf("%s, step fails at 500: %d records, %v", name, n, err)
+					}
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if at < len(want) && (switched < at || switched >= len(want)) {
+					t.Fatalf("%s: switched after %d records", name, switched)
+				}
+				if len(got) != len(want) {
+					t.Fatalf("%s: %d records, want %d", name, len(got), len(want))
+				}
+				for i := range want {
+					w, g := want[i], got[i]
+					if g.pos != w.pos || g.body != w.body || g.f.Entry != w.f.Entry || fmt.Sprint(g.f.Err) != fmt.Sprint(w.f.Err) || g.f.Warn != w.f.Warn {
+						t.Fatalf("%s: record %d is %v %+v, want %v %+v", name, i, g.pos, g.f.Entry, w.pos, w.f.Entry)
+					}
+				}
+			}
+		}
+	}
+}

@@ -177,17 +177,24 @@ func BenchmarkShortReplay(b *testing.B) {
 }
 
 // replayAtWorkers runs a whole replay (spec profile) of a JSONL capture of
-// recs requests at 1 and 2 workers, as sub-benchmarks: MB/s and records/s,
+// recs requests at 1 worker, the default (workers=default: 0, the input
+// sized as a file) and 2 workers, as sub-benchmarks: MB/s and records/s,
 // and cpu-MB/s per CPU second of all goroutines.
 func replayAtWorkers(b *testing.B, data []byte, recs int, name string) {
-	for _, workers := range []int{1, 2} {
-		b.Run("workers="+strconv.Itoa(workers), func(b *testing.B) {
+	for _, workers := range []int{1, 0, 2} {
+		label := strconv.Itoa(workers)
+		if workers == 0 {
+			label = "default"
+		}
+		b.Run("workers="+label, func(b *testing.B) {
 			cfg := analyze.NewConfig()
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			cpu0, _ := cputime.Used()
 			for b.Loop() {
-				r := ingest.NewJSONL(bytes.NewReader(data), name, ingest.JSONLOptions{})
+				// Sized as a file is, so that the default sees what it
+				// sees in `killswitch replay FILE`.
+				r := ingest.NewJSONL(bytes.NewReader(data), name, ingest.JSONLOptions{Size: int64(len(data))})
 				sum, err := analyze.Replay(r, cfg, workers, analyze.Hooks{})
 				if err != nil || sum.Totals.Requests != recs {
 					b.Fatalf("%v %d", err, sum.Totals.Requests)

@@ -85,6 +85,10 @@ func NewJSONL(r io.Reader, name string, opt JSONLOptions) *JSONLReader {
 	return &JSONLReader{lb: newLineBuf(r, size), name: name, opt: opt}
 }
 
+// InputSize is the input's size in bytes when known (JSONLOptions.Size),
+// else 0 (see Sized).
+func (r *JSONLReader) InputSize() int64 { return r.opt.Size }
+
 // Buffered is how many bytes of the input are read and not yet returned
 // as records (see Holder).
 func (r *JSONLReader) Buffered() int { return r.lb.w - r.lb.r }

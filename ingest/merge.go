@@ -98,3 +98,17 @@ func (m *merger) Record() *Record { return m.cur }
 // Err returns the first I/O error of any reader. The merge stops at it: a
 // partial merge of the other files would misplace their records in time.
 func (m *merger) Err() error { return m.err }
+
+// InputSize is the sum of the readers' input sizes when every one of them
+// knows its own, else 0 (see Sized).
+func (m *merger) InputSize() int64 {
+	var total int64
+	for _, r := range m.readers {
+		s, ok := r.(Sized)
+		if !ok || s.InputSize() <= 0 {
+			return 0
+		}
+		total += s.InputSize()
+	}
+	return total
+}

@@ -272,6 +272,15 @@ type Reader interface {
 	Err() error
 }
 
+// A Sized reader knows how many bytes its input holds: InputSize is that
+// size (the whole input's, read or not), or 0 when it is unknown (a pipe,
+// a decompressed stream). The replay driver estimates from it how many
+// records are left, to choose its default parallelism.
+type Sized interface {
+	Reader
+	InputSize() int64
+}
+
 // CopyInto makes r own its byte slices by appending them to arena, and
 // returns the grown arena. When arena lacks capacity the slices get a
 // buffer of their own, so earlier records copied into arena stay valid.

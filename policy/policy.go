@@ -256,7 +256,7 @@ type Env struct {
 	Stdout  io.Writer // standard output (a policy's own commands)
 	Stderr  io.Writer // problems and notes
 	Getenv  func(string) string
-	Workers int  // --workers (0: one per CPU)
+	Workers int  // --workers (0: the default, chosen by the input: see analyze.Replay)
 	Verbose bool // --verbose
 
 	// Width is the width of the terminal the report goes to (0: not a

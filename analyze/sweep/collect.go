@@ -282,7 +282,7 @@ func (c *Collector) Finish() *Traffic {
 }
 
 // Collect reads src once and extracts every request's features, on
-// workers goroutines (≤ 0: GOMAXPROCS), the way Replay does, into a
+// workers goroutines (≤ 0: the default, as Replay's), the way Replay does, into a
 // Collector (see NewCollector for problem) that spills as spill says.
 // The returned error is src's I/O error, problem's or the spill store's.
 func Collect(src ingest.Reader, p *analyze.Profile, workers int, problem func(rec *ingest.Record, warn string) error, spill Spill) (*Traffic, error) {
