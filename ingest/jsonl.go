@@ -170,6 +170,17 @@ func (r *JSONLReader) Lines() int64 { return r.line }
 func (r *JSONLReader) readLine() ([]byte, error) {
 	frag, err := r.lb.readSlice()
 	if err == nil || (err == io.EOF && len(frag) > 0) {
+		if n := len(frag); n > r.opt.MaxLine {
+			// Longer than the limit though it fitted the buffer (a
+			// --max-line below the buffer's size): skipped alike.
+			if frag[n-1] == '\n' {
+				n--
+			}
+			if n > r.opt.MaxLine {
+				r.long = int64(n)
+				return nil, nil
+			}
+		}
 		return trimEOL(frag), nil
 	}
 	if err != bufio.ErrBufferFull {

@@ -210,6 +210,43 @@ func TestJSONLLongLine(t *testing.T) {
 	}
 }
 
+// TestJSONLMaxLineBelowBuffer: a line longer than MaxLine is reported
+// and skipped with its length whether or not it fits the reader's buffer
+// (a --max-line below 1 MiB once let such lines through), at the limit and
+// with a CRLF ending alike; the lines around it read as before.
+func TestJSONLMaxLineBelowBuffer(t *testing.T) {
+	short := `{"ts":1,"agent":"a","request":{}}`                                             // 33 bytes
+	atLimit := `{"ts":2,"agent":"b","request":{"prompt":"` + strings.Repeat("x", 60) + `"}}` // 41 + 60 + 3 = 104
+	over := `{"ts":3,"agent":"c","request":{"prompt":"` + strings.Repeat("y", 61) + `"}}`    // 105
+	in := short + "\n" + atLimit + "\n" + over + "\r\n" + over + "\n" + short
+	if len(atLimit) != 104 || len(over) != 105 {
+		t.Fatalf("lengths %d %d", len(atLimit), len(over))
+	}
+	for _, sized := range []bool{false, true} { // a 1 MiB buffer; one the input's size
+		var src io.Reader = struct{ io.Reader }{strings.NewReader(in)} // Len hidden
+		if sized {
+			src = strings.NewReader(in)
+		}
+		r := NewJSONL(src, "c.jsonl", JSONLOptions{MaxLine: 104})
+		var got []string
+		for r.Scan() {
+			rec := r.Record()
+			s := rec.Pos.String()
+			if rec.Err != nil {
+				s = rec.Err.Error()
+			}
+			got = append(got, s)
+		}
+		want := []string{"c.jsonl:1", "c.jsonl:2",
+			"c.jsonl:3: line of 106 bytes is longer than the 104-byte limit (--max-line): skipped",
+			"c.jsonl:4: line of 105 bytes is longer than the 104-byte limit (--max-line): skipped",
+			"c.jsonl:5"}
+		if r.Err() != nil || strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("sized %v: got %q, %v\nwant %q", sized, got, r.Err(), want)
+		}
+	}
+}
+
 func TestJSONLCompressed(t *testing.T) {
 	plain := "{\"ts\":1,\"agent\":\"a\",\"request\":{}}\n{\"ts\":2,\"agent\":\"a\",\"request\":{}}\n"
 	var gz, zs bytes.Buffer
