@@ -126,13 +126,24 @@ type lineBuf struct {
 	holding bool
 	since   []*chunk // once holding: chunks lines were returned from since the last hold, a reference each
 	noted   bool     // cur is in since
+	grow    int      // a line that fills cur moves to a chunk twice its size while cur is smaller than this
 }
 
-func newLineBuf(src io.Reader, size int) lineBuf {
+// maxGrow is the largest chunk a lineBuf grows to for a long line: lines
+// of hundreds of kilobytes to a few megabytes (long-context agents) are
+// read straight into a chunk that holds them, as any other line, and
+// the chunk is reused; a longer line is returned in pieces
+// (bufio.ErrBufferFull) for the caller to join.
+const maxGrow = 8 << 20
+
+// newLineBuf returns a lineBuf reading src through chunks of size bytes,
+// grown for a long line up to maxGrow but not past the chunk that holds a
+// line of maxLine bytes and its '\n' (a longer line is not kept).
+func newLineBuf(src io.Reader, size, maxLine int) lineBuf {
 	free := make(chan *chunk, 8)
 	c := &chunk{buf: make([]byte, size), free: free}
 	c.refs.Store(1)
-	return lineBuf{src: src, cur: c, free: free}
+	return lineBuf{src: src, cur: c, free: free, grow: min(maxGrow, max(maxLine, 0)+1)}
 }
 
 // readSlice returns the next line, with its '\n', as
@@ -159,12 +170,41 @@ func (b *lineBuf) readSlice() (line []byte, err error) {
 			return line, err
 		}
 		if b.w-b.r == len(buf) {
+			if len(buf) < b.grow {
+				b.enlarge()
+				continue
+			}
 			b.r = b.w
 			return buf, bufio.ErrBufferFull
 		}
 		s = b.w - b.r
 		b.fill()
 	}
+}
+
+// enlarge moves the unread bytes, a line that fills cur, to the start of
+// a chunk twice cur's size (at most grow bytes rounded up to a doubling):
+// a free one that large, else a new one. cur goes back to the free list
+// once nothing holds it, so a run of long lines settles on chunks that
+// hold them, as short lines do on the first.
+func (b *lineBuf) enlarge() {
+	n := 2 * len(b.cur.buf)
+	var dst *chunk
+	select {
+	case dst = <-b.free:
+		if len(dst.buf) < n {
+			dst = nil // too small for this line: the collector takes it
+		}
+	default:
+	}
+	if dst == nil {
+		dst = &chunk{buf: make([]byte, n), free: b.free}
+	}
+	dst.refs.Store(1)
+	b.w = copy(dst.buf, b.cur.buf[b.r:b.w])
+	b.r = 0
+	b.cur.release()
+	b.cur, b.noted = dst, false
 }
 
 // note records that a line was returned from cur, once holding.
@@ -191,7 +231,13 @@ func (b *lineBuf) fill() {
 			} else {
 				select {
 				case dst = <-b.free:
+					if len(dst.buf) < len(b.cur.buf) {
+						dst = nil // a chunk from before a long line: the collector takes it
+					}
 				default:
+					dst = nil
+				}
+				if dst == nil {
 					dst = &chunk{buf: make([]byte, len(b.cur.buf)), free: b.free}
 				}
 				dst.refs.Store(1)

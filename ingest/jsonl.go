@@ -82,7 +82,7 @@ func NewJSONL(r io.Reader, name string, opt JSONLOptions) *JSONLReader {
 	} else if opt.Size > 0 && opt.Size < int64(size) {
 		size = max(int(opt.Size)+1, 16)
 	}
-	return &JSONLReader{lb: newLineBuf(r, size), name: name, opt: opt}
+	return &JSONLReader{lb: newLineBuf(r, size, opt.MaxLine), name: name, opt: opt}
 }
 
 // InputSize is the input's size in bytes when known (JSONLOptions.Size),
