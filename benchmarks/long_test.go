@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"sync"
 	"testing"
 	"time"
 )
@@ -28,13 +26,7 @@ const (
 // benchLong returns the long-context corpus, generated once. Set
 // KILLSWITCH_BENCH_LONG=FILE to write it out (e.g. to time `killswitch
 // replay` on it from outside: benchmarks/workers.sh).
-var benchLong = sync.OnceValue(func() toolCorpus {
-	c := longCapture()
-	if f := os.Getenv("KILLSWITCH_BENCH_LONG"); f != "" {
-		os.WriteFile(f, c.data, 0o644)
-	}
-	return c
-})
+var benchLong = generatedOnce("KILLSWITCH_BENCH_LONG", longCapture)
 
 // longCapture generates the long-context corpus, the same bytes on every
 // run (a PCG with a fixed seed, times counted from a fixed instant). Each

@@ -32,13 +32,20 @@ type toolCorpus struct {
 // benchTool returns the tool-agent corpus, generated once. Set
 // KILLSWITCH_BENCH_TOOL=FILE to write it out (e.g. to time `killswitch
 // replay` on it from outside).
-var benchTool = sync.OnceValue(func() toolCorpus {
-	c := toolCapture()
-	if f := os.Getenv("KILLSWITCH_BENCH_TOOL"); f != "" {
-		os.WriteFile(f, c.data, 0o644)
-	}
-	return c
-})
+var benchTool = generatedOnce("KILLSWITCH_BENCH_TOOL", toolCapture)
+
+// generatedOnce returns a function that returns gen's corpus, generated on
+// its first call and, when the environment variable env names a file,
+// written to it.
+func generatedOnce(env string, gen func() toolCorpus) func() toolCorpus {
+	return sync.OnceValue(func() toolCorpus {
+		c := gen()
+		if f := os.Getenv(env); f != "" {
+			os.WriteFile(f, c.data, 0o644)
+		}
+		return c
+	})
+}
 
 // toolCapture generates the tool-agent corpus, the same bytes on every run
 // (a PCG with a fixed seed, times counted from a fixed instant). 200 agents
