@@ -24,8 +24,8 @@ type Hooks struct {
 // Replay runs every record of src through an Engine configured by cfg.
 // Feature extraction runs on workers goroutines (≤ 0: the default, see
 // parallelPays) ahead of the engine, in batches whose results land in
-// pre-sized slots, so the output is identical at any parallelism. The returned error is src's I/O
-// error or a hook's.
+// pre-sized slots, so the output is identical at any parallelism. The
+// returned error is src's I/O error or a hook's.
 func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, error) {
 	eng, err := NewEngine(cfg)
 	if err != nil {
@@ -70,8 +70,8 @@ func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, erro
 // goroutines (≤ 0: the default, see parallelPays) ahead of step, and
 // hands step each record with its features in input order: the one
 // driver of Replay and Collect. step may use the record and its features
-// only during the call (a Holder's records are reused once stepped). The returned error is src's
-// I/O error or step's.
+// only during the call (a Holder's records are reused once stepped). The
+// returned error is src's I/O error or step's.
 func Drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error) error {
 	return drive(src, p, workers, step, nil)
 }
@@ -142,10 +142,11 @@ func driveAuto(src ingest.Reader, p *Profile, workers int, step func(*ingest.Rec
 // core, which records of hundreds of kilobytes, where extraction is only
 // a scan for the last user message, pay more for than they gain. Measured
 // on this project's 2-core machine (#30, docs/performance.md
-// "Parallelism"): two workers lost to one on 2,454 tool-agent calls of
-// 12 KB (29 MB) and on 2,083 calls of 48 KB, tied on 4,100 short chat
-// calls, and won 6–20 % from about 5,000 records up, at any size to 48 KB
-// a record; on 250 calls of 600–900 KB they took 1.7× one worker's time.
+// "Parallelism"): two workers lost to one or tied below about 4,000
+// records (2,454 tool-agent calls of 12 KB, 29 MB; 2,083 calls of 48 KB;
+// 4,100 short chat calls), and won 6–35 % from about 5,000 records up, at
+// any size to 48 KB a record; on 250 calls of 600–900 KB they took 1.7×
+// one worker's time.
 // Output is the same at any parallelism, so the choice is about time
 // only; an explicit --workers is always obeyed.
 const (
