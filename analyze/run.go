@@ -329,10 +329,13 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 		}
 		return src.Err()
 	}
-	// At most 2×workers+2 batches are out at a time (one filling, the
-	// queued, one being stepped): a few megabytes whatever the input.
+	// At most workers+2 batches are out at a time (the queued, one the
+	// reader fills or waits to queue, one being stepped): about a
+	// megabyte whatever the input, every page of which a fresh process
+	// touches for the first time (a queue of 2×workers kept ~0.5 MB more
+	// in flight for no gain in time).
 	work := make(chan *batch, workers)
-	ordered := make(chan *batch, workers*2)
+	ordered := make(chan *batch, workers)
 	stop := make(chan struct{})
 	var readErr error
 	var wg sync.WaitGroup

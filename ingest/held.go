@@ -127,6 +127,28 @@ type lineBuf struct {
 	since   []*chunk // once holding: chunks lines were returned from since the last hold, a reference each
 	noted   bool     // cur is in since
 	grow    int      // a line that fills cur moves to a chunk twice its size while cur is smaller than this
+	longest int      // the longest line returned so far
+}
+
+// heldChunk is the least of the chunk a lineBuf reads into while the one
+// it was in is held. Held chunks are what several workers keep in flight
+// (a batch's records point into them until the engine has stepped it), and
+// each is touched, page by page, the first time it is read into: reading
+// on through a 1 MiB chunk while its first lines wait in batches kept a
+// few megabytes in flight, ~770 page faults more than one worker on the
+// tool corpus. A quarter of that holds lines of up to 64 KB four times.
+const heldChunk = 256 << 10
+
+// heldSize is the size of the chunk a held lineBuf reads into: heldChunk,
+// doubled until it is four times the longest line so far, and room for the
+// unread tail and a read after it, but never more than cur (which holds
+// the tail: a line that fills its chunk moves on by enlarge).
+func (b *lineBuf) heldSize(tail int) int {
+	n := heldChunk
+	for n < 4*b.longest {
+		n *= 2
+	}
+	return min(max(n, tail+readSize), len(b.cur.buf))
 }
 
 // maxGrow is the largest chunk a lineBuf grows to for a long line: lines
@@ -159,6 +181,7 @@ func (b *lineBuf) readSlice() (line []byte, err error) {
 			end := b.r + s + i + 1
 			line = buf[b.r:end]
 			b.r = end
+			b.longest = max(b.longest, len(line))
 			b.note()
 			return line, nil
 		}
@@ -219,26 +242,28 @@ func (b *lineBuf) note() {
 // fill reads once more into cur, after moving the unread bytes to the
 // start of a buffer when they are not there: to the start of cur when
 // nobody holds it (as bufio.Reader does); when cur is held, to another
-// chunk once cur is full, else the read goes on after them in cur. A read
+// chunk (heldSize bytes) once cur is filled to heldSize, else the read
+// goes on after them in cur. A read
 // asks for at most readSize bytes, so that what it copies is still in the
 // core's cache when the line is parsed.
 func (b *lineBuf) fill() {
 	if b.r > 0 {
 		dst := b.cur
 		if b.cur.refs.Load() != 1 {
-			if b.w < len(b.cur.buf) {
+			want := b.heldSize(b.w - b.r)
+			if b.w < min(want, len(b.cur.buf)) {
 				dst = nil // room left in cur: read on
 			} else {
 				select {
 				case dst = <-b.free:
-					if len(dst.buf) < len(b.cur.buf) {
-						dst = nil // a chunk from before a long line: the collector takes it
+					if len(dst.buf) < want {
+						dst = nil // too small: the collector takes it
 					}
 				default:
 					dst = nil
 				}
 				if dst == nil {
-					dst = &chunk{buf: make([]byte, len(b.cur.buf)), free: b.free}
+					dst = &chunk{buf: make([]byte, want), free: b.free}
 				}
 				dst.refs.Store(1)
 			}

@@ -223,3 +223,52 @@ func TestJSONLHoldRecyclesRecords(t *testing.T) {
 		t.Errorf("the held record changed: line %d", kept.Pos.N)
 	}
 }
+
+// TestJSONLHeldChunkSize: while its records are held, a reader of short
+// lines moves to chunks of heldChunk bytes, not to chunks the size of its
+// first (1 MiB), and reads on in its first chunk no further than
+// heldChunk: what batches in flight keep touched stays about their size.
+// Lines four times longer than a quarter of heldChunk get larger chunks.
+func TestJSONLHeldChunkSize(t *testing.T) {
+	for _, tc := range []struct {
+		line, want int
+	}{{2 << 10, heldChunk}, {100 << 10, 512 << 10}} {
+		var data bytes.Buffer
+		for i := 0; data.Len() < 8<<20; i++ {
+			fmt.Fprintf(&data, `{"ts":%d,"agent":"a","request":{"pad":"%s"}}`+"\n", i, strings.Repeat("x", tc.line))
+		}
+		r := NewJSONL(struct{ io.Reader }{bytes.NewReader(data.Bytes())}, "c.jsonl", JSONLOptions{})
+		first := r.lb.cur
+		var out []*Held
+		cur := &Held{}
+		r.Hold(cur)
+		sizes := map[int]int{}
+		seen := map[*chunk]bool{}
+		n := 0
+		for r.Scan() {
+			if c := r.lb.cur; !seen[c] {
+				seen[c] = true
+				sizes[len(c.buf)]++
+			}
+			if r.lb.cur == first && r.lb.w > tc.want+readSize {
+				t.Fatalf("lines of %d bytes: read on to byte %d of the first chunk", tc.line, r.lb.w)
+			}
+			if n++; n%8 == 0 { // a batch of 8 records; four batches in flight
+				r.Hold(cur)
+				out = append(out, cur)
+				cur = &Held{}
+				if len(out) > 4 {
+					out[0].Release()
+					out = out[1:]
+				}
+			}
+		}
+		if r.Err() != nil {
+			t.Fatal(r.Err())
+		}
+		delete(sizes, 1<<20) // the first chunk
+		if len(sizes) != 1 || sizes[tc.want] == 0 {
+			t.Errorf("lines of %d bytes: chunks taken while held, by size: %v; want all of %d bytes", tc.line, sizes, tc.want)
+		}
+	}
+}
