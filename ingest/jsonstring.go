@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -99,22 +100,10 @@ func appendEscapedString(b []byte, s string, shortBF bool) []byte {
 	const hex = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); {
-		// Sixteen, then eight bytes at a time while none needs a look: no
-		// control byte, quote, backslash or byte from 0x80.
-		for i+16 <= len(s) && plain16(load64(s, i), load64(s, i+8)) {
-			i += 16
-		}
-		if i+8 <= len(s) && plain8(load64(s, i)) {
-			i += 8
-		}
-		if i >= len(s) {
+		if i = plainEnd(s, i); i >= len(s) {
 			break
 		}
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
 		if c < utf8.RuneSelf {
 			b = append(b, s[start:i]...)
 			switch c {
@@ -160,32 +149,48 @@ func appendEscapedString(b []byte, s string, shortBF bool) []byte {
 	return append(b, s[start:]...)
 }
 
+// plainEnd returns the index of the first byte of s from i that needs a
+// look — a control byte, a quote, a backslash or a byte from 0x80 —
+// and len(s) when none does: sixteen, then eight bytes at a time, each
+// word read with one load (load64).
+func plainEnd(s string, i int) int {
+	const highs = 0x8080808080808080
+	for ; i+16 <= len(s); i += 16 {
+		w, v := load64(s, i), load64(s, i+8)
+		if (w|v)&highs|special(w)|special(v) == 0 {
+			continue
+		}
+		if m := w&highs | special(w); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		return i + 8 + bits.TrailingZeros64(v&highs|special(v))>>3
+	}
+	for ; i+8 <= len(s); i += 8 {
+		w := load64(s, i)
+		if m := w&highs | special(w); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return i
+}
+
 // load64 returns the eight bytes of s from i (i+8 <= len(s)) as a
-// little-endian word: one load, where building it a byte at a time took
-// eight.
+// little-endian word: one load.
 func load64(s string, i int) uint64 {
 	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:i+8]), 8))
 }
 
-// plain16 reports whether none of the sixteen bytes of words a and b is
-// below 0x20, a quote, a backslash or from 0x80: plain8 of both, with one
-// branch.
-func plain16(a, b uint64) bool {
-	const highs = 0x8080808080808080
-	return (a|b)&highs == 0 && special(a)|special(b) == 0
-}
-
-// plain8 reports whether none of the eight bytes of w is below 0x20, a
-// quote, a backslash or from 0x80.
-func plain8(w uint64) bool {
-	const highs = 0x8080808080808080
-	return w&highs == 0 && special(w) == 0
-}
-
-// special returns, for a word w none of whose bytes is from 0x80, a word
-// whose high bits are set where a byte of w is below 0x20, a quote or a
-// backslash: zero when none is (the test for a zero byte, exact for
-// whether there is one: (v - 0x01…01) &^ v & 0x80…80).
+// special returns a word whose high bits are set where a byte of w is
+// below 0x20, a quote or a backslash: zero when none is, and exact for
+// the lowest byte that is one when no byte below it is from 0x80 (the
+// test for a zero byte, (v - 0x01…01) &^ v & 0x80…80, is exact up to
+// the lowest zero byte: a borrow starts only there). So the lowest byte
+// flagged in w&0x80…80 | special(w) is the first byte that needs a look.
 func special(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }

@@ -106,3 +106,15 @@ func FuzzAppendEscapedMatchesReference(f *testing.F) {
 	f.Add(strings.Repeat("ok ", 30) + "\b\f\x01")
 	f.Fuzz(func(t *testing.T, s string) { checkEscaped(t, s) })
 }
+
+// BenchmarkAppendJSONString escapes a message's text of 2 KB (prose
+// with a quote and a line break every few hundred bytes) as the
+// request writers do.
+func BenchmarkAppendJSONString(b *testing.B) {
+	s := strings.Repeat(strings.Repeat("The quick brown fox jumps over the lazy dog. ", 6)+"\"quoted\"\n", 7)
+	b.SetBytes(int64(len(s)))
+	var out []byte
+	for b.Loop() {
+		out = AppendJSONString(out[:0], s)
+	}
+}
