@@ -344,6 +344,15 @@ func (f *oiFast) row(decode bool) bool {
 	var hasStart, hasEnd bool
 	for i := range f.scal {
 		sc := &f.scal[i]
+		if !decode && (sc.checked || f.trusted) {
+			// A value an earlier reading checked, in a row not decoded:
+			// its slot is consumed when the column is next read.
+			sc.cur.Defer()
+			continue
+		}
+		if sc.cur.CatchUp() != nil {
+			return false
+		}
 		if sc.asTime && sc.kind == pq.LeafTimestamp {
 			t, set, ok := f.timeField(sc, decode, &fields)
 			if !ok {

@@ -139,8 +139,10 @@ type OIParquetReader struct {
 	closed bool
 	// lightChecked: the first pass read the light columns through the
 	// column decoder, every row: the full view's decoder does not check
-	// them again (oiFast.trust).
-	lightChecked bool
+	// them again (oiFast.trust). fullChecked: the first pass over the
+	// full view read every row through the column decoder (no hand-over):
+	// the later passes of an out-of-order table trust it (oiFast.trusted).
+	lightChecked, fullChecked bool
 }
 
 // NewOIParquetReader opens the Parquet file held by r (size bytes) and
@@ -749,7 +751,7 @@ func (pr *OIParquetReader) pass() bool {
 		pr.closeViews()
 		pr.read = 0
 		if pr.fast = pr.openFull(); pr.fast != nil {
-			pr.fast.trusted = true
+			pr.fast.trusted = pr.fullChecked
 		} else if pr.rows, pr.cols, pr.err = oiOpenValues(pr.ra, pr.size, pr.name, keepFull); pr.err != nil {
 			return false
 		}
@@ -921,6 +923,9 @@ func (pr *OIParquetReader) scanFast() (ok, handled bool) {
 		}
 		if pr.read < len(pr.plan.flags) {
 			pr.err = fmt.Errorf("%s: the file changed between its two readings (fewer rows)", pr.name)
+		}
+		if pr.win != nil && pr.win.passes == 1 && pr.err == nil {
+			pr.fullChecked = true
 		}
 		pr.rec = nil
 		return false, true
