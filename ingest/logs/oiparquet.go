@@ -128,8 +128,9 @@ type OIParquetReader struct {
 	bodies   oiBodies
 	buildRec func(*tspan, *ingest.Record)
 	plan     spanPlan
-	anc      planAncestors // the ancestry of the row build builds
-	read     int           // rows the second pass has read
+	skips    []ingest.Record // the records skip hands out next
+	anc      planAncestors   // the ancestry of the row build builds
+	read     int             // rows the second pass has read
 	rec      *ingest.Record
 	err      error
 	// sorted is whether the rows are in start-time order; when not, the
@@ -861,9 +862,27 @@ func (pr *OIParquetReader) planned(i int, pos ingest.Pos) *ingest.Record {
 		return nil
 	}
 	if flags := pr.plan.flags[i]; flags&lightCall == 0 {
-		return skip(pos, pr.plan.strs[pr.plan.skip[i]])
+		return pr.skip(pos, pr.plan.strs[pr.plan.skip[i]])
 	}
-	return skip(pos, oiWrapper(nil))
+	return pr.skip(pos, oiWrapper(nil))
+}
+
+// oiSkipSlab is how many skip records pr.skip allocates at a time.
+const oiSkipSlab = 32
+
+// skip returns a new skip record at pos, as skip does, carved from a
+// slab of records: most rows of a span table are skips (agent, chain,
+// tool and wrapper spans), and one allocation of oiSkipSlab records
+// costs less than as many of one. A record is never handed out twice;
+// a slab stays allocated while any of its records is held.
+func (pr *OIParquetReader) skip(pos ingest.Pos, reason string) *ingest.Record {
+	if len(pr.skips) == 0 {
+		pr.skips = make([]ingest.Record, oiSkipSlab)
+	}
+	r := &pr.skips[0]
+	pr.skips = pr.skips[1:]
+	r.Pos, r.Skip = pos, reason
+	return r
 }
 
 // decides reports whether the plan decides row i's record alone (see
