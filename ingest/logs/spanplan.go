@@ -51,7 +51,12 @@ type lightTree struct {
 	undecided bool
 	// reuse: plan's result is read before the next plan (a run's tree:
 	// runPlanner), which then reuses its arrays and t's scratch.
-	reuse   bool
+	reuse bool
+	// scan: byID is empty and ids are found by scanning spans (find): a
+	// run planner's tree while it holds at most smallRun spans (a
+	// trace's few spans cost less scanned than hashed, stored and
+	// cleared).
+	scan    bool
 	last    spanPlan
 	parents []int32
 	inner   map[int32]bool
@@ -109,7 +114,18 @@ func (t *lightTree) add(s *tspan) {
 		if s.call {
 			l.trace = t.strs.add(s.traceID)
 		}
-		if _, dup := t.byID[s.spanID]; s.spanID != "" && !dup {
+		if t.scan && len(t.spans) >= smallRun {
+			// The run outgrows a scan: its ids go into byID.
+			t.scan = false
+			for j := range t.spans {
+				if id := t.spans[j].spanID; id != "" {
+					if _, dup := t.byID[id]; !dup {
+						t.byID[id] = int32(j)
+					}
+				}
+			}
+		}
+		if _, dup := t.byID[s.spanID]; !t.scan && s.spanID != "" && !dup {
 			t.byID[s.spanID] = int32(len(t.spans))
 		}
 	}
@@ -124,10 +140,28 @@ func (t *lightTree) parent(i int32) int32 {
 	if s.parentID == "" || s.parentID == s.spanID {
 		return -1
 	}
-	if p, ok := t.byID[s.parentID]; ok {
+	if p, ok := t.find(s.parentID); ok {
 		return p
 	}
 	return -1
+}
+
+// smallRun is the most spans a run planner's tree finds ids of by a scan.
+const smallRun = 16
+
+// find returns the first span whose id is id (not ""), and whether there
+// is one: through byID, or by a scan of the spans while t.scan.
+func (t *lightTree) find(id string) (int32, bool) {
+	if t.scan {
+		for j := range t.spans {
+			if t.spans[j].spanID == id {
+				return int32(j), true
+			}
+		}
+		return -1, false
+	}
+	j, ok := t.byID[id]
+	return j, ok
 }
 
 // spanPlan is what the second pass needs of the first: per span its
@@ -362,7 +396,7 @@ type runPlanner struct {
 // arrays and the id hashes are sized for them).
 func newRunPlanner(keys []string, undecided bool, rows int) *runPlanner {
 	rp := &runPlanner{run: newLightTree(keys), seed: maphash.MakeSeed(), ids: make([]uint64, 0, rows), ok: true}
-	rp.run.reuse = true
+	rp.run.reuse, rp.run.scan = true, true
 	rp.strs.own = true
 	rp.plan.flags = make([]uint8, 0, rows)
 	rp.plan.skip = make([]int32, 0, rows)
@@ -396,11 +430,11 @@ func (rp *runPlanner) flush() {
 			continue
 		}
 		if s.parentID != "" && s.parentID != s.spanID {
-			if _, ok := t.byID[s.parentID]; !ok {
+			if _, ok := t.find(s.parentID); !ok {
 				rp.dangling = append(rp.dangling, maphash.String(rp.seed, s.parentID))
 			}
 		}
-		if s.spanID != "" && t.byID[s.spanID] == int32(i) { // the id's first span in the run
+		if j, _ := t.find(s.spanID); s.spanID != "" && j == int32(i) { // the id's first span in the run
 			rp.ids = append(rp.ids, maphash.String(rp.seed, s.spanID))
 		}
 	}
@@ -424,6 +458,7 @@ func (rp *runPlanner) flush() {
 		rp.plan.inh = append(rp.plan.inh, str(v))
 	}
 	clear(t.byID)
+	t.scan = true
 	t.spans, t.vals, t.starts = t.spans[:0], t.vals[:0], t.starts[:0]
 	t.strs.reset()
 	t.strs.add("")
