@@ -136,6 +136,22 @@ type oiFastList struct {
 	msgs   []message     // the row's messages, reused by the next row
 }
 
+// each calls fn with each cursor of l (its fields', then its tool
+// calls'); false when fn returns false.
+func (l *oiFastList) each(fn func(*pq.LeafCursor) bool) bool {
+	for _, fd := range l.fields {
+		if !fn(fd.cur) {
+			return false
+		}
+	}
+	for _, fd := range l.calls {
+		if !fn(fd.cur) {
+			return false
+		}
+	}
+	return true
+}
+
 type oiFastField struct {
 	name string // the field's name ("message.role", "tool_call.id")
 	elem string // the name of the element group above it (tool calls)
@@ -382,6 +398,15 @@ func (f *oiFast) row(decode bool) bool {
 		}
 	}
 	for _, l := range f.lists {
+		if !decode && f.trusted {
+			// A row an earlier reading checked, not decoded: its slots
+			// are consumed when the list is next read.
+			l.each(func(c *pq.LeafCursor) bool { c.Defer(); return true })
+			continue
+		}
+		if !l.each(func(c *pq.LeafCursor) bool { return c.CatchUp() == nil }) {
+			return false
+		}
 		v, ok := f.list(l, decode)
 		if !ok {
 			return false

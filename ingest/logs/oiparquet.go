@@ -144,6 +144,7 @@ type OIParquetReader struct {
 	// full view read every row through the column decoder (no hand-over):
 	// the later passes of an out-of-order table trust it (oiFast.trusted).
 	lightChecked, fullChecked bool
+	handovers                 int // rows handed over to the generic path (tests)
 }
 
 // NewOIParquetReader opens the Parquet file held by r (size bytes) and
@@ -968,6 +969,7 @@ func (pr *OIParquetReader) scanFast() (ok, handled bool) {
 // handOver opens the generic path's full view and moves it past the
 // first done rows, which the column decoder read.
 func (pr *OIParquetReader) handOver(done int) {
+	pr.handovers++
 	rows, cols, err := oiOpenValues(pr.ra, pr.size, pr.name, keepFull)
 	if err != nil {
 		pr.err = err

@@ -12,15 +12,17 @@ import (
 // cursor where reading them would: the values read after runs of
 // deferred rows (short runs, runs across many small pages, runs to the
 // end of a page) are those a reading of every row gives, for a text
-// column with nulls (plain and dictionary-encoded), a double column and
-// a required column.
+// column with nulls (plain and dictionary-encoded), a double column, a
+// required column, a list of texts and a repeated double.
 func TestLeafCursorDefer(t *testing.T) {
 	type row struct {
-		Text  *string  `parquet:"text,optional"`
-		Dict  *string  `parquet:"dict,optional,dict"`
-		Num   *float64 `parquet:"num,optional"`
-		Req   float64  `parquet:"req"`
-		Other *string  `parquet:"other,optional"`
+		Text  *string   `parquet:"text,optional"`
+		Dict  *string   `parquet:"dict,optional,dict"`
+		Num   *float64  `parquet:"num,optional"`
+		Req   float64   `parquet:"req"`
+		Other *string   `parquet:"other,optional"`
+		List  []string  `parquet:"list,list"`
+		Tags  []float64 `parquet:"tags"`
 	}
 	var rows []row
 	for i := range 3000 {
@@ -36,6 +38,12 @@ func TestLeafCursorDefer(t *testing.T) {
 		if i%4 != 2 {
 			n := float64(i * 10)
 			r.Num = &n
+		}
+		for k := range i % 6 {
+			r.List = append(r.List, fmt.Sprintf("l%d.%d", i, k))
+		}
+		for k := range i % 3 {
+			r.Tags = append(r.Tags, float64(i+k))
 		}
 		rows = append(rows, r)
 	}
@@ -64,19 +72,29 @@ func TestLeafCursorDefer(t *testing.T) {
 				if err := c.CatchUp(); err != nil {
 					t.Fatalf("row %d column %d: %v", n+1, i, err)
 				}
-				_, _, has, err := c.Next()
-				if err != nil {
-					t.Fatalf("row %d column %d: %v", n+1, i, err)
-				}
-				switch v := "-"; {
-				case !has:
-					vals[i] = v
-				case i == 2 || i == 3:
-					x, _ := c.Double()
-					vals[i] = fmt.Sprint(x)
-				default:
-					b, _ := c.Bytes()
-					vals[i] = string(b)
+				// The row's slots: the first, then those that do not
+				// start a row.
+				for first := true; ; first = false {
+					if !first {
+						rep, _, more, err := c.Peek()
+						if err != nil || !more || rep == 0 {
+							break
+						}
+					}
+					_, _, has, err := c.Next()
+					if err != nil {
+						t.Fatalf("row %d column %d: %v", n+1, i, err)
+					}
+					switch kind := ls.Schema()[i].Kind; {
+					case !has:
+						vals[i] += "-,"
+					case kind == LeafDouble:
+						x, _ := c.Double()
+						vals[i] += fmt.Sprint(x) + ","
+					default:
+						b, _ := c.Bytes()
+						vals[i] += string(b) + ","
+					}
 				}
 			}
 			for i, c := range cs {
@@ -93,7 +111,8 @@ func TestLeafCursorDefer(t *testing.T) {
 		return out
 	}
 	all := read(func(int, int) bool { return false })
-	if len(all) != len(rows) || all[4][0] != "text 4" || all[3][0] != "-" || all[8][1] != "d1" || all[7][2] != "70" {
+	if len(all) != len(rows) || all[4][0] != "text 4," || all[3][0] != "-," || all[8][1] != "d1," || all[7][2] != "70," ||
+		all[8][5] != "l8.0,l8.1," || all[6][5] != "-," || all[5][6] != "5,6," || all[3][6] != "-," {
 		t.Fatalf("plain reading: %d rows, row 4 %q", len(all), all[4])
 	}
 	for name, skip := range map[string]func(n, c int) bool{
