@@ -54,9 +54,10 @@ type oiFast struct {
 	chunk []byte   // texts handed out (str), append only
 	s     tspan
 	num   []byte
-	// trusted: the table's rows were all read (checked) once; rows read
-	// with decode off are not checked again. decoding is the current
-	// row's decode.
+	// trusted: the table's rows were all read (checked) once by the
+	// decoder (OIParquetReader.fullChecked); in rows read with decode
+	// off, every column is put off (LeafCursor.Defer), not checked
+	// again. decoding is the current row's decode.
 	trusted, decoding bool
 	weird             bool
 	err               error
