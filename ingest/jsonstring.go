@@ -1,8 +1,11 @@
 package ingest
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // AppendJSONString appends s as a JSON string literal (see AppendJSONEscaped).
@@ -77,23 +80,30 @@ func Hex4[T string | []byte](s T) rune {
 // appendEscaped is AppendJSONEscaped; shortBF writes \b and \f as such
 // (encoding/json) instead of \u0008 and \u000c.
 func appendEscaped[T string | []byte](b []byte, s T, shortBF bool) []byte {
+	return appendEscapedString(b, asString(s), shortBF)
+}
+
+// asString views s as a string: a []byte's bytes are not copied (the
+// escaper only reads them).
+func asString[T string | []byte](s T) string {
+	switch v := any(s).(type) {
+	case string:
+		return v
+	case []byte:
+		return unsafe.String(unsafe.SliceData(v), len(v))
+	}
+	return ""
+}
+
+// appendEscapedString is appendEscaped of a string.
+func appendEscapedString(b []byte, s string, shortBF bool) []byte {
 	const hex = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); {
-		// Eight bytes at a time while none needs a look: no control byte,
-		// quote, backslash or byte from 0x80.
-		for i+8 <= len(s) && plain8(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
-			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
-			i += 8
-		}
-		if i >= len(s) {
+		if i = plainEnd(s, i); i >= len(s) {
 			break
 		}
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
 		if c < utf8.RuneSelf {
 			b = append(b, s[start:i]...)
 			switch c {
@@ -121,7 +131,7 @@ func appendEscaped[T string | []byte](b []byte, s T, shortBF bool) []byte {
 			start = i
 			continue
 		}
-		r, size := decodeRune(s[i:])
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
 			b = append(b, s[start:i]...)
@@ -139,22 +149,51 @@ func appendEscaped[T string | []byte](b []byte, s T, shortBF bool) []byte {
 	return append(b, s[start:]...)
 }
 
-// plain8 reports whether none of the eight bytes of w is below 0x20, a
-// quote, a backslash or from 0x80 (the test for a zero byte, exact for
-// whether there is one: (v - 0x01…01) &^ v & 0x80…80).
-func plain8(w uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
-	low := (w - ones*0x20) &^ w & highs // a byte below 0x20 (w has no high bit set here)
-	return w&highs == 0 && low|zero(w^(ones*'"'))|zero(w^(ones*'\\')) == 0
+// plainEnd returns the index of the first byte of s from i that needs a
+// look — a control byte, a quote, a backslash or a byte from 0x80 —
+// and len(s) when none does: sixteen, then eight bytes at a time, each
+// word read with one load (load64).
+func plainEnd(s string, i int) int {
+	const highs = 0x8080808080808080
+	for ; i+16 <= len(s); i += 16 {
+		w, v := load64(s, i), load64(s, i+8)
+		if (w|v)&highs|special(w)|special(v) == 0 {
+			continue
+		}
+		if m := w&highs | special(w); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		return i + 8 + bits.TrailingZeros64(v&highs|special(v))>>3
+	}
+	for ; i+8 <= len(s); i += 8 {
+		w := load64(s, i)
+		if m := w&highs | special(w); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return i
 }
 
-func decodeRune[T string | []byte](s T) (rune, int) {
-	switch v := any(s).(type) {
-	case string:
-		return utf8.DecodeRuneInString(v)
-	case []byte:
-		return utf8.DecodeRune(v)
-	}
-	return utf8.RuneError, 1
+// load64 returns the eight bytes of s from i (i+8 <= len(s)) as a
+// little-endian word: one load.
+func load64(s string, i int) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:i+8]), 8))
+}
+
+// special returns a word whose high bits are set where a byte of w is
+// below 0x20, a quote or a backslash: zero when none is, and exact for
+// the lowest byte that is one when no byte below it is from 0x80 (the
+// test for a zero byte, (v - 0x01…01) &^ v & 0x80…80, is exact up to
+// the lowest zero byte: a borrow starts only there). So the lowest byte
+// flagged in w&0x80…80 | special(w) is the first byte that needs a look.
+func special(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
+	low := (w - ones*0x20) &^ w & highs // a byte below 0x20
+	return low | zero(w^(ones*'"')) | zero(w^(ones*'\\'))
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/ingest/pq"
+	"github.com/killswitch/killswitch/internal/jsonsimd"
 )
 
 // The column decoder of the span tables Phoenix writes (see oiparquet.go):
@@ -53,9 +54,10 @@ type oiFast struct {
 	chunk []byte   // texts handed out (str), append only
 	s     tspan
 	num   []byte
-	// trusted: the table's rows were all read (checked) once; rows read
-	// with decode off are not checked again. decoding is the current
-	// row's decode.
+	// trusted: the table's rows were all read (checked) once by the
+	// decoder (OIParquetReader.fullChecked); in rows read with decode
+	// off, every column is put off (LeafCursor.Defer), not checked
+	// again. decoding is the current row's decode.
 	trusted, decoding bool
 	weird             bool
 	err               error
@@ -133,6 +135,22 @@ type oiFastList struct {
 	fields []oiFastField
 	calls  []oiFastField // message.tool_calls.…, one cursor each
 	msgs   []message     // the row's messages, reused by the next row
+}
+
+// each calls fn with each cursor of l (its fields', then its tool
+// calls'); false when fn returns false.
+func (l *oiFastList) each(fn func(*pq.LeafCursor) bool) bool {
+	for _, fd := range l.fields {
+		if !fn(fd.cur) {
+			return false
+		}
+	}
+	for _, fd := range l.calls {
+		if !fn(fd.cur) {
+			return false
+		}
+	}
+	return true
 }
 
 type oiFastField struct {
@@ -304,9 +322,18 @@ func (f *oiFast) nextRow(decode bool) (s *tspan, ok bool) {
 }
 
 // valid reports whether text b is UTF-8; any text, in a row read with
-// decode off while f.trusted (a row an earlier reading checked).
+// decode off while f.trusted (a row an earlier reading checked). A long
+// text (a message's content) has its ASCII blocks checked 64 bytes at a
+// time where the processor can (jsonsimd.ValidUTF8); a short one (an id,
+// a role) costs less without the call.
 func (f *oiFast) valid(b []byte) bool {
-	return f.trusted && !f.decoding || utf8.Valid(b)
+	if f.trusted && !f.decoding {
+		return true
+	}
+	if len(b) >= 128 {
+		return jsonsimd.ValidUTF8(b)
+	}
+	return utf8.Valid(b)
 }
 
 // row decodes (or, decode false, checks) the current row; false when it
@@ -334,6 +361,15 @@ func (f *oiFast) row(decode bool) bool {
 	var hasStart, hasEnd bool
 	for i := range f.scal {
 		sc := &f.scal[i]
+		if !decode && (sc.checked || f.trusted) {
+			// A value an earlier reading checked, in a row not decoded:
+			// its slot is consumed when the column is next read.
+			sc.cur.Defer()
+			continue
+		}
+		if sc.cur.CatchUp() != nil {
+			return false
+		}
 		if sc.asTime && sc.kind == pq.LeafTimestamp {
 			t, set, ok := f.timeField(sc, decode, &fields)
 			if !ok {
@@ -363,6 +399,15 @@ func (f *oiFast) row(decode bool) bool {
 		}
 	}
 	for _, l := range f.lists {
+		if !decode && f.trusted {
+			// A row an earlier reading checked, not decoded: its slots
+			// are consumed when the list is next read.
+			l.each(func(c *pq.LeafCursor) bool { c.Defer(); return true })
+			continue
+		}
+		if !l.each(func(c *pq.LeafCursor) bool { return c.CatchUp() == nil }) {
+			return false
+		}
 		v, ok := f.list(l, decode)
 		if !ok {
 			return false

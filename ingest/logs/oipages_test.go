@@ -217,6 +217,22 @@ func pagedLine(t *testing.T, rec *ingest.Record) string {
 // paged table (a trace's rows together, in time order), and refuses a
 // table where a parent lies in another trace's run, where a span id
 // appears in two runs, or where rows are out of time order.
+// longRun is a trace t1 of 22 spans (a chain a0 <- a1 <- … <- a19, a3
+// again, a20 whose parent a21 comes after it) and a trace of two spans:
+// next (its parent nextParent) and its child.
+func longRun(row func(trace, id, parent string, s int) pageRow, next, trace2, nextParent string) []pageRow {
+	var rows []pageRow
+	for i := range 20 {
+		parent := ""
+		if i > 0 {
+			parent = fmt.Sprintf("a%d", i-1)
+		}
+		rows = append(rows, row("t1", fmt.Sprintf("a%d", i), parent, i))
+	}
+	rows = append(rows, row("t1", "a3", "a19", 20), row("t1", "a20", "a21", 21), row("t1", "a21", "a0", 22))
+	return append(rows, row(trace2, next, nextParent, 23), row(trace2, next+"-child", next, 24))
+}
+
 func TestOIParquetRunPlan(t *testing.T) {
 	p := func(s string) *string { return &s }
 	at := func(s int) time.Time { return pagedStart.Add(time.Duration(s) * time.Second) }
@@ -239,6 +255,10 @@ func TestOIParquetRunPlan(t *testing.T) {
 		{"an id in two runs", writePageRows(t, []pageRow{row("t1", "a", "", 0), row("t2", "a", "", 1), row("t2", "b", "a", 2)}, 0, 0), false},
 		{"a trace in two runs", writePageRows(t, []pageRow{row("t1", "a", "", 0), row("t2", "b", "", 1), row("t1", "c", "a", 2)}, 0, 0), false},
 		{"out of time order", writePageRows(t, []pageRow{row("t1", "a", "", 1), row("t1", "b", "a", 0)}, 0, 0), false},
+		// Runs longer than smallRun: ids found through byID from the 17th span.
+		{"a long run", writePageRows(t, longRun(row, "c", "t2", "x"), 0, 0), true},
+		{"a long run's id as a parent in the next run", writePageRows(t, longRun(row, "c", "t2", "a5"), 0, 0), false},
+		{"a long run's id again in the next run", writePageRows(t, longRun(row, "a17", "t2", ""), 0, 0), false},
 	}
 	for i, data := range parquetSeeds(t) {
 		cases = append(cases, struct {

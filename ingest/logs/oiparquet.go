@@ -128,8 +128,9 @@ type OIParquetReader struct {
 	bodies   oiBodies
 	buildRec func(*tspan, *ingest.Record)
 	plan     spanPlan
-	anc      planAncestors // the ancestry of the row build builds
-	read     int           // rows the second pass has read
+	skips    []ingest.Record // the records skip hands out next
+	anc      planAncestors   // the ancestry of the row build builds
+	read     int             // rows the second pass has read
 	rec      *ingest.Record
 	err      error
 	// sorted is whether the rows are in start-time order; when not, the
@@ -139,8 +140,11 @@ type OIParquetReader struct {
 	closed bool
 	// lightChecked: the first pass read the light columns through the
 	// column decoder, every row: the full view's decoder does not check
-	// them again (oiFast.trust).
-	lightChecked bool
+	// them again (oiFast.trust). fullChecked: the first pass over the
+	// full view read every row through the column decoder (no hand-over):
+	// the later passes of an out-of-order table trust it (oiFast.trusted).
+	lightChecked, fullChecked bool
+	handovers                 int // rows handed over to the generic path (tests)
 }
 
 // NewOIParquetReader opens the Parquet file held by r (size bytes) and
@@ -749,7 +753,7 @@ func (pr *OIParquetReader) pass() bool {
 		pr.closeViews()
 		pr.read = 0
 		if pr.fast = pr.openFull(); pr.fast != nil {
-			pr.fast.trusted = true
+			pr.fast.trusted = pr.fullChecked
 		} else if pr.rows, pr.cols, pr.err = oiOpenValues(pr.ra, pr.size, pr.name, keepFull); pr.err != nil {
 			return false
 		}
@@ -859,9 +863,27 @@ func (pr *OIParquetReader) planned(i int, pos ingest.Pos) *ingest.Record {
 		return nil
 	}
 	if flags := pr.plan.flags[i]; flags&lightCall == 0 {
-		return skip(pos, pr.plan.strs[pr.plan.skip[i]])
+		return pr.skip(pos, pr.plan.strs[pr.plan.skip[i]])
 	}
-	return skip(pos, oiWrapper(nil))
+	return pr.skip(pos, oiWrapper(nil))
+}
+
+// oiSkipSlab is how many skip records pr.skip allocates at a time.
+const oiSkipSlab = 32
+
+// skip returns a new skip record at pos, as skip does, carved from a
+// slab of records: most rows of a span table are skips (agent, chain,
+// tool and wrapper spans), and one allocation of oiSkipSlab records
+// costs less than as many of one. A record is never handed out twice;
+// a slab stays allocated while any of its records is held.
+func (pr *OIParquetReader) skip(pos ingest.Pos, reason string) *ingest.Record {
+	if len(pr.skips) == 0 {
+		pr.skips = make([]ingest.Record, oiSkipSlab)
+	}
+	r := &pr.skips[0]
+	pr.skips = pr.skips[1:]
+	r.Pos, r.Skip = pos, reason
+	return r
 }
 
 // decides reports whether the plan decides row i's record alone (see
@@ -922,6 +944,9 @@ func (pr *OIParquetReader) scanFast() (ok, handled bool) {
 		if pr.read < len(pr.plan.flags) {
 			pr.err = fmt.Errorf("%s: the file changed between its two readings (fewer rows)", pr.name)
 		}
+		if pr.win != nil && pr.win.passes == 1 && pr.err == nil {
+			pr.fullChecked = true
+		}
 		pr.rec = nil
 		return false, true
 	}
@@ -944,6 +969,7 @@ func (pr *OIParquetReader) scanFast() (ok, handled bool) {
 // handOver opens the generic path's full view and moves it past the
 // first done rows, which the column decoder read.
 func (pr *OIParquetReader) handOver(done int) {
+	pr.handovers++
 	rows, cols, err := oiOpenValues(pr.ra, pr.size, pr.name, keepFull)
 	if err != nil {
 		pr.err = err

@@ -2,6 +2,7 @@ package logs
 
 import (
 	"hash/maphash"
+	"math/bits"
 	"slices"
 	"strings"
 	"time"
@@ -50,7 +51,12 @@ type lightTree struct {
 	undecided bool
 	// reuse: plan's result is read before the next plan (a run's tree:
 	// runPlanner), which then reuses its arrays and t's scratch.
-	reuse   bool
+	reuse bool
+	// scan: byID is empty and ids are found by scanning spans (find): a
+	// run planner's tree while it holds at most smallRun spans (a
+	// trace's few spans cost less scanned than hashed, stored and
+	// cleared).
+	scan    bool
 	last    spanPlan
 	parents []int32
 	inner   map[int32]bool
@@ -108,7 +114,18 @@ func (t *lightTree) add(s *tspan) {
 		if s.call {
 			l.trace = t.strs.add(s.traceID)
 		}
-		if _, dup := t.byID[s.spanID]; s.spanID != "" && !dup {
+		if t.scan && len(t.spans) >= smallRun {
+			// The run outgrows a scan: its ids go into byID.
+			t.scan = false
+			for j := range t.spans {
+				if id := t.spans[j].spanID; id != "" {
+					if _, dup := t.byID[id]; !dup {
+						t.byID[id] = int32(j)
+					}
+				}
+			}
+		}
+		if _, dup := t.byID[s.spanID]; !t.scan && s.spanID != "" && !dup {
 			t.byID[s.spanID] = int32(len(t.spans))
 		}
 	}
@@ -123,10 +140,28 @@ func (t *lightTree) parent(i int32) int32 {
 	if s.parentID == "" || s.parentID == s.spanID {
 		return -1
 	}
-	if p, ok := t.byID[s.parentID]; ok {
+	if p, ok := t.find(s.parentID); ok {
 		return p
 	}
 	return -1
+}
+
+// smallRun is the most spans a run planner's tree finds ids of by a scan.
+const smallRun = 16
+
+// find returns the first span whose id is id (not ""), and whether there
+// is one: through byID, or by a scan of the spans while t.scan.
+func (t *lightTree) find(id string) (int32, bool) {
+	if t.scan {
+		for j := range t.spans {
+			if t.spans[j].spanID == id {
+				return int32(j), true
+			}
+		}
+		return -1, false
+	}
+	j, ok := t.byID[id]
+	return j, ok
 }
 
 // spanPlan is what the second pass needs of the first: per span its
@@ -361,7 +396,7 @@ type runPlanner struct {
 // arrays and the id hashes are sized for them).
 func newRunPlanner(keys []string, undecided bool, rows int) *runPlanner {
 	rp := &runPlanner{run: newLightTree(keys), seed: maphash.MakeSeed(), ids: make([]uint64, 0, rows), ok: true}
-	rp.run.reuse = true
+	rp.run.reuse, rp.run.scan = true, true
 	rp.strs.own = true
 	rp.plan.flags = make([]uint8, 0, rows)
 	rp.plan.skip = make([]int32, 0, rows)
@@ -395,11 +430,11 @@ func (rp *runPlanner) flush() {
 			continue
 		}
 		if s.parentID != "" && s.parentID != s.spanID {
-			if _, ok := t.byID[s.parentID]; !ok {
+			if _, ok := t.find(s.parentID); !ok {
 				rp.dangling = append(rp.dangling, maphash.String(rp.seed, s.parentID))
 			}
 		}
-		if s.spanID != "" && t.byID[s.spanID] == int32(i) { // the id's first span in the run
+		if j, _ := t.find(s.spanID); s.spanID != "" && j == int32(i) { // the id's first span in the run
 			rp.ids = append(rp.ids, maphash.String(rp.seed, s.spanID))
 		}
 	}
@@ -423,6 +458,7 @@ func (rp *runPlanner) flush() {
 		rp.plan.inh = append(rp.plan.inh, str(v))
 	}
 	clear(t.byID)
+	t.scan = true
 	t.spans, t.vals, t.starts = t.spans[:0], t.vals[:0], t.starts[:0]
 	t.strs.reset()
 	t.strs.add("")
@@ -435,7 +471,7 @@ func (rp *runPlanner) finish() (pl spanPlan, ok bool) {
 	if len(rp.run.spans) > 0 {
 		rp.flush()
 	}
-	slices.Sort(rp.ids)
+	sortHashes(rp.ids)
 	for i := 1; i < len(rp.ids) && rp.ok; i++ {
 		if rp.ids[i] == rp.ids[i-1] {
 			rp.ok = false // an id in two runs
@@ -448,4 +484,39 @@ func (rp *runPlanner) finish() (pl spanPlan, ok bool) {
 	}
 	rp.plan.strs = rp.strs.strs
 	return rp.plan, rp.ok
+}
+
+// sortHashes sorts h, 64-bit hashes spread evenly over their range (the
+// runPlanner's maphash values), as slices.Sort does: a few thousand or
+// more by their top bits into about one bucket each (a counting pass and
+// a scattering pass through a copy), then each bucket sorted; fewer by
+// slices.Sort. For a table's hundreds of thousands of span ids it takes
+// a fraction of a comparison sort's time.
+func sortHashes(h []uint64) {
+	if len(h) < 1<<10 {
+		slices.Sort(h)
+		return
+	}
+	b := min(bits.Len(uint(len(h)))-1, 16)
+	shift := 64 - b
+	start := make([]int32, 1<<b+1)
+	for _, x := range h {
+		start[x>>shift+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	next := slices.Clone(start[:1<<b])
+	out := make([]uint64, len(h))
+	for _, x := range h {
+		d := x >> shift
+		out[next[d]] = x
+		next[d]++
+	}
+	for d := range 1 << b {
+		if bucket := out[start[d]:start[d+1]]; len(bucket) > 1 {
+			slices.Sort(bucket)
+		}
+	}
+	copy(h, out)
 }

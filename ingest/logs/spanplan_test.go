@@ -1,6 +1,8 @@
 package logs
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -33,6 +35,36 @@ func TestInterner(t *testing.T) {
 		in.reset()
 		if got := in.add("LLM"); got != 0 || len(in.strs) != 1 {
 			t.Errorf("own %v: after reset, add = %d with %d strings", own, got, len(in.strs))
+		}
+	}
+}
+
+// sortHashes orders hashes as slices.Sort does: random ones (below and
+// above its bucketing size), many equal, all in one bucket, and hashes
+// whose top bits differ only in a few buckets.
+func TestSortHashes(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		name string
+		make func(i int) uint64
+		n    int
+	}{
+		{"random small", func(int) uint64 { return rnd.Uint64() }, 500},
+		{"random", func(int) uint64 { return rnd.Uint64() }, 100_000},
+		{"equal", func(int) uint64 { return 42 }, 5_000},
+		{"one bucket", func(int) uint64 { return rnd.Uint64() >> 20 }, 5_000},
+		{"few buckets", func(i int) uint64 { return uint64(i%3)<<62 | rnd.Uint64()>>40 }, 70_000},
+		{"pairs", func(i int) uint64 { return uint64(i/2) * 0x9e3779b97f4a7c15 }, 30_000},
+	} {
+		h := make([]uint64, tc.n)
+		for i := range h {
+			h[i] = tc.make(i)
+		}
+		want := slices.Clone(h)
+		slices.Sort(want)
+		sortHashes(h)
+		if !slices.Equal(h, want) {
+			t.Errorf("%s: not sorted as slices.Sort sorts", tc.name)
 		}
 	}
 }

@@ -246,6 +246,7 @@ type LeafCursor struct {
 	f64  []float64
 	idx  []int32 // dictionary indexes, one per value
 	nval int     // values in the page
+	lag  int     // rows Defer put off (CatchUp consumes their slots)
 }
 
 func (c *LeafCursor) open(pages parquet.Pages) {
@@ -271,7 +272,7 @@ func (c *LeafCursor) close() {
 		c.pages.Close()
 		c.pages = nil
 	}
-	c.end, c.n, c.i, c.v, c.nval = false, 0, 0, 0, 0
+	c.end, c.n, c.i, c.v, c.nval, c.lag = false, 0, 0, 0, 0, 0
 	c.reps, c.defs, c.data, c.offs, c.i64, c.f64, c.idx = nil, nil, nil, nil, nil, nil, nil
 }
 
@@ -518,9 +519,124 @@ func (c *LeafCursor) NextNull() (rep, def uint8, ok bool) {
 
 // NextStartsRow reports whether the next slot is in the current page and
 // starts a row: RowEnd's answer without a call, where it is that simple.
+// A cursor behind by slots Defer put off is at a row's start too (it
+// lags by whole rows).
 func (c *LeafCursor) NextStartsRow() bool {
 	i := c.i
-	return i < len(c.reps) && c.reps[i] == 0
+	return i < len(c.reps) && c.reps[i] == 0 || c.lag > 0
+}
+
+// Defer consumes the slots of the current row later, at the next
+// CatchUp, without looking at them: for a reader that knows they are
+// sound (an earlier reading of the same file checked them) and does not
+// want their values. Call it at a row's start, instead of reading the
+// row. The rows put off in a row group are dropped with it when
+// Leaves.Next opens the next one.
+func (c *LeafCursor) Defer() { c.lag++ }
+
+// CatchUp consumes the slots of the rows Defer put off, counting their
+// values, a page at a time (a column that does not repeat: a slot a
+// row; one that does: up to the next slot that starts a row); reading
+// past the chunk's end, or levels the page does not hold, is an error,
+// as Next's. Call it before reading the cursor's next slot.
+func (c *LeafCursor) CatchUp() error {
+	if c.lag == 0 {
+		return nil
+	}
+	return c.catchUp()
+}
+
+func (c *LeafCursor) catchUp() error {
+	n := c.lag
+	c.lag = 0
+	if c.info.MaxRep != 0 {
+		return c.catchUpRows(n)
+	}
+	loaded := false // the current page was loaded by this call
+	for n > 0 {
+		if c.i >= c.n {
+			if loaded && c.page != nil && c.v == c.nval {
+				// A page this call loaded and passed: none of its bytes
+				// was handed out, so it goes now, not at Release (a
+				// cursor far behind would hold every page it passed).
+				parquet.Release(c.page)
+				c.page = nil
+			}
+			ok, err := c.fill()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return fmt.Errorf("column %q: %w", c.path, errChunkEnd)
+			}
+			loaded = true
+		}
+		k := min(n, c.n-c.i)
+		vals := 0
+		for _, d := range c.defs[c.i : c.i+k] {
+			if d > c.maxDef {
+				return fmt.Errorf("column %q: %w (definition level %d)", c.path, ErrLeafStructure, d)
+			}
+			if d == c.maxDef {
+				vals++
+			}
+		}
+		if c.info.Kind == LeafNull {
+			vals = 0
+		}
+		if c.v+vals > c.nval {
+			return fmt.Errorf("column %q: %w (more values than the page holds)", c.path, ErrLeafStructure)
+		}
+		c.v += vals
+		c.i += k
+		n -= k
+	}
+	return nil
+}
+
+// catchUpRows is catchUp in a repeated column: the slots of n rows, each
+// from a slot that starts a row (repetition level 0) to the next.
+func (c *LeafCursor) catchUpRows(n int) error {
+	loaded := false
+	for started := 0; ; {
+		if c.i >= c.n {
+			if loaded && c.page != nil && c.v == c.nval {
+				parquet.Release(c.page) // as in catchUp
+				c.page = nil
+			}
+			ok, err := c.fill()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				if started == n {
+					return nil // the chunk ends with the last row
+				}
+				return fmt.Errorf("column %q: %w", c.path, errChunkEnd)
+			}
+			loaded = true
+		}
+		for ; c.i < c.n; c.i++ {
+			d := c.defs[c.i]
+			if c.reps[c.i] == 0 {
+				if started == n {
+					return nil
+				}
+				started++
+			} else if started == 0 {
+				return fmt.Errorf("column %q: %w", c.path, errStructure)
+			}
+			if d > c.maxDef {
+				return fmt.Errorf("column %q: %w (definition level %d)", c.path, ErrLeafStructure, d)
+			}
+			if d == c.maxDef && c.info.Kind != LeafNull {
+				if c.v >= c.nval {
+					return fmt.Errorf("column %q: %w (more values than the page holds)", c.path, ErrLeafStructure)
+				}
+				c.v++
+			}
+		}
+	}
 }
 
 // RowEnd checks that the next slot starts a row (repetition level 0) or
