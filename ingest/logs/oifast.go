@@ -363,7 +363,9 @@ func (f *oiFast) row(decode bool) bool {
 		sc := &f.scal[i]
 		if !decode && (sc.checked || f.trusted) {
 			// A value an earlier reading checked, in a row not decoded:
-			// its slot is consumed when the column is next read.
+			// its slot is consumed when the column is next read. So
+			// timeField, textField and scalar below see a checked column
+			// only in a row decoded.
 			sc.cur.Defer()
 			continue
 		}
@@ -450,7 +452,7 @@ func (f *oiFast) timeField(sc *oiFastScalar, decode bool, fields *oiFields) (tm 
 	if err != nil || rep != 0 {
 		return time.Time{}, false, false
 	}
-	if !has || !decode && sc.checked {
+	if !has {
 		return time.Time{}, false, true
 	}
 	x, ok := sc.cur.Int64()
@@ -507,7 +509,7 @@ func (f *oiFast) textField(sc *oiFastScalar, decode bool) (string, bool) {
 	if err != nil || rep != 0 {
 		return "", false
 	}
-	if !has || !decode && sc.checked {
+	if !has {
 		return "", true
 	}
 	b, ok := sc.cur.Bytes()
@@ -554,7 +556,7 @@ func (f *oiFast) scalar(sc *oiFastScalar, decode bool) (any, bool) {
 	if err != nil || rep != 0 {
 		return nil, false
 	}
-	if !has || !decode && sc.checked {
+	if !has {
 		return nil, true
 	}
 	switch sc.kind {
