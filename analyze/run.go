@@ -98,25 +98,23 @@ const (
 // default parallelism (workers ≤ 0) it starts on one worker and takes
 // GOMAXPROCS workers once parallelPays (see there).
 func drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error, ahead func([]*ingest.Record)) error {
-	switch {
-	case workers == 1:
-		_, err := driveOne(src, p, step, ahead, nil)
-		return err
-	case workers > 1:
+	if workers <= 0 {
+		if n := runtime.GOMAXPROCS(0); n > 1 {
+			var size int64
+			if s, ok := src.(ingest.Sized); ok {
+				size = s.InputSize()
+			}
+			return driveAuto(src, p, n, step, ahead, func(records int, bytes int64) bool {
+				return parallelPays(size, records, bytes)
+			})
+		}
+		workers = 1
+	}
+	if workers > 1 {
 		return driveParallel(src, p, workers, step, ahead)
 	}
-	workers = runtime.GOMAXPROCS(0)
-	if workers == 1 {
-		_, err := driveOne(src, p, step, ahead, nil)
-		return err
-	}
-	var size int64
-	if s, ok := src.(ingest.Sized); ok {
-		size = s.InputSize()
-	}
-	return driveAuto(src, p, workers, step, ahead, func(records int, bytes int64) bool {
-		return parallelPays(size, records, bytes)
-	})
+	_, err := driveOne(src, p, step, ahead, nil)
+	return err
 }
 
 // driveAuto steps src on one worker until pays, asked after each group

@@ -211,23 +211,30 @@ func (b *lineBuf) readSlice() (line []byte, err error) {
 // once nothing holds it, so a run of long lines settles on chunks that
 // hold them, as short lines do on the first.
 func (b *lineBuf) enlarge() {
-	n := 2 * len(b.cur.buf)
-	var dst *chunk
-	select {
-	case dst = <-b.free:
-		if len(dst.buf) < n {
-			dst = nil // too small for this line: the collector takes it
-		}
-	default:
-	}
-	if dst == nil {
-		dst = &chunk{buf: make([]byte, n), free: b.free}
-	}
-	dst.refs.Store(1)
+	dst := b.take(2 * len(b.cur.buf))
 	b.w = copy(dst.buf, b.cur.buf[b.r:b.w])
 	b.r = 0
 	b.cur.release()
 	b.cur, b.noted = dst, false
+}
+
+// take returns a chunk of at least n bytes, referenced once: a free one
+// that large, else a new one of n (a free one too small is left to the
+// collector).
+func (b *lineBuf) take(n int) *chunk {
+	var c *chunk
+	select {
+	case c = <-b.free:
+		if len(c.buf) < n {
+			c = nil
+		}
+	default:
+	}
+	if c == nil {
+		c = &chunk{buf: make([]byte, n), free: b.free}
+	}
+	c.refs.Store(1)
+	return c
 }
 
 // note records that a line was returned from cur, once holding.
@@ -243,9 +250,9 @@ func (b *lineBuf) note() {
 // start of a buffer when they are not there: to the start of cur when
 // nobody holds it (as bufio.Reader does); when cur is held, to another
 // chunk (heldSize bytes) once cur is filled to heldSize, else the read
-// goes on after them in cur. A read
-// asks for at most readSize bytes, so that what it copies is still in the
-// core's cache when the line is parsed.
+// goes on after them in cur. A read asks for at most readSize bytes, so
+// that what it copies is still in the core's cache when the line is
+// parsed.
 func (b *lineBuf) fill() {
 	if b.r > 0 {
 		dst := b.cur
@@ -254,18 +261,7 @@ func (b *lineBuf) fill() {
 			if b.w < min(want, len(b.cur.buf)) {
 				dst = nil // room left in cur: read on
 			} else {
-				select {
-				case dst = <-b.free:
-					if len(dst.buf) < want {
-						dst = nil // too small: the collector takes it
-					}
-				default:
-					dst = nil
-				}
-				if dst == nil {
-					dst = &chunk{buf: make([]byte, want), free: b.free}
-				}
-				dst.refs.Store(1)
+				dst = b.take(want)
 			}
 		}
 		if dst != nil {
