@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/killswitch/killswitch/internal/jsonsimd"
 )
 
 // AppendJSONString appends s as a JSON string literal (see AppendJSONEscaped).
@@ -151,10 +153,24 @@ func appendEscapedString(b []byte, s string, shortBF bool) []byte {
 
 // plainEnd returns the index of the first byte of s from i that needs a
 // look — a control byte, a quote, a backslash or a byte from 0x80 —
-// and len(s) when none does: sixteen, then eight bytes at a time, each
-// word read with one load (load64).
+// and len(s) when none does. The first sixteen bytes are read as two
+// words (load64); past them, a long run (a message's text) is scanned 64
+// bytes at a time where the processor can (jsonsimd.EscapeEnd), else
+// sixteen, then eight bytes at a time. Text that is not ASCII stops the
+// scan at every rune: it stops within the first sixteen bytes, without
+// the call.
 func plainEnd(s string, i int) int {
 	const highs = 0x8080808080808080
+	if jsonsimd.Enabled && i+16+escapeCall <= len(s) {
+		w, v := load64(s, i), load64(s, i+8)
+		if m := w&highs | special(w); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		if m := v&highs | special(v); m != 0 {
+			return i + 8 + bits.TrailingZeros64(m)>>3
+		}
+		return i + 16 + jsonsimd.EscapeEnd(s[i+16:])
+	}
 	for ; i+16 <= len(s); i += 16 {
 		w, v := load64(s, i), load64(s, i+8)
 		if (w|v)&highs|special(w)|special(v) == 0 {
@@ -178,6 +194,11 @@ func plainEnd(s string, i int) int {
 	}
 	return i
 }
+
+// escapeCall is the shortest run past plainEnd's first sixteen bytes
+// that it hands to jsonsimd.EscapeEnd: a shorter one costs less read a
+// word at a time than the call.
+const escapeCall = 48
 
 // load64 returns the eight bytes of s from i (i+8 <= len(s)) as a
 // little-endian word: one load.

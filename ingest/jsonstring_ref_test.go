@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/killswitch/killswitch/internal/jsonsimd"
 )
 
 // refEscaped is the escaper as it was before it read words (a byte at a
@@ -81,22 +83,37 @@ func checkEscaped(t *testing.T, s string) {
 }
 
 // Every byte, at every offset within and across the words the escaper
-// reads (0 to 40 plain bytes before it, 0 to 20 after), writes what the
-// byte-at-a-time escaper writes.
+// reads (0 to 40 plain bytes before it, 0 to 20 after) and around the
+// 64-byte blocks jsonsimd.EscapeEnd reads past the first sixteen bytes,
+// writes what the byte-at-a-time escaper writes: with AVX-512 where the
+// processor has it, and without.
 func TestAppendEscapedMatchesReference(t *testing.T) {
 	specials := []string{"\"", "\\", "\x00", "\x1f", "\x20", "\x7f", "\x80", "\xff", "\b", "\f", "\n", "\r", "\t",
 		"é", "😀", "\u2028", "\u2029", "\xe2\x80", "\xc3", "!", "#", "[", "]", "a"}
 	for c := range 0x100 {
 		specials = append(specials, string([]byte{byte(c)}))
 	}
-	for _, sp := range specials {
-		for pre := range 41 {
-			for _, post := range []int{0, 1, 7, 8, 9, 15, 16, 17, 20} {
-				checkEscaped(t, strings.Repeat("p", pre)+sp+strings.Repeat("q", post))
+	pres := []int{63, 64, 65, 79, 80, 81, 127, 128, 129, 143, 144, 145, 200}
+	for pre := range 41 {
+		pres = append(pres, pre)
+	}
+	run := func(t *testing.T) {
+		for _, sp := range specials {
+			for _, pre := range pres {
+				for _, post := range []int{0, 1, 7, 8, 9, 15, 16, 17, 20, 47, 48, 49, 64, 100} {
+					checkEscaped(t, strings.Repeat("p", pre)+sp+strings.Repeat("q", post))
+				}
 			}
 		}
+		checkEscaped(t, strings.Repeat("plain text of some length, ", 40)+"\"end\"\n")
+		checkEscaped(t, strings.Repeat("texte accentué, ", 40)+"😀"+strings.Repeat("ü", 100))
 	}
-	checkEscaped(t, strings.Repeat("plain text of some length, ", 40)+"\"end\"\n")
+	t.Run("simd", run)
+	if jsonsimd.Enabled {
+		jsonsimd.Enabled = false
+		defer func() { jsonsimd.Enabled = true }()
+		t.Run("scalar", run)
+	}
 }
 
 func FuzzAppendEscapedMatchesReference(f *testing.F) {
@@ -111,7 +128,18 @@ func FuzzAppendEscapedMatchesReference(f *testing.F) {
 // with a quote and a line break every few hundred bytes) as the
 // request writers do.
 func BenchmarkAppendJSONString(b *testing.B) {
-	s := strings.Repeat(strings.Repeat("The quick brown fox jumps over the lazy dog. ", 6)+"\"quoted\"\n", 7)
+	benchEscape(b, strings.Repeat(strings.Repeat("The quick brown fox jumps over the lazy dog. ", 6)+"\"quoted\"\n", 7))
+}
+
+// BenchmarkAppendJSONStringUnicode escapes 2 KB of text that is mostly
+// not ASCII (Chinese, a rune of three bytes, with ASCII punctuation and a
+// line break now and then), where the escaper stops at every rune.
+func BenchmarkAppendJSONStringUnicode(b *testing.B) {
+	benchEscape(b, strings.Repeat(strings.Repeat("快速的棕色狐狸跳过了懒狗。", 4)+"\"引用\"\n", 4))
+}
+
+// benchEscape escapes s as a JSON string, into the same buffer each time.
+func benchEscape(b *testing.B, s string) {
 	b.SetBytes(int64(len(s)))
 	var out []byte
 	for b.Loop() {

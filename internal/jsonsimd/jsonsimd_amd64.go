@@ -32,3 +32,11 @@ func stringEndAVX512(b []byte) int
 //
 //go:noescape
 func ASCIIPrefix(b []byte) int
+
+// EscapeEnd returns the index of the first byte of s a JSON string writer
+// must look at — a control byte (below 0x20), a quote, a backslash or a
+// byte from 0x80 — and len(s) when none is: 64 bytes at a time. The
+// caller checks Enabled.
+//
+//go:noescape
+func EscapeEnd(s string) int

@@ -2,8 +2,9 @@
 
 #include "textflag.h"
 
-// Bytes SkipContainer and stringEndAVX512 compare with: '"', '\\', and '{' / '}'
-// as '[' / ']' become with 0x20 set ('[' | 0x20 == '{', ']' | 0x20 == '}').
+// Bytes SkipContainer, stringEndAVX512 and EscapeEnd compare with: '"',
+// '\\', 0x20 (EscapeEnd: the bound of the control bytes), and '{' / '}' as
+// '[' / ']' become with 0x20 set ('[' | 0x20 == '{', ']' | 0x20 == '}').
 DATA skipc<>+0(SB)/1, $0x22
 DATA skipc<>+1(SB)/1, $0x5c
 DATA skipc<>+2(SB)/1, $0x20
@@ -243,5 +244,61 @@ single:
 
 done:
 	MOVQ       AX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func EscapeEnd(s string) int
+//
+// One 64-byte block per round: the bytes equal to '"' or '\\', below 0x20
+// (an unsigned compare) or from 0x80 (their top bit) are flagged, and the
+// first is returned. The last bytes are read through a mask; the zero
+// bytes it reads past s would be flagged as control bytes, so the flags
+// are cut to the mask.
+TEXT ·EscapeEnd(SB), NOSPLIT, $0-24
+	MOVQ         s_base+0(FP), SI
+	MOVQ         s_len+8(FP), DX
+	VPBROADCASTB skipc<>+0(SB), Z10
+	VPBROADCASTB skipc<>+1(SB), Z11
+	VPBROADCASTB skipc<>+2(SB), Z12
+	XORQ         R8, R8
+
+eblock:
+	MOVQ DX, CX
+	SUBQ R8, CX
+	JLE  enone
+	MOVQ $-1, BX
+	CMPQ CX, $64
+	JB   epartial
+	VMOVDQU8 (SI)(R8*1), Z0
+	JMP  ecompare
+
+epartial:
+	BZHIQ      CX, BX, BX
+	KMOVQ      BX, K7
+	VMOVDQU8.Z (SI)(R8*1), K7, Z0
+
+ecompare:
+	VPCMPEQB Z10, Z0, K1
+	VPCMPEQB Z11, Z0, K2
+	VPCMPUB  $1, Z12, Z0, K3
+	VPMOVB2M Z0, K4
+	KORQ     K1, K2, K1
+	KORQ     K3, K4, K3
+	KORQ     K1, K3, K1
+	KMOVQ    K1, AX
+	ANDQ     BX, AX
+	JNZ      efound
+	ADDQ     $64, R8
+	JMP      eblock
+
+efound:
+	TZCNTQ     AX, AX
+	ADDQ       R8, AX
+	MOVQ       AX, ret+16(FP)
+	VZEROUPPER
+	RET
+
+enone:
+	MOVQ       DX, ret+16(FP)
 	VZEROUPPER
 	RET

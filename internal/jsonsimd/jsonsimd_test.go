@@ -137,3 +137,62 @@ func FuzzValidUTF8(f *testing.F) {
 		checkASCIIPrefix(t, b)
 	})
 }
+
+// refEscapeEnd is EscapeEnd the slow way, a byte at a time.
+func refEscapeEnd(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return i
+		}
+	}
+	return len(s)
+}
+
+func checkEscapeEnd(t *testing.T, s string) {
+	t.Helper()
+	if got, want := EscapeEnd(s), refEscapeEnd(s); got != want {
+		t.Fatalf("EscapeEnd(%q) = %d; want %d", s, got, want)
+	}
+}
+
+// TestEscapeEnd puts every byte value at every offset of strings 0 to
+// 200 long: in the whole 64-byte blocks EscapeEnd reads and in the last,
+// partial one (where the bytes past the string read as zero, a control
+// byte, and must not be found).
+func TestEscapeEnd(t *testing.T) {
+	needAVX512(t)
+	for size := 0; size <= 200; size++ {
+		plain := bytes.Repeat([]byte("a"), size)
+		checkEscapeEnd(t, string(plain))
+		for c := range 0x100 {
+			for _, at := range []int{0, size / 2, size - 1} {
+				if at < 0 || at >= size {
+					continue
+				}
+				b := bytes.Clone(plain)
+				b[at] = byte(c)
+				checkEscapeEnd(t, string(b))
+			}
+		}
+	}
+	// The bytes either side of every bound: 0x1f/0x20, 0x7f/0x80.
+	for at := 0; at < 130; at++ {
+		for _, c := range []byte{0x1f, 0x20, 0x21, 0x22, 0x5b, 0x5c, 0x5d, 0x7f, 0x80, 0xff} {
+			b := bytes.Repeat([]byte(" "), 130)
+			b[at] = c
+			checkEscapeEnd(t, string(b))
+			checkEscapeEnd(t, string(b[:at+1]))
+		}
+	}
+}
+
+// FuzzEscapeEnd: EscapeEnd agrees with the byte-at-a-time scan.
+func FuzzEscapeEnd(f *testing.F) {
+	f.Add(`plain text of a message, then "a quote"`)
+	f.Add(string(bytes.Repeat([]byte("x"), 200)) + "\n")
+	f.Add("é" + string(bytes.Repeat([]byte("y"), 70)))
+	f.Fuzz(func(t *testing.T, s string) {
+		needAVX512(t)
+		checkEscapeEnd(t, s)
+	})
+}
