@@ -325,7 +325,8 @@ func (f *oiFast) nextRow(decode bool) (s *tspan, ok bool) {
 // decode off while f.trusted (a row an earlier reading checked). A long
 // text (a message's content) has its ASCII blocks checked 64 bytes at a
 // time where the processor can (jsonsimd.ValidUTF8); a short one (an id,
-// a role) costs less without the call.
+// a role) a word at a time (jsonsimd.ASCII), utf8.Valid only when it is
+// not ASCII.
 func (f *oiFast) valid(b []byte) bool {
 	if f.trusted && !f.decoding {
 		return true
@@ -333,7 +334,7 @@ func (f *oiFast) valid(b []byte) bool {
 	if len(b) >= 128 {
 		return jsonsimd.ValidUTF8(b)
 	}
-	return utf8.Valid(b)
+	return jsonsimd.ASCII(b) || utf8.Valid(b)
 }
 
 // row decodes (or, decode false, checks) the current row; false when it
@@ -341,18 +342,26 @@ func (f *oiFast) valid(b []byte) bool {
 func (f *oiFast) row(decode bool) bool {
 	f.decoding = decode
 	n := f.ls.N()
-	attrs, lists := f.s.attrs, f.s.lists
-	if attrs == nil {
-		attrs = obj{}
+	pos := ingest.Pos{File: f.name, Kind: ingest.PosRow, N: n}
+	if !decode {
+		// A row only checked sets nothing in f.s but its position (the
+		// reads below return no values): the rest is left as it is,
+		// not cleared, and a decoded row clears it.
+		f.s.pos, f.s.order = pos, int(n-1)
+	} else {
+		attrs, lists := f.s.attrs, f.s.lists
+		if attrs == nil {
+			attrs = obj{}
+		}
+		if len(attrs) > 0 {
+			clear(attrs)
+		}
+		if len(lists) > 0 {
+			clear(lists)
+		}
+		f.s = tspan{pos: pos, order: int(n - 1), attrs: attrs, lists: lists}
+		f.texts = f.texts[:0]
 	}
-	if len(attrs) > 0 {
-		clear(attrs)
-	}
-	if len(lists) > 0 {
-		clear(lists)
-	}
-	f.s = tspan{pos: ingest.Pos{File: f.name, Kind: ingest.PosRow, N: n}, order: int(n - 1), attrs: attrs, lists: lists}
-	f.texts = f.texts[:0]
 	s := &f.s
 	var fields oiFields
 	var text oiText

@@ -16,12 +16,34 @@ import (
 )
 
 // ValidUTF8 is utf8.Valid, its ASCII blocks checked 64 bytes at a time
-// where the processor can.
+// where the processor can, and the last bytes a word at a time (ASCII)
+// before utf8.Valid is called.
 func ValidUTF8(b []byte) bool {
 	if Enabled {
 		b = b[ASCIIPrefix(b):]
 	}
-	return utf8.Valid(b)
+	return ASCII(b) || utf8.Valid(b)
+}
+
+// ASCII reports whether b holds only bytes below 0x80, reading eight
+// bytes at a time (the last word overlaps the one before it): for short
+// texts (an id, a role, a block's tail), where a call of utf8.Valid
+// costs more than the check.
+func ASCII(b []byte) bool {
+	n := len(b)
+	if n < 8 {
+		var acc byte
+		for _, c := range b {
+			acc |= c
+		}
+		return acc < utf8.RuneSelf
+	}
+	var acc uint64
+	for i := 0; i+8 < n; i += 8 {
+		acc |= binary.LittleEndian.Uint64(b[i:])
+	}
+	acc |= binary.LittleEndian.Uint64(b[n-8:])
+	return acc&0x8080808080808080 == 0
 }
 
 // StringEnd returns the index in b of the first quote no backslash

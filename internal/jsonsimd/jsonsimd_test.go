@@ -196,3 +196,23 @@ func FuzzEscapeEnd(f *testing.F) {
 		checkEscapeEnd(t, s)
 	})
 }
+
+// TestASCII puts a byte from 0x80 (and 0x7f, which is ASCII) at every
+// offset of texts 0 to 80 long.
+func TestASCII(t *testing.T) {
+	for n := 0; n <= 80; n++ {
+		b := bytes.Repeat([]byte("a"), n)
+		if !ASCII(b) {
+			t.Fatalf("ASCII(%q) = false", b)
+		}
+		for at := range n {
+			for _, c := range []byte{0x7f, 0x80, 0xc3, 0xff} {
+				b[at] = c
+				if got, want := ASCII(b), c < 0x80; got != want {
+					t.Fatalf("ASCII(%q) = %v; want %v", b, got, want)
+				}
+			}
+			b[at] = 'a'
+		}
+	}
+}
