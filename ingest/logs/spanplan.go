@@ -341,26 +341,58 @@ func (in *interner) add(s string) int32 {
 		in.last = j
 		return j
 	}
-	i, ok := in.idx[s]
+	i, ok := in.find(s)
 	if !ok {
-		if in.idx == nil {
-			in.idx = map[string]int32{}
-		}
 		i = int32(len(in.strs))
 		if in.own {
 			s = strings.Clone(s)
 		}
-		in.idx[s] = i
 		in.strs = append(in.strs, s)
+		switch {
+		case len(in.idx) > 0:
+			in.idx[s] = i
+		case len(in.strs) > internScan:
+			// Too many strings for a scan: all of them go into idx.
+			if in.idx == nil {
+				in.idx = make(map[string]int32, 2*internScan)
+			}
+			for j, t := range in.strs {
+				if _, dup := in.idx[t]; !dup {
+					in.idx[t] = int32(j)
+				}
+			}
+		}
 	}
 	in.same[h] = i
 	in.last = i
 	return i
 }
 
+// internScan is the most strings an interner finds by a scan, without
+// its map: a run planner's tree interns a handful a run (names, kinds,
+// skip reasons, agent attributes), and a scan of them costs less than
+// hashing, and than clearing the map after every run.
+const internScan = 16
+
+// find returns the index of string s; ok is false when it was not added.
+func (in *interner) find(s string) (int32, bool) {
+	if len(in.idx) > 0 {
+		i, ok := in.idx[s]
+		return i, ok
+	}
+	for j, t := range in.strs {
+		if t == s {
+			return int32(j), true
+		}
+	}
+	return 0, false
+}
+
 // reset forgets every string.
 func (in *interner) reset() {
-	clear(in.idx)
+	if len(in.idx) > 0 {
+		clear(in.idx)
+	}
 	in.strs, in.last, in.same = in.strs[:0], 0, [internSame]int32{}
 }
 

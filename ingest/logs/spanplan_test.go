@@ -3,6 +3,7 @@ package logs
 import (
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 	"unsafe"
 )
@@ -66,5 +67,33 @@ func TestSortHashes(t *testing.T) {
 		if !slices.Equal(h, want) {
 			t.Errorf("%s: not sorted as slices.Sort sorts", tc.name)
 		}
+	}
+}
+
+// TestInternerNumbers: an interner numbers strings as a map from each
+// string to the count of distinct strings before it does, below and
+// above internScan strings (where it moves from a scan to its map), and
+// again after every reset.
+func TestInternerNumbers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 19))
+	var in interner
+	for round := range 40 {
+		distinct := 1 + round%(3*internScan) // up to three times what a scan holds
+		want := map[string]int32{}
+		for range 400 {
+			s := strconv.Itoa(rng.IntN(distinct))
+			w, ok := want[s]
+			if !ok {
+				w = int32(len(want))
+				want[s] = w
+			}
+			if got := in.add(s); got != w {
+				t.Fatalf("round %d (%d distinct): add(%q) = %d, want %d", round, distinct, s, got, w)
+			}
+			if in.strs[w] != s {
+				t.Fatalf("round %d: strs[%d] = %q, want %q", round, w, in.strs[w], s)
+			}
+		}
+		in.reset()
 	}
 }
