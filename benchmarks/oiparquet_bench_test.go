@@ -53,9 +53,15 @@ func BenchmarkOpenInferenceParquet(b *testing.B) {
 // interleaved from both ends, so that the first row's trace is the last
 // in time): 5,000, 20,000 and 80,000 calls (4 to 63 MB). peak-heap-MB is
 // flat in the file's size when the reader holds a plan of a few bytes a
-// row and, out of order, a bounded window of records.
+// row and, out of order, a bounded window of records. Set
+// KILLSWITCH_BENCH_OIPARQUET=DIR to keep the tables in DIR
+// (spans-ORDER-CALLS.parquet), e.g. to time `killswitch replay` on them
+// from outside.
 func BenchmarkOpenInferenceParquetOrder(b *testing.B) {
-	dir := b.TempDir()
+	dir := os.Getenv("KILLSWITCH_BENCH_OIPARQUET")
+	if dir == "" {
+		dir = b.TempDir()
+	}
 	for _, order := range []string{"time", "mixed"} {
 		for _, n := range []int{5000, 20000, 80000} {
 			spans, err := oiTraceSpans(benchChatRecords(n))
