@@ -16,13 +16,17 @@ import (
 )
 
 // ValidUTF8 is utf8.Valid, its ASCII blocks checked 64 bytes at a time
-// where the processor can, and the last bytes a word at a time (ASCII)
-// before utf8.Valid is called.
+// where the processor can; what is left, when it is under 64 bytes (the
+// last block's bytes), a word at a time (ASCII) before utf8.Valid is
+// called. A longer rest holds text that is not ASCII: utf8.Valid alone.
 func ValidUTF8(b []byte) bool {
 	if Enabled {
 		b = b[ASCIIPrefix(b):]
 	}
-	return ASCII(b) || utf8.Valid(b)
+	if len(b) < 64 && ASCII(b) {
+		return true
+	}
+	return utf8.Valid(b)
 }
 
 // ASCII reports whether b holds only bytes below 0x80, reading eight
