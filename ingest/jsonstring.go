@@ -101,6 +101,7 @@ func asString[T string | []byte](s T) string {
 func appendEscapedString(b []byte, s string, shortBF bool) []byte {
 	const hex = "0123456789abcdef"
 	start := 0
+	slow := 0 // up to here, text that is not ASCII is read a rune at a time
 	for i := 0; i < len(s); {
 		if i = plainEnd(s, i); i >= len(s) {
 			break
@@ -132,6 +133,18 @@ func appendEscapedString(b []byte, s string, shortBF bool) []byte {
 			i++
 			start = i
 			continue
+		}
+		if i >= slow {
+			// A run of text up to the next byte that may need escaping
+			// (textEnd), valid UTF-8 as a whole, is written as it is:
+			// no rune of it needs a look.
+			if j := textEnd(s, i); j > i {
+				if utf8.ValidString(s[i:j]) {
+					i = j
+					continue
+				}
+				slow = j // a bad byte lies before j: a rune at a time
+			}
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
@@ -195,6 +208,27 @@ func plainEnd(s string, i int) int {
 	return i
 }
 
+// textEnd returns the index of the first byte of s from i that is a
+// control byte, a quote, a backslash or 0xE2 (the first byte of U+2028
+// and U+2029, which are escaped), and len(s) when none is: eight bytes at
+// a time. Bytes from 0x80 otherwise pass, so that a run of text that is
+// not ASCII is checked whole (see appendEscapedString).
+func textEnd(s string, i int) int {
+	const e2s = 0xe2e2e2e2e2e2e2e2
+	for ; i+8 <= len(s); i += 8 {
+		w := load64(s, i)
+		if m := special(w) | zeroBytes(w^e2s); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == 0xe2 {
+			return i
+		}
+	}
+	return i
+}
+
 // escapeCall is the shortest run past plainEnd's first sixteen bytes
 // that it hands to jsonsimd.EscapeEnd: a shorter one costs less read a
 // word at a time than the call.
@@ -214,7 +248,14 @@ func load64(s string, i int) uint64 {
 // flagged in w&0x80…80 | special(w) is the first byte that needs a look.
 func special(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
 	low := (w - ones*0x20) &^ w & highs // a byte below 0x20
-	return low | zero(w^(ones*'"')) | zero(w^(ones*'\\'))
+	return low | zeroBytes(w^(ones*'"')) | zeroBytes(w^(ones*'\\'))
+}
+
+// zeroBytes returns a word whose high bits are set where a byte of v is
+// zero: exact for the lowest zero byte (a borrow starts only there), and
+// no byte below it is flagged.
+func zeroBytes(v uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	return (v - ones) &^ v & highs
 }

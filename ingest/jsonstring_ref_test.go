@@ -105,6 +105,17 @@ func TestAppendEscapedMatchesReference(t *testing.T) {
 				}
 			}
 		}
+		// Runs of text that is not ASCII (read whole when valid) with a
+		// special byte, a bad one, a cut rune or U+2028 at every place
+		// among them, before and after a run that is valid.
+		for _, sp := range specials {
+			for pre := range 12 {
+				for _, post := range []int{0, 1, 3, 11} {
+					checkEscaped(t, strings.Repeat("狐", pre)+sp+strings.Repeat("é", post))
+					checkEscaped(t, "a"+strings.Repeat("é", pre)+sp+strings.Repeat("狐", post)+"\xff"+strings.Repeat("ü", post))
+				}
+			}
+		}
 		checkEscaped(t, strings.Repeat("plain text of some length, ", 40)+"\"end\"\n")
 		checkEscaped(t, strings.Repeat("texte accentué, ", 40)+"😀"+strings.Repeat("ü", 100))
 	}
@@ -136,6 +147,15 @@ func BenchmarkAppendJSONString(b *testing.B) {
 // line break now and then), where the escaper stops at every rune.
 func BenchmarkAppendJSONStringUnicode(b *testing.B) {
 	benchEscape(b, strings.Repeat(strings.Repeat("快速的棕色狐狸跳过了懒狗。", 4)+"\"引用\"\n", 4))
+}
+
+// BenchmarkAppendJSONStringBadUnicode is BenchmarkAppendJSONStringUnicode
+// with a byte that is not UTF-8 at the end of each line: a run the escaper
+// cannot take whole is read a rune at a time, once (it would read the run
+// again at every rune, quadratic in the run's length, without its
+// record of where the bad byte lies).
+func BenchmarkAppendJSONStringBadUnicode(b *testing.B) {
+	benchEscape(b, strings.Repeat(strings.Repeat("快速的棕色狐狸跳过了懒狗。", 4)+"\xff\n", 4))
 }
 
 // benchEscape escapes s as a JSON string, into the same buffer each time.
