@@ -171,7 +171,8 @@ func appendEscapedString(b []byte, s string, shortBF bool) []byte {
 // bytes at a time where the processor can (jsonsimd.EscapeEnd), else
 // sixteen, then eight bytes at a time. Text that is not ASCII stops the
 // scan at every rune: it stops within the first sixteen bytes, without
-// the call.
+// the call. (That first step is written apart from the loop below: a
+// loop that hands over after its first step measured 5–8 % slower.)
 func plainEnd(s string, i int) int {
 	const highs = 0x8080808080808080
 	if jsonsimd.Enabled && i+16+escapeCall <= len(s) {
@@ -217,7 +218,7 @@ func textEnd(s string, i int) int {
 	const e2s = 0xe2e2e2e2e2e2e2e2
 	for ; i+8 <= len(s); i += 8 {
 		w := load64(s, i)
-		if m := special(w) | zeroBytes(w^e2s); m != 0 {
+		if m := special(w) | jsonsimd.ZeroByte(w^e2s); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
@@ -243,19 +244,11 @@ func load64(s string, i int) uint64 {
 // special returns a word whose high bits are set where a byte of w is
 // below 0x20, a quote or a backslash: zero when none is, and exact for
 // the lowest byte that is one when no byte below it is from 0x80 (the
-// test for a zero byte, (v - 0x01…01) &^ v & 0x80…80, is exact up to
-// the lowest zero byte: a borrow starts only there). So the lowest byte
+// test for a zero byte, jsonsimd.ZeroByte, is exact up to the lowest
+// zero byte: a borrow starts only there). So the lowest byte
 // flagged in w&0x80…80 | special(w) is the first byte that needs a look.
 func special(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	low := (w - ones*0x20) &^ w & highs // a byte below 0x20
-	return low | zeroBytes(w^(ones*'"')) | zeroBytes(w^(ones*'\\'))
-}
-
-// zeroBytes returns a word whose high bits are set where a byte of v is
-// zero: exact for the lowest zero byte (a borrow starts only there), and
-// no byte below it is flagged.
-func zeroBytes(v uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	return (v - ones) &^ v & highs
+	return low | jsonsimd.QuoteOrBackslash(w)
 }

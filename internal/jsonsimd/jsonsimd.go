@@ -76,9 +76,9 @@ func StringEnd(b []byte) int {
 	return stringEnd(b)
 }
 
-// zeroByte flags the lowest zero byte of x exactly (bytes above it may be
-// flagged wrongly): its top bit is set in the result.
-func zeroByte(x uint64) uint64 {
+// ZeroByte flags the lowest zero byte of x exactly (bytes above it may be
+// flagged wrongly, none below it is): its top bit is set in the result.
+func ZeroByte(x uint64) uint64 {
 	return (x - 0x0101010101010101) &^ x & 0x8080808080808080
 }
 
@@ -86,7 +86,7 @@ func zeroByte(x uint64) uint64 {
 // (little-endian) exactly: the top bit of its byte is set in the result,
 // which is zero when x holds neither.
 func QuoteOrBackslash(x uint64) uint64 {
-	return zeroByte(x^0x2222222222222222) | zeroByte(x^0x5c5c5c5c5c5c5c5c)
+	return ZeroByte(x^0x2222222222222222) | ZeroByte(x^0x5c5c5c5c5c5c5c5c)
 }
 
 // stringEnd is StringEnd without AVX-512: 8 bytes at a time for a quote or
