@@ -13,9 +13,10 @@ import (
 
 // BenchmarkDocumentMemory reads JSON document inputs of two sizes (calls
 // of benchChatRecords, ~2.5 KB) through ingest.Open and reports, beside
-// MB/s and records/s, what reading costs in memory: the bytes allocated
-// per record (alloc-B/record) and the largest heap seen while reading,
-// above the heap before Open, sampled every 64 records (peak-heap-MB;
+// MB/s, records/s and records per CPU-second of the process, what reading
+// costs in memory: the bytes allocated per record (alloc-B/record) and,
+// in one more reading after the timed ones, the largest heap seen while
+// reading, above the heap before Open, sampled every 64 calls (peak-heap-MB;
 // garbage included, so up to about twice what is live), and the heap
 // above it halfway through the calls after a collection (live-heap-MB:
 // what the reader holds). Flat in the file's size means neither grows
@@ -97,35 +98,57 @@ func benchDocumentMemory(b *testing.B, path, format string, calls int) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	var peak, live, alloc uint64
+	// The timed readings only read: the heap is sampled in one more
+	// reading after them, whose collections and heap reads (each stops
+	// the world) would otherwise be charged to the reader.
 	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	total := ms.TotalAlloc
+	cpu0 := cpuTime()
 	for b.Loop() {
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		base, total := ms.HeapAlloc, ms.TotalAlloc
-		halfway := false
-		n := readCalls(b, path, format, func(n int) {
-			if n%64 == 0 {
-				runtime.ReadMemStats(&ms)
-				peak = max(peak, ms.HeapAlloc-min(base, ms.HeapAlloc))
-			}
-			if n == calls/2 && !halfway { // what the reader holds halfway, garbage collected
-				halfway = true
-				runtime.GC()
-				runtime.ReadMemStats(&ms)
-				live = max(live, ms.HeapAlloc-min(base, ms.HeapAlloc))
-			}
-		})
-		runtime.ReadMemStats(&ms)
-		alloc += ms.TotalAlloc - total
-		if n != calls {
+		if n := readCalls(b, path, format, nil); n != calls {
 			b.Fatalf("read %d calls, want %d", n, calls)
 		}
 	}
+	cpu := cpuTime() - cpu0
+	runtime.ReadMemStats(&ms)
+	alloc := ms.TotalAlloc - total
+	peak, live := documentHeap(b, path, format, calls)
 	b.SetBytes(st.Size())
 	b.ReportMetric(float64(calls)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+	if cpu > 0 {
+		b.ReportMetric(float64(calls)*float64(b.N)/cpu.Seconds(), "records/CPU-s")
+	}
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 	b.ReportMetric(float64(live)/(1<<20), "live-heap-MB")
 	b.ReportMetric(float64(alloc)/float64(b.N)/float64(calls), "alloc-B/record")
 	b.ReportMetric(float64(st.Size())/(1<<20), "file-MB")
+}
+
+// documentHeap reads path once more, untimed, and returns the largest
+// heap seen above the heap before Open (sampled every 64 calls) and the
+// heap above it halfway through the calls, after a collection.
+func documentHeap(b *testing.B, path, format string, calls int) (peak, live uint64) {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapAlloc
+	sampled, halfway := 0, false
+	n := readCalls(b, path, format, func(n int) {
+		if n%64 == 0 && n != sampled { // once a 64 calls, not at each skip record between
+			sampled = n
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapAlloc-min(base, ms.HeapAlloc))
+		}
+		if n == calls/2 && !halfway { // what the reader holds halfway, garbage collected
+			halfway = true
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			live = max(live, ms.HeapAlloc-min(base, ms.HeapAlloc))
+		}
+	})
+	if n != calls {
+		b.Fatalf("read %d calls, want %d", n, calls)
+	}
+	return peak, live
 }

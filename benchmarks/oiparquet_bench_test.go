@@ -38,11 +38,7 @@ func BenchmarkOpenInferenceParquet(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("calls=%d", n), func(b *testing.B) {
-			cpu0 := cpuTime()
 			benchDocumentMemory(b, path, "openinference (parquet)", n)
-			if cpu := cpuTime() - cpu0; cpu > 0 {
-				b.ReportMetric(float64(n)*float64(b.N)/cpu.Seconds(), "records/CPU-s")
-			}
 		})
 	}
 }
@@ -80,11 +76,7 @@ func BenchmarkOpenInferenceParquetOrder(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Run(fmt.Sprintf("order=%s/calls=%d", order, n), func(b *testing.B) {
-				cpu0 := cpuTime()
 				benchDocumentMemory(b, path, "openinference (parquet)", n)
-				if cpu := cpuTime() - cpu0; cpu > 0 {
-					b.ReportMetric(float64(n)*float64(b.N)/cpu.Seconds(), "records/CPU-s")
-				}
 			})
 		}
 	}
