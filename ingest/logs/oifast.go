@@ -292,6 +292,43 @@ func (f *oiFast) trust(keep func(string) bool) {
 	}
 }
 
+// oiPrefetchChunk is the smallest column chunk (decompressed) whose
+// pages the full view reads ahead (oiFast.prefetch); tests set it to 0.
+var oiPrefetchChunk int64 = 256 << 10
+
+// oiLongText reports whether the column or list field named col holds
+// long texts (messages' contents, tool calls' arguments, tools' schemas,
+// a span's input and output): most of the bytes of a span table.
+func oiLongText(col string) bool {
+	switch col {
+	case "message.content", "tool_call.function.arguments", "tool.json_schema",
+		"attributes.input.value", "attributes.output.value":
+		return true
+	}
+	return false
+}
+
+// prefetch has the cursors of the columns of long texts (oiLongText)
+// read their large chunks' pages ahead (pq.LeafCursor.Prefetch): most of
+// the second pass's reading is decompressing those texts, which another
+// core can then do while this one builds the records. Other columns are
+// read in place: their pages are a small part of the work, and each
+// column read ahead holds a few more pages.
+func (f *oiFast) prefetch() {
+	for i := range f.scal {
+		if oiLongText(f.scal[i].col) {
+			f.scal[i].cur.Prefetch(oiPrefetchChunk)
+		}
+	}
+	for _, l := range f.lists {
+		for _, fd := range slices.Concat(l.fields, l.calls) {
+			if oiLongText(fd.name) {
+				fd.cur.Prefetch(oiPrefetchChunk)
+			}
+		}
+	}
+}
+
 // next reads the next row into f's span (overwritten by the next call, as
 // oiColumns.span's); false at the end, on an error (f.err) or at a row
 // the decoder does not read (f.weird). The pages of the row before are

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -274,5 +275,37 @@ func TestOIFastChecksFullColumns(t *testing.T) {
 			t.Errorf("pages %v: %d bad rows, want 9 (every row whose model is not UTF-8)", paged, badRows)
 		}
 		sameParquetRecords(t, data)
+	}
+}
+
+// The full view's cursors that read their pages ahead (oiFast.prefetch;
+// here every chunk's, as a large table's message columns) read the
+// records the reference reads: over every seed table, damaged copies of
+// tracegen's table and of a table of tiny pages, and tables out of
+// time order read in several passes of small windows.
+func TestOIFastPrefetch(t *testing.T) {
+	defer func(c int64, b, r int) { oiPrefetchChunk, oiWindowBytes, oiWindowRanks = c, b, r }(oiPrefetchChunk, oiWindowBytes, oiWindowRanks)
+	oiPrefetchChunk = 0
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // a cursor prefetches on more than one processor
+	var gen bytes.Buffer
+	spans, _ := generatedTraces()
+	if err := tracegen.OpenInferenceParquet(&gen, spans); err != nil {
+		t.Fatal(err)
+	}
+	tables := parquetSeeds(t)
+	for _, data := range [][]byte{gen.Bytes(), pqtest.WithoutCRC(t, pagedParquet(t, 128, 40))} {
+		for k := range 12 {
+			d := bytes.Clone(data)
+			pos := 4 + (k*7919)%(len(d)-12)
+			d[pos] ^= 0xff
+			tables = append(tables, d)
+		}
+	}
+	for i, data := range tables {
+		t.Run(fmt.Sprintf("%d", i), func(t *testing.T) { sameParquetRecords(t, data) })
+	}
+	oiWindowBytes, oiWindowRanks = 600, 1<<18 // several passes over a table out of order
+	for i, data := range parquetSeeds(t) {
+		t.Run(fmt.Sprintf("windows/%d", i), func(t *testing.T) { sameParquetRecords(t, data) })
 	}
 }

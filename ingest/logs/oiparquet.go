@@ -736,9 +736,13 @@ func (pr *OIParquetReader) Scan() bool {
 // read the table.
 func (pr *OIParquetReader) openFull() *oiFast {
 	f := openOIFast(pr.ra, pr.size, pr.name, keepFull)
-	if f != nil && pr.lightChecked {
+	if f == nil {
+		return nil
+	}
+	if pr.lightChecked {
 		f.trust(keepLight)
 	}
+	f.prefetch()
 	return f
 }
 

@@ -205,8 +205,12 @@ func FuzzLeaves(f *testing.F) {
 		var cs []*LeafCursor
 		var kinds []LeafKind
 		var maxDefs []uint8
-		for _, l := range ls.Schema() {
-			cs = append(cs, ls.Use(l))
+		for i, l := range ls.Schema() {
+			c := ls.Use(l)
+			if i%2 == 1 {
+				c.Prefetch(0) // its pages read (and damaged ones decoded) in a goroutine
+			}
+			cs = append(cs, c)
 			kinds = append(kinds, l.Kind)
 			maxDefs = append(maxDefs, uint8(l.MaxDef))
 		}

@@ -158,7 +158,7 @@ func (ls *Leaves) Next() (ok bool) {
 			if i < 0 || i >= len(chunks) {
 				return fmt.Errorf("column %q: row group has %d column chunks, no chunk %d", c.path, len(chunks), i)
 			}
-			c.open(chunks[i].Pages())
+			c.open(chunks[i].Pages(), meta[i].MetaData.TotalUncompressedSize)
 		}
 		return nil
 	})
@@ -247,10 +247,33 @@ type LeafCursor struct {
 	idx  []int32 // dictionary indexes, one per value
 	nval int     // values in the page
 	lag  int     // rows Defer put off (CatchUp consumes their slots)
+
+	// prefetch: read the pages of a chunk of at least prefetchMin bytes
+	// (decompressed) ahead in a goroutine (Prefetch).
+	prefetch    bool
+	prefetchMin int64
 }
 
-func (c *LeafCursor) open(pages parquet.Pages) {
+// Prefetch makes c read (fetch, decompress, decode) the pages of each
+// chunk of at least min bytes (decompressed, as the file's metadata says)
+// in a goroutine of its own, ahead of its reader, as the capture reader
+// does for its bodies: for a column of long texts (a message's content),
+// decompression is most of its reading, and a small chunk is not worth a
+// goroutine. The values, their order and every error are the same; c
+// holds at most prefetchDepth pages more. A process that runs on one
+// processor (GOMAXPROCS 1) reads in place: there the goroutine would
+// only add its hand-offs. Call it before the first Leaves.Next.
+func (c *LeafCursor) Prefetch(min int64) { c.prefetch, c.prefetchMin = true, min }
+
+// open positions c at the start of a chunk (its pages, size bytes
+// decompressed).
+func (c *LeafCursor) open(pages parquet.Pages, size int64) {
 	c.close()
+	if c.prefetch && size >= c.prefetchMin && runtime.GOMAXPROCS(0) > 1 {
+		pages = newPrefetcherWith(pages, func(r any) error {
+			return fmt.Errorf("corrupt page (decoder panic: %v)", r) // as fill's
+		})
+	}
 	c.pages = pages
 }
 

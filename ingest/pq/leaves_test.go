@@ -3,6 +3,7 @@ package pq
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -15,38 +16,7 @@ import (
 // column with nulls (plain and dictionary-encoded), a double column, a
 // required column, a list of texts and a repeated double.
 func TestLeafCursorDefer(t *testing.T) {
-	type row struct {
-		Text  *string   `parquet:"text,optional"`
-		Dict  *string   `parquet:"dict,optional,dict"`
-		Num   *float64  `parquet:"num,optional"`
-		Req   float64   `parquet:"req"`
-		Other *string   `parquet:"other,optional"`
-		List  []string  `parquet:"list,list"`
-		Tags  []float64 `parquet:"tags"`
-	}
-	var rows []row
-	for i := range 3000 {
-		r := row{Req: float64(i)}
-		if i%3 != 0 {
-			s := fmt.Sprintf("text %d", i)
-			r.Text = &s
-		}
-		if i%5 != 1 {
-			d := fmt.Sprintf("d%d", i%7)
-			r.Dict = &d
-		}
-		if i%4 != 2 {
-			n := float64(i * 10)
-			r.Num = &n
-		}
-		for k := range i % 6 {
-			r.List = append(r.List, fmt.Sprintf("l%d.%d", i, k))
-		}
-		for k := range i % 3 {
-			r.Tags = append(r.Tags, float64(i+k))
-		}
-		rows = append(rows, r)
-	}
+	rows := sparseRows(3000, 1)
 	data := writeRows(t, rows, parquet.PageBufferSize(256), parquet.MaxRowsPerRowGroup(1000))
 	// read returns, by row, what each column holds ("-" for null); skip
 	// says which rows of column c are put off instead of read.
@@ -131,4 +101,53 @@ func TestLeafCursorDefer(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sparseRow is a row of the cursors' tests: texts with nulls (plain and
+// dictionary-encoded), a double with nulls, a required double, a column
+// always null, a list of texts and a repeated double.
+type sparseRow struct {
+	Text  *string   `parquet:"text,optional"`
+	Dict  *string   `parquet:"dict,optional,dict"`
+	Num   *float64  `parquet:"num,optional"`
+	Req   float64   `parquet:"req"`
+	Other *string   `parquet:"other,optional"`
+	List  []string  `parquet:"list,list"`
+	Tags  []float64 `parquet:"tags"`
+}
+
+// sparseRows returns n rows; with long above 1, the texts of row i are
+// repeated up to long times (of the text column, 1+i%long times).
+func sparseRows(n, long int) []sparseRow {
+	var rows []sparseRow
+	for i := range n {
+		r := sparseRow{Req: float64(i)}
+		if i%3 != 0 {
+			s := fmt.Sprintf("text %d", i)
+			if long > 1 {
+				s = strings.Repeat(s+", ", 1+i%long)
+			}
+			r.Text = &s
+		}
+		if i%5 != 1 {
+			d := fmt.Sprintf("d%d", i%7)
+			r.Dict = &d
+		}
+		if i%4 != 2 {
+			n := float64(i * 10)
+			r.Num = &n
+		}
+		for k := range i % 6 {
+			l := fmt.Sprintf("l%d.%d", i, k)
+			if long > 1 {
+				l = strings.Repeat(l+" ", 1+k*long/4)
+			}
+			r.List = append(r.List, l)
+		}
+		for k := range i % 3 {
+			r.Tags = append(r.Tags, float64(i+k))
+		}
+		rows = append(rows, r)
+	}
+	return rows
 }

@@ -22,6 +22,8 @@ type prefetcher struct {
 	ch    chan fetched
 	stop  chan struct{}
 	done  chan struct{}
+	// panicked is the error of a page whose decoder panicked with r.
+	panicked func(r any) error
 }
 
 type fetched struct {
@@ -30,11 +32,20 @@ type fetched struct {
 }
 
 func newPrefetcher(pages parquet.Pages) *prefetcher {
+	return newPrefetcherWith(pages, func(r any) error {
+		return fmt.Errorf("corrupt Parquet data (decoder panic: %v)", r)
+	})
+}
+
+// newPrefetcherWith is newPrefetcher with a page whose decoder panicked
+// with r failing with panicked(r).
+func newPrefetcherWith(pages parquet.Pages, panicked func(r any) error) *prefetcher {
 	p := &prefetcher{
-		pages: pages,
-		ch:    make(chan fetched, prefetchDepth),
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
+		pages:    pages,
+		ch:       make(chan fetched, prefetchDepth),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
+		panicked: panicked,
 	}
 	go p.run()
 	return p
@@ -67,7 +78,7 @@ func (p *prefetcher) run() {
 func (p *prefetcher) read() (f fetched) {
 	defer func() {
 		if r := recover(); r != nil {
-			f = fetched{err: fmt.Errorf("corrupt Parquet data (decoder panic: %v)", r)}
+			f = fetched{err: p.panicked(r)}
 		}
 	}()
 	f.page, f.err = p.pages.ReadPage()
