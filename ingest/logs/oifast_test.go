@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -286,7 +285,6 @@ func TestOIFastChecksFullColumns(t *testing.T) {
 func TestOIFastPrefetch(t *testing.T) {
 	defer func(c int64, b, r int) { oiPrefetchChunk, oiWindowBytes, oiWindowRanks = c, b, r }(oiPrefetchChunk, oiWindowBytes, oiWindowRanks)
 	oiPrefetchChunk = 0
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // a cursor prefetches on more than one processor
 	var gen bytes.Buffer
 	spans, _ := generatedTraces()
 	if err := tracegen.OpenInferenceParquet(&gen, spans); err != nil {

@@ -260,16 +260,15 @@ type LeafCursor struct {
 // does for its bodies: for a column of long texts (a message's content),
 // decompression is most of its reading, and a small chunk is not worth a
 // goroutine. The values, their order and every error are the same; c
-// holds at most prefetchDepth pages more. A process that runs on one
-// processor (GOMAXPROCS 1) reads in place: there the goroutine would
-// only add its hand-offs. Call it before the first Leaves.Next.
+// holds at most prefetchDepth pages more. Call it before the first
+// Leaves.Next.
 func (c *LeafCursor) Prefetch(min int64) { c.prefetch, c.prefetchMin = true, min }
 
 // open positions c at the start of a chunk (its pages, size bytes
 // decompressed).
 func (c *LeafCursor) open(pages parquet.Pages, size int64) {
 	c.close()
-	if c.prefetch && size >= c.prefetchMin && runtime.GOMAXPROCS(0) > 1 {
+	if c.prefetch && size >= c.prefetchMin {
 		pages = newPrefetcherWith(pages, func(r any) error {
 			return fmt.Errorf("corrupt page (decoder panic: %v)", r) // as fill's
 		})

@@ -3,7 +3,6 @@ package pq
 import (
 	"bytes"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -94,7 +93,6 @@ rows:
 // reach the decoders), with some columns put off (Defer) and some or all
 // columns prefetched.
 func TestLeafCursorPrefetch(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // a cursor prefetches on more than one processor
 	rows := sparseRows(700, 40)
 	whole := writeRows(t, rows, parquet.PageBufferSize(4096), parquet.MaxRowsPerRowGroup(300),
 		parquet.Compression(&parquet.Snappy))
@@ -160,7 +158,6 @@ func (panicPages) Close() error                    { return nil }
 // A page whose decoder panics is the same error, worded alike, whether
 // the cursor reads its pages itself or ahead in a goroutine.
 func TestLeafCursorPrefetchPanic(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	read := func(prefetch bool) error {
 		c := &LeafCursor{path: "col", set: &leafSet{}}
 		if prefetch {
