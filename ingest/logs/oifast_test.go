@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -305,5 +306,26 @@ func TestOIFastPrefetch(t *testing.T) {
 	oiWindowBytes, oiWindowRanks = 600, 1<<18 // several passes over a table out of order
 	for i, data := range parquetSeeds(t) {
 		t.Run(fmt.Sprintf("windows/%d", i), func(t *testing.T) { sameParquetRecords(t, data) })
+	}
+	// A reader closed before the end stops its prefetchers: no goroutine
+	// is left reading pages for nobody.
+	before := runtime.NumGoroutine()
+	data := pagedParquet(t, 128, 0) // many pages: the prefetchers are still reading at the third record
+	r, err := NewOIParquetReader(bytes.NewReader(data), int64(len(data)), "in.parquet", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		r.Scan()
+	}
+	if runtime.NumGoroutine() <= before {
+		t.Fatalf("%d goroutines while reading, %d before: nothing prefetched", runtime.NumGoroutine(), before)
+	}
+	r.Close()
+	for wait := 0; runtime.NumGoroutine() > before; wait++ {
+		if wait == 100 {
+			t.Fatalf("%d goroutines after Close, %d before", runtime.NumGoroutine(), before)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
