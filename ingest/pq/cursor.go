@@ -48,7 +48,9 @@ func (c *cursor) open(rg parquet.RowGroup) error {
 	}
 	c.pages = chunks[i].Pages()
 	if c.prefetch {
-		c.pages = newPrefetcher(c.pages)
+		c.pages = newPrefetcher(c.pages, func(r any) error {
+			return fmt.Errorf("corrupt Parquet data (decoder panic: %v)", r)
+		})
 	}
 	return nil
 }

@@ -269,9 +269,7 @@ func (c *LeafCursor) Prefetch(min int64) { c.prefetch, c.prefetchMin = true, min
 func (c *LeafCursor) open(pages parquet.Pages, size int64) {
 	c.close()
 	if c.prefetch && size >= c.prefetchMin {
-		pages = newPrefetcherWith(pages, func(r any) error {
-			return fmt.Errorf("corrupt page (decoder panic: %v)", r) // as fill's
-		})
+		pages = newPrefetcher(pages, corruptPage)
 	}
 	c.pages = pages
 }
@@ -306,7 +304,7 @@ func (c *LeafCursor) Path() string { return c.path }
 func (c *LeafCursor) fill() (ok bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			ok, err = false, fmt.Errorf("column %q: corrupt page (decoder panic: %v)", c.path, p)
+			ok, err = false, fmt.Errorf("column %q: %w", c.path, corruptPage(p))
 			c.i, c.n = 0, 0
 		}
 	}()
@@ -337,6 +335,10 @@ func (c *LeafCursor) fill() (ok bool, err error) {
 	}
 	return true, nil
 }
+
+// corruptPage is the error of a page whose decoder panicked with r, read
+// in place (fill) or ahead (Prefetch).
+func corruptPage(r any) error { return fmt.Errorf("corrupt page (decoder panic: %v)", r) }
 
 // load sets the views of page p.
 func (c *LeafCursor) load(p parquet.Page) error {

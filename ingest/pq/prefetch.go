@@ -31,15 +31,9 @@ type fetched struct {
 	err  error
 }
 
-func newPrefetcher(pages parquet.Pages) *prefetcher {
-	return newPrefetcherWith(pages, func(r any) error {
-		return fmt.Errorf("corrupt Parquet data (decoder panic: %v)", r)
-	})
-}
-
-// newPrefetcherWith is newPrefetcher with a page whose decoder panicked
-// with r failing with panicked(r).
-func newPrefetcherWith(pages parquet.Pages, panicked func(r any) error) *prefetcher {
+// newPrefetcher starts reading pages ahead; a page whose decoder panics
+// with r fails with panicked(r), worded as its reader words such a page.
+func newPrefetcher(pages parquet.Pages, panicked func(r any) error) *prefetcher {
 	p := &prefetcher{
 		pages:    pages,
 		ch:       make(chan fetched, prefetchDepth),
