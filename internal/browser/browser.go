@@ -12,7 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"time"
+	"slices"
 )
 
 // Find returns the path of a Chromium the tests can run, or an error
@@ -38,13 +38,18 @@ type Page struct {
 // [1127/120102.123:INFO:CONSOLE(12)] "message", source: file:///… (12)
 var console = regexp.MustCompile(`:CONSOLE(?::\d+|\(\d+\))\] (.*)`)
 
-// hangAfter is how long one Chromium run may take before it is taken
-// for hung and killed. A page renders in a second or two on an idle
-// machine; the limit is far above that because on a loaded one (the
-// whole test suite, or other builds, sharing two cores) Chromium's own
-// start-up alone has taken over a minute, and a slow machine is not a
-// failed page.
-const hangAfter = 5 * time.Minute
+// quiet are the flags that keep a headless Chromium to the page: no
+// first-run, extensions, component updates, background fetches, or
+// on-device model service (whose start-up probe of the GPU drivers was
+// running in the one run seen hung at start-up). The proxy leads
+// nowhere, so a page cannot fetch anything from elsewhere.
+var quiet = []string{
+	"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+	"--disable-background-networking", "--disable-component-update", "--disable-sync",
+	"--disable-default-apps", "--no-default-browser-check",
+	"--disable-features=LogOnDeviceMetricsOnStartup,OnDeviceModelWarmDrivers,OptimizationGuideModelExecution,OptimizationHints",
+	"--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>", // nothing to fetch: every fetch fails
+}
 
 // Shot loads the page at path (a local file) in a headless Chromium of
 // the given window size and returns its screenshot and console messages.
@@ -56,32 +61,26 @@ func Shot(ctx context.Context, chromium, path string, width, height int) (*Page,
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "killswitch-browser-*")
+	var png []byte
+	_, stderr, err := chromiumRuns.run(ctx, chromium,
+		func(dir string) []string {
+			return append(slices.Clone(quiet),
+				"--hide-scrollbars", "--user-data-dir="+filepath.Join(dir, "profile"),
+				"--enable-logging=stderr", "--log-level=0",
+				fmt.Sprintf("--window-size=%d,%d", width, height), "--screenshot="+filepath.Join(dir, "shot.png"), "file://"+abs)
+		},
+		func(_, stderr []byte) bool { return bytes.Contains(stderr, []byte(" bytes written to file ")) },
+		func(dir string) (err error) {
+			if png, err = os.ReadFile(filepath.Join(dir, "shot.png")); err != nil {
+				return fmt.Errorf("no screenshot of %s: %v", path, err)
+			}
+			return nil
+		})
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	png := filepath.Join(dir, "shot.png")
-	ctx, cancel := context.WithTimeout(ctx, hangAfter)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, chromium,
-		"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-		"--hide-scrollbars", "--user-data-dir="+filepath.Join(dir, "profile"),
-		"--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>", // nothing to fetch: every fetch fails
-		"--enable-logging=stderr", "--log-level=0",
-		fmt.Sprintf("--window-size=%d,%d", width, height), "--screenshot="+png, "file://"+abs)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	// No D-Bus session: Chromium would wait for one.
-	cmd.Env = append(os.Environ(), "HOME="+dir, "DBUS_SESSION_BUS_ADDRESS=disabled:", "DBUS_SYSTEM_BUS_ADDRESS=disabled:")
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%s: %v\n%s", chromium, err, stderr.Bytes())
-	}
-	p := &Page{}
-	if p.PNG, err = os.ReadFile(png); err != nil {
-		return nil, fmt.Errorf("%s made no screenshot of %s: %v\n%s", chromium, path, err, stderr.Bytes())
-	}
-	for _, m := range console.FindAllSubmatch(stderr.Bytes(), -1) {
+	p := &Page{PNG: png}
+	for _, m := range console.FindAllSubmatch(stderr, -1) {
 		p.Console = append(p.Console, string(m[1]))
 	}
 	return p, nil

@@ -5,9 +5,8 @@ import (
 	"context"
 	"fmt"
 	"html"
-	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -19,25 +18,16 @@ func DOM(ctx context.Context, chromium, path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dir, err := os.MkdirTemp("", "killswitch-browser-*")
+	stdout, _, err := chromiumRuns.run(ctx, chromium,
+		func(dir string) []string {
+			return append(slices.Clone(quiet), "--user-data-dir="+filepath.Join(dir, "profile"), "--dump-dom", "file://"+abs)
+		},
+		func(stdout, _ []byte) bool { return bytes.HasSuffix(bytes.TrimSpace(stdout), []byte("</html>")) },
+		nil)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("--dump-dom: %v", err)
 	}
-	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(ctx, hangAfter)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, chromium,
-		"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-		"--user-data-dir="+filepath.Join(dir, "profile"),
-		"--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
-		"--dump-dom", "file://"+abs)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.Env = append(os.Environ(), "HOME="+dir, "DBUS_SESSION_BUS_ADDRESS=disabled:", "DBUS_SYSTEM_BUS_ADDRESS=disabled:")
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%s --dump-dom: %v\n%s", chromium, err, stderr.Bytes())
-	}
-	return stdout.String(), nil
+	return string(stdout), nil
 }
 
 // Element is one start tag of a serialized document: its name, its
