@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/killswitch/killswitch/internal/tracegen"
 )
@@ -45,9 +47,11 @@ func BenchmarkOpenInferenceParquet(b *testing.B) {
 
 // BenchmarkOpenInferenceParquetOrder measures what the reader holds as
 // the file grows, for rows in start-time order (order=time, as
-// BenchmarkOpenInferenceParquet) and out of it (order=mixed: the traces
-// interleaved from both ends, so that the first row's trace is the last
-// in time): 5,000, 20,000 and 80,000 calls (4 to 63 MB). peak-heap-MB is
+// BenchmarkOpenInferenceParquet) and out of it: order=ended, the order
+// the spans ended, as Phoenix's tables hold them (each trace lasting 1 to
+// 30 s, traces overlapping, a child before its parent); order=mixed, the
+// traces interleaved from both ends, so that the first row's trace is
+// the last in time: 5,000, 20,000 and 80,000 calls (4 to 63 MB). peak-heap-MB is
 // flat in the file's size when the reader holds a plan of a few bytes a
 // row and, out of order, a bounded window of records. Set
 // KILLSWITCH_BENCH_OIPARQUET=DIR to keep the tables in DIR
@@ -58,13 +62,16 @@ func BenchmarkOpenInferenceParquetOrder(b *testing.B) {
 	if dir == "" {
 		dir = b.TempDir()
 	}
-	for _, order := range []string{"time", "mixed"} {
+	for _, order := range []string{"time", "ended", "mixed"} {
 		for _, n := range []int{5000, 20000, 80000} {
 			spans, err := oiTraceSpans(benchChatRecords(n))
 			if err != nil {
 				b.Fatal(err)
 			}
-			if order == "mixed" {
+			switch order {
+			case "ended":
+				spans = endedOrder(spans, 4)
+			case "mixed":
 				spans = interleaveTraces(spans, 4)
 			}
 			var buf bytes.Buffer
@@ -80,6 +87,26 @@ func BenchmarkOpenInferenceParquetOrder(b *testing.B) {
 			})
 		}
 	}
+}
+
+// endedOrder gives the traces of size spans each (a root first, the
+// others its descendants, all starting at the root's start) times: trace i
+// lasts 1 to 30 s, the root spanning it, the others nested in it
+// a millisecond apart; then orders the spans by their end, as a table
+// written as the spans end holds them.
+func endedOrder(spans []tracegen.Span, size int) []tracegen.Span {
+	out := slices.Clone(spans)
+	for i := 0; i+size <= len(out); i += size {
+		at := out[i].Start
+		d := time.Duration(1+(i/size*7)%30) * time.Second
+		out[i].End = at.Add(d)
+		for k := 1; k < size; k++ {
+			ms := time.Duration(k) * time.Millisecond
+			out[i+k].Start, out[i+k].End = at.Add(ms), at.Add(d-ms)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b tracegen.Span) int { return a.End.Compare(b.End) })
+	return out
 }
 
 // interleaveTraces orders traces of size spans each from both ends: the

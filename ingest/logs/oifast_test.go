@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"testing"
@@ -328,4 +330,118 @@ func TestOIFastPrefetch(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// endedTraces are n traces of four spans each (an agent, an LLM span
+// wrapping the call's, a tool), their starts a second apart, each lasting
+// 1 to 13 s (so that traces overlap), and the rows in the order the
+// spans ended, as Phoenix's tables hold them: a child before its parent,
+// a short trace before a longer one that started earlier.
+func endedTraces(n int) []tracegen.Span {
+	base := traceSpans()
+	t0 := time.Date(2026, 1, 2, 9, 0, 0, 0, time.UTC)
+	var spans []tracegen.Span
+	for i := range n {
+		trace := fmt.Sprintf("%032x", i+1)
+		id := func(k int) string { return fmt.Sprintf("%016x", 4*i+k) }
+		at := t0.Add(time.Duration(i) * time.Second)
+		d := time.Duration(1+(i*7)%13) * time.Second
+		inner := base[i%len(base)]
+		inner.TraceID, inner.SpanID, inner.ParentID = trace, id(3), id(2)
+		inner.Start, inner.End = at.Add(2*time.Millisecond), at.Add(d-3*time.Millisecond)
+		root := tracegen.Span{TraceID: trace, SpanID: id(1), Name: "agent.run", Kind: "AGENT", Start: at, End: at.Add(d), Session: fmt.Sprintf("session-%d", i%3)}
+		outer := tracegen.Span{TraceID: trace, SpanID: id(2), ParentID: id(1), Name: "llm", Kind: "LLM", Start: at.Add(time.Millisecond), End: at.Add(d - 2*time.Millisecond)}
+		tool := tracegen.Span{TraceID: trace, SpanID: id(4), ParentID: id(1), Name: "tool", Kind: "TOOL", Start: at.Add(d - time.Millisecond), End: at.Add(d - time.Millisecond/2)}
+		spans = append(spans, root, outer, inner, tool)
+	}
+	slices.SortStableFunc(spans, func(a, b tracegen.Span) int { return a.End.Compare(b.End) })
+	return spans
+}
+
+// TestOISlidingWindows reads tables out of start-time order in several
+// row orders (as the spans ended, reversed, shuffled, shuffled within
+// runs) through windows of every size from a record to all, as the
+// reference reads them whole. A table in the order its spans ended is
+// read in two passes when a window holds the records read ahead of the
+// earliest open span, however many windows its records fill: the later
+// pass slides.
+func TestOISlidingWindows(t *testing.T) {
+	defer func(b, r int) { oiWindowBytes, oiWindowRanks = b, r }(oiWindowBytes, oiWindowRanks)
+	ended := endedTraces(60)
+	rng := rand.New(rand.NewPCG(30, 21))
+	orders := map[string][]tracegen.Span{"ended": ended}
+	rev := slices.Clone(ended)
+	slices.SortStableFunc(rev, func(a, b tracegen.Span) int { return b.Start.Compare(a.Start) })
+	orders["reversed"] = rev
+	shuf := slices.Clone(ended)
+	rng.Shuffle(len(shuf), func(i, j int) { shuf[i], shuf[j] = shuf[j], shuf[i] })
+	orders["shuffled"] = shuf
+	local := slices.Clone(ended)
+	for i := 0; i < len(local); i += 9 {
+		run := local[i:min(i+9, len(local))]
+		rng.Shuffle(len(run), func(i, j int) { run[i], run[j] = run[j], run[i] })
+	}
+	orders["local"] = local
+	for _, name := range slices.Sorted(maps.Keys(orders)) {
+		var buf bytes.Buffer
+		if err := tracegen.OpenInferenceParquet(&buf, orders[name]); err != nil {
+			t.Fatal(err)
+		}
+		data := buf.Bytes()
+		oiWindowBytes, oiWindowRanks = 1<<30, 1<<18
+		all := 0
+		r, err := NewOIParquetReader(bytes.NewReader(data), int64(len(data)), "s.parquet", Options{})
+		if err != nil || r.sorted {
+			t.Fatalf("%s: %v, sorted %v", name, err, r != nil && r.sorted)
+		}
+		for r.Scan() {
+			all += recordBytes(r.Record())
+		}
+		r.Close()
+		for _, w := range [][2]int{{1, 1 << 18}, {600, 1 << 18}, {3000, 1 << 18}, {all / 5, 1 << 18}, {all / 5, 7}, {1 << 30, 1}, {1 << 30, 2}, {1 << 30, 5}, {1 << 30, 1 << 18}} {
+			oiWindowBytes, oiWindowRanks = w[0], w[1]
+			t.Run(fmt.Sprintf("%s/bytes=%d/ranks=%d", name, w[0], w[1]), func(t *testing.T) {
+				sameParquetRecords(t, data)
+				r, _ := NewOIParquetReader(bytes.NewReader(data), int64(len(data)), "s.parquet", Options{})
+				defer r.Close()
+				n := 0
+				for r.Scan() {
+					n++
+				}
+				if r.Err() != nil || n != 4*60 {
+					t.Fatalf("%d records, %v", n, r.Err())
+				}
+				if name == "ended" && w == [2]int{all / 5, 1 << 18} && r.win.passes != 2 {
+					t.Errorf("%d passes over a table in the order its spans ended, want 2 (the second sliding)", r.win.passes)
+				}
+				if w[0] >= all && w[1] >= 4*60 && r.win.passes != 1 {
+					t.Errorf("%d passes when every record fits, want 1", r.win.passes)
+				}
+			})
+		}
+	}
+}
+
+// FuzzOIWindows reads a mutated span table through small windows (the
+// first two bytes pick the window's bytes and ranks), so that the passes
+// over a table out of start-time order, the first and the sliding ones,
+// meet damaged rows: as the reference reads the table whole.
+func FuzzOIWindows(f *testing.F) {
+	defer func(b, r int) { oiWindowBytes, oiWindowRanks = b, r }(oiWindowBytes, oiWindowRanks)
+	var gen bytes.Buffer
+	if err := tracegen.OpenInferenceParquet(&gen, endedTraces(8)); err != nil {
+		f.Fatal(err)
+	}
+	for k, data := range append(parquetSeeds(f), gen.Bytes()) {
+		f.Add(append([]byte{byte(k), byte(k / 2)}, data...))
+	}
+	sizes := []int{1, 300, 600, 2000, 6000, 1 << 30}
+	ranks := []int{1, 2, 3, 5, 1 << 18}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 {
+			return
+		}
+		oiWindowBytes, oiWindowRanks = sizes[int(data[0])%len(sizes)], ranks[int(data[1])%len(ranks)]
+		sameParquetRecords(t, data[2:])
+	})
 }

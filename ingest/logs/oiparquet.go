@@ -42,8 +42,7 @@ import (
 // "file:row N", in row order when the rows are in start-time order (only
 // the plan is held then); otherwise they are yielded in start-time order,
 // then row order (as the OTLP reader orders the spans of a document), so
-// that replay sees time order, and every record is held until the last
-// row is read.
+// that replay sees time order, a window of that order at a time (Scan).
 
 // oiParquetLight are the columns of the first pass; oiParquetFull adds
 // what records are built from.
@@ -679,15 +678,26 @@ func (pr *OIParquetReader) FormatName() string { return "openinference (parquet)
 
 // Records of a table whose rows are not in start-time order are yielded
 // in that order by reading the full view again for each window of ranks
-// (places in that order): a pass reads every row, builds the records of
-// the rows whose rank falls in the window and only consumes the others.
-// A window holds at most oiWindowBytes of records (the ranks at its end
-// are dropped, for a later pass, when it would hold more) and at most
-// oiWindowRanks ranks: memory is bounded whatever the file's size, and a
-// file whose records fit is read in one pass, as before. The first pass
-// reads (and checks) every row, so an error in any row ends the stream
-// before a record is yielded, as when every record was held; the later
-// passes check only the rows whose records they build.
+// (places in that order). A window holds at most oiWindowBytes of records
+// and at most oiWindowRanks ranks: memory is bounded whatever the file's
+// size, and a file whose records fit is read in one pass.
+//
+// The first pass reads every row (and checks it) before it yields a
+// record, so that an error in any row ends the stream before a record is
+// yielded, as when every record was held: its window is the ranks from
+// the first, as many as fit (the ranks at its end are dropped when it
+// would hold more).
+//
+// A later pass slides: it yields each record as soon as the records of
+// every rank before it are yielded, and takes the rank of a row it reads
+// into its window when every rank between the window's end and that one
+// is still to be read (so each will be held when read) and the record
+// fits. A table exported in the order its spans ended (Phoenix's: a
+// child ends before its parent, an agent's trace before a later one
+// ends) holds only the records read ahead of the earliest span still
+// open, and is read in two passes whatever its size. The pass ends at
+// the end of the table, or as soon as the next rank to yield is one it
+// read and could not hold.
 var (
 	oiWindowBytes = 32 << 20
 	oiWindowRanks = 1 << 18 // variables: tests make windows of a few records
@@ -695,13 +705,24 @@ var (
 
 // oiWindow is the state of the passes over an out-of-order table.
 type oiWindow struct {
-	rank       []int32 // by row: the rank of its record
-	start, end int     // the ranks of this pass: [start, end)
+	rank  []int32 // by row: the rank of its record
+	order []int32 // by rank: its row
+	// recs holds the records of ranks [next, end), rank r at r % len(recs);
+	// nil for a rank whose row is still to be read.
 	recs       []*ingest.Record
-	bytes      int
-	next       int  // the next rank Scan yields
-	passes     int  // passes made
-	want       bool // scanRow builds only the records of the window
+	bytes      int // what recs holds (recordBytes)
+	start, end int // the ranks of this pass: from start; [next, end) held or to be read
+	next       int // the next rank Scan yields
+	// block is the first rank at or past end that this pass read without
+	// holding it (or dropped): the window cannot grow past it. The number
+	// of ranks when none.
+	block   int
+	passes  int  // passes made
+	want    bool // scanRow builds only the records of the window
+	sliding bool // a later pass is under way: it yields as it reads
+	// built and builtBytes count the records the passes built and what
+	// they hold: their mean tells a sliding pass how many ranks fit.
+	built, builtBytes int
 }
 
 // Scan advances to the next record.
@@ -711,7 +732,7 @@ func (pr *OIParquetReader) Scan() bool {
 	}
 	w := pr.win
 	if w == nil {
-		w = &oiWindow{rank: make([]int32, len(pr.plan.order))}
+		w = &oiWindow{rank: make([]int32, len(pr.plan.order)), order: pr.plan.order}
 		for k, i := range pr.plan.order {
 			w.rank[i] = int32(k)
 		}
@@ -720,12 +741,36 @@ func (pr *OIParquetReader) Scan() bool {
 	}
 	for {
 		if w.next < w.end {
-			k := w.next - w.start
-			pr.rec, w.recs[k] = w.recs[k], nil
-			w.next++
-			return true
+			k := w.next % len(w.recs)
+			if r := w.recs[k]; r != nil {
+				pr.rec, w.recs[k] = r, nil
+				w.bytes -= recordBytes(r)
+				w.next++
+				return true
+			}
 		}
-		if w.next >= len(w.rank) || pr.err != nil || !pr.pass() {
+		if w.next >= len(w.rank) || pr.err != nil {
+			pr.rec = nil
+			return false
+		}
+		switch {
+		case w.sliding && w.next < w.block:
+			if !pr.slide() {
+				w.sliding = false
+				if pr.err != nil || w.next < w.end && w.recs[w.next%len(w.recs)] == nil {
+					// An error, or the table ended before a row of the
+					// window (the file changed: the error says so).
+					pr.rec = nil
+					return false
+				}
+			}
+		case w.passes > 0 && w.next == w.start:
+			// Every pass yields a record (its window takes the first
+			// rank it reads): one that did not would start again forever.
+			pr.err = fmt.Errorf("%s: a pass over the table yielded no record (at rank %d of %d): a bug in the reader", pr.name, w.next, len(w.rank))
+			pr.rec = nil
+			return false
+		case !pr.pass():
 			pr.rec = nil
 			return false
 		}
@@ -746,8 +791,9 @@ func (pr *OIParquetReader) openFull() *oiFast {
 	return f
 }
 
-// pass reads the table for the next window of ranks; false when it ended
-// in an error.
+// pass starts the next pass over the table: the first reads the table
+// for its window; a later one starts sliding (Scan reads on). False when
+// it ended in an error.
 func (pr *OIParquetReader) pass() bool {
 	w := pr.win
 	if pr.closed {
@@ -764,13 +810,16 @@ func (pr *OIParquetReader) pass() bool {
 	}
 	w.passes++
 	w.start = w.next
-	w.end = min(len(w.rank), w.start+oiWindowRanks)
-	if cap(w.recs) < w.end-w.start {
-		w.recs = make([]*ingest.Record, w.end-w.start)
+	if len(w.recs) != min(oiWindowRanks, len(w.rank)) {
+		w.recs = make([]*ingest.Record, min(oiWindowRanks, len(w.rank)))
 	}
-	w.recs = w.recs[:w.end-w.start]
 	clear(w.recs)
 	w.bytes, w.want = 0, true
+	if w.passes > 1 {
+		w.end, w.block, w.sliding = w.next, len(w.rank), true
+		return true
+	}
+	w.end = min(len(w.rank), w.start+len(w.recs))
 	defer func() { w.want = false }()
 	for pr.scanRow() {
 		if pr.rec == nil {
@@ -779,29 +828,91 @@ func (pr *OIParquetReader) pass() bool {
 		if pr.read > len(w.rank) {
 			continue // more rows than planned: scanRow says so next
 		}
-		k := int(w.rank[pr.read-1]) - w.start
-		w.recs[k] = pr.rec
-		w.bytes += recordBytes(pr.rec)
-		for w.bytes > oiWindowBytes && w.end-w.start > 1 {
-			// Too much held: the last ranks wait for a later pass.
-			w.end--
-			if r := w.recs[w.end-w.start]; r != nil {
-				w.bytes -= recordBytes(r)
-				w.recs[w.end-w.start] = nil
-			}
-		}
+		r, size := int(w.rank[pr.read-1]), recordBytes(pr.rec)
+		w.recs[r%len(w.recs)] = pr.rec
+		w.bytes += size
+		w.built, w.builtBytes = w.built+1, w.builtBytes+size
+		pr.trim(r)
 	}
 	return pr.err == nil
 }
 
+// slide reads the next row of a sliding pass and holds its record when
+// its rank is, or can be taken, in the window; false at the end of the
+// table or at an error.
+func (pr *OIParquetReader) slide() bool {
+	w := pr.win
+	if !pr.scanRow() {
+		w.want = false
+		return false
+	}
+	if pr.read > len(w.rank) {
+		return true // more rows than planned: scanRow says so next
+	}
+	r := int(w.rank[pr.read-1])
+	if pr.rec == nil {
+		// A row not wanted: yielded already, or past what the window
+		// can take; then the window cannot grow past it.
+		if r >= w.end {
+			w.block = min(w.block, r)
+		}
+		return true
+	}
+	size := recordBytes(pr.rec)
+	w.built, w.builtBytes = w.built+1, w.builtBytes+size
+	if r >= w.end {
+		// Ranks [end, r] are still to be read (wanted: r < block), and
+		// so will be held when read: the window grows to r when the
+		// record fits, or when the window is empty (a pass yields at
+		// least one record).
+		if w.end > w.next && w.bytes+size > oiWindowBytes {
+			w.block = min(w.block, r)
+			return true
+		}
+		w.end = r + 1
+	}
+	w.recs[r%len(w.recs)] = pr.rec
+	w.bytes += size
+	pr.trim(r)
+	return true
+}
+
+// trim drops the last ranks of the window while it holds too much
+// (keeping one rank): those wait for a later pass. r is the rank of the
+// record just held.
+func (pr *OIParquetReader) trim(r int) {
+	w := pr.win
+	for w.bytes > oiWindowBytes && w.end-w.next > 1 {
+		w.end--
+		k := w.end % len(w.recs)
+		if rec := w.recs[k]; rec != nil {
+			w.bytes -= recordBytes(rec)
+			w.recs[k] = nil
+			w.block = min(w.block, w.end) // read, and no longer held
+		}
+	}
+}
+
 // wanted reports whether scanRow builds row i's record: always, except in
-// a pass over an out-of-order table, for the rows of its window.
+// a pass over an out-of-order table, for the rows of its window (in a
+// sliding pass, the rows whose rank the window may take).
 func (pr *OIParquetReader) wanted(i int) bool {
 	w := pr.win
 	if w == nil || !w.want || i >= len(w.rank) {
 		return true
 	}
 	r := int(w.rank[i])
+	if w.sliding {
+		if r < w.next || r >= w.block || r-w.next >= len(w.recs) {
+			return false
+		}
+		// A rank past the window's end is taken in when the ranks up to
+		// it, at the records' mean size so far, would fill at most twice
+		// the window (some will have been yielded when the last come
+		// in): not a record built only to be dropped again as those
+		// before it come in.
+		return r < w.end || r == w.next || w.built == 0 || (r-w.next+1)*(w.builtBytes/w.built) <= 2*oiWindowBytes
+	}
 	return r >= w.start && r < w.end
 }
 
