@@ -398,6 +398,17 @@ func TestOISlidingWindows(t *testing.T) {
 			all += recordBytes(r.Record())
 		}
 		r.Close()
+		// Groups planned early split traces: the whole tree is planned.
+		t.Run(name+"/groups=2", func(t *testing.T) {
+			defer func(n int) { groupSpans = n }(groupSpans)
+			groupSpans = 2
+			sameParquetRecords(t, data)
+			r, _ := NewOIParquetReader(bytes.NewReader(data), int64(len(data)), "s.parquet", Options{})
+			defer r.Close()
+			if r.planner != "tree" {
+				t.Errorf("planned by %s, want tree", r.planner)
+			}
+		})
 		for _, w := range [][2]int{{1, 1 << 18}, {600, 1 << 18}, {3000, 1 << 18}, {all / 5, 1 << 18}, {all / 5, 7}, {1 << 30, 1}, {1 << 30, 2}, {1 << 30, 5}, {1 << 30, 1 << 18}} {
 			oiWindowBytes, oiWindowRanks = w[0], w[1]
 			t.Run(fmt.Sprintf("%s/bytes=%d/ranks=%d", name, w[0], w[1]), func(t *testing.T) {
@@ -410,6 +421,11 @@ func TestOISlidingWindows(t *testing.T) {
 				}
 				if r.Err() != nil || n != 4*60 {
 					t.Fatalf("%d records, %v", n, r.Err())
+				}
+				// The first pass holds the rows of a trace at a time (every
+				// trace of so small a table at once).
+				if r.planner != "groups" {
+					t.Errorf("planned by %s, want groups", r.planner)
 				}
 				if name == "ended" && w == [2]int{all / 5, 1 << 18} && r.win.passes != 2 {
 					t.Errorf("%d passes over a table in the order its spans ended, want 2 (the second sliding)", r.win.passes)

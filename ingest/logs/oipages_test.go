@@ -12,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/tracegen"
 )
 
 // pageRow is a span row of pagedParquet: name, span_kind, session.id and
@@ -233,16 +234,19 @@ func longRun(row func(trace, id, parent string, s int) pageRow, next, trace2, ne
 	return append(rows, row(trace2, next, nextParent, 23), row(trace2, next+"-child", next, 24))
 }
 
-func TestOIParquetRunPlan(t *testing.T) {
-	p := func(s string) *string { return &s }
-	at := func(s int) time.Time { return pagedStart.Add(time.Duration(s) * time.Second) }
-	row := func(trace, id, parent string, s int) pageRow {
-		r := pageRow{Name: "n-" + id, SpanKind: "LLM", SpanID: id, TraceID: trace, Start: at(s), Session: p("s-" + trace)}
-		if parent != "" {
-			r.ParentID = p(parent)
-		}
-		return r
+// planRow is an LLM span's row of trace, span id and parent id (none:
+// ""), starting s seconds after pagedStart, its session named after its
+// trace.
+func planRow(trace, id, parent string, s int) pageRow {
+	r := pageRow{Name: "n-" + id, SpanKind: "LLM", SpanID: id, TraceID: trace, Start: pagedStart.Add(time.Duration(s) * time.Second), Session: &[]string{"s-" + trace}[0]}
+	if parent != "" {
+		r.ParentID = &parent
 	}
+	return r
+}
+
+func TestOIParquetRunPlan(t *testing.T) {
+	row := planRow
 	cases := []struct {
 		what string
 		data []byte
@@ -341,4 +345,106 @@ func planLines(pl spanPlan) string {
 		fmt.Fprintf(&b, "%d: flags %05b skip %q root %q inherited %q\n", i+1, pl.flags[i], pl.strs[pl.skip[i]], pl.strs[pl.root[i]], inh)
 	}
 	return b.String()
+}
+
+// TestOIParquetGroupPlan holds the plan made a trace at a time
+// (oiPlanGroups) to the whole tree's (oiPlanTree), order included, for
+// tables out of start-time order or whose traces' rows are not together,
+// with groups planned as late as the planner may and as early (one, two,
+// three spans held): accepted, the plan is the tree's; a trace met again
+// after its group was planned, or a parent in another trace, is refused,
+// never planned otherwise.
+func TestOIParquetGroupPlan(t *testing.T) {
+	defer func(n int) { groupSpans = n }(groupSpans)
+	row := planRow
+	cases := []struct {
+		what   string
+		data   []byte
+		groups bool // accepted when groups are planned last
+	}{
+		{"a trace in two runs", writePageRows(t, []pageRow{row("t1", "a", "", 0), row("t2", "b", "", 1), row("t1", "c", "a", 2)}, 0, 0), true},
+		{"children first", writePageRows(t, []pageRow{row("t1", "b", "a", 1), row("t2", "d", "c", 3), row("t1", "a", "", 0), row("t2", "c", "", 2)}, 0, 0), true},
+		{"a parent in another trace", writePageRows(t, []pageRow{row("t1", "a", "", 0), row("t2", "b", "a", 1)}, 0, 0), false},
+		{"an id in two traces", writePageRows(t, []pageRow{row("t2", "a", "", 1), row("t1", "a", "", 0), row("t2", "b", "a", 2)}, 0, 0), false},
+		{"a parent outside the export", writePageRows(t, []pageRow{row("t1", "b", "gone", 1), row("t1", "a", "", 0)}, 0, 0), true},
+		{"paged", pagedParquet(t, 128, 40), true},
+	}
+	for _, n := range []int{5, 60} {
+		var b bytes.Buffer
+		if err := tracegen.OpenInferenceParquet(&b, endedTraces(n)); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, struct {
+			what   string
+			data   []byte
+			groups bool
+		}{fmt.Sprintf("%d traces as they ended", n), b.Bytes(), true})
+	}
+	for i, data := range parquetSeeds(t) {
+		cases = append(cases, struct {
+			what   string
+			data   []byte
+			groups bool
+		}{fmt.Sprintf("seed %d", i), data, false})
+	}
+	plan := func(data []byte, decoder, groups bool) (pl spanPlan, sorted, ok, read bool) {
+		r, size := bytes.NewReader(data), int64(len(data))
+		var src oiSource
+		if decoder {
+			f := openOIFast(r, size, "p.parquet", keepLight)
+			if f == nil {
+				return
+			}
+			defer f.close()
+			src = f
+		} else {
+			light, cols, err := oiOpenValues(r, size, "p.parquet", keepLight)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer light.Close()
+			src = &oiGeneric{rows: light, cols: cols, name: "p.parquet"}
+		}
+		if groups {
+			pl, sorted, ok = oiPlanGroups(src, 1)
+		} else {
+			pl, sorted = oiPlanTree(src, 1, size)
+			ok = true
+		}
+		err, weird := src.stopped()
+		return pl, sorted, ok, err == nil && !weird
+	}
+	lines := func(pl spanPlan) string { return planLines(pl) + fmt.Sprint("order ", pl.order) }
+	accepted, early := 0, 0
+	for _, c := range cases {
+		for _, decoder := range []bool{false, true} {
+			whole, wsorted, _, read := plan(c.data, decoder, false)
+			if !read {
+				continue // a table the first pass refuses (or the decoder does not read)
+			}
+			for _, n := range []int{1 << 16, 3, 2, 1} {
+				groupSpans = n
+				pl, sorted, ok, _ := plan(c.data, decoder, true)
+				if n == 1<<16 && c.groups && !ok {
+					t.Errorf("%s (decoder %v): refused by groups, want planned", c.what, decoder)
+				}
+				if n == 1<<16 && !c.groups && !strings.HasPrefix(c.what, "seed") && ok {
+					t.Errorf("%s (decoder %v): planned by groups, want refused", c.what, decoder)
+				}
+				if !ok {
+					continue
+				}
+				accepted++
+				if n < 1<<16 {
+					early++
+				}
+				if got, want := lines(pl), lines(whole); got != want || sorted != wsorted {
+					t.Errorf("%s (decoder %v, %d spans held): plan by groups (sorted %v)\n%s\nwhole tree (sorted %v)\n%s", c.what, decoder, n, sorted, got, wsorted, want)
+				}
+			}
+		}
+	}
+	if accepted < 20 || early < 5 {
+		t.Errorf("%d plans by groups accepted, %d of them with groups planned early: want 20 and 5 or more", accepted, early)
+	}
 }

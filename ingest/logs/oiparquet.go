@@ -143,7 +143,8 @@ type OIParquetReader struct {
 	// full view read every row through the column decoder (no hand-over):
 	// the later passes of an out-of-order table trust it (oiFast.trusted).
 	lightChecked, fullChecked bool
-	handovers                 int // rows handed over to the generic path (tests)
+	handovers                 int    // rows handed over to the generic path (tests)
+	planner                   string // how the first pass planned: "runs", "groups" or "tree" (tests)
 }
 
 // NewOIParquetReader opens the Parquet file held by r (size bytes) and
@@ -169,14 +170,25 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 	if fast := openOIFast(r, size, name, keepLight); fast != nil {
 		var ok bool
 		pl, ok = oiPlanRuns(fast, oiRowsHint(light.NumRows(), size))
+		pr.planner = "runs"
 		err, weird := fast.stopped()
 		fast.close()
 		if err == nil && !weird && !ok {
+			// Out of start-time order: a trace at a time, else the tree.
 			if fast = openOIFast(r, size, name, keepLight); fast != nil {
-				pl, pr.sorted = oiPlanTree(fast, light.NumRows(), size)
+				pl, pr.sorted, ok = oiPlanGroups(fast, oiRowsHint(light.NumRows(), size))
+				pr.planner = "groups"
 				err, weird = fast.stopped()
 				fast.close()
-				ok = true
+			}
+			if err == nil && !weird && !ok {
+				if fast = openOIFast(r, size, name, keepLight); fast != nil {
+					pr.planner = "tree"
+					pl, pr.sorted = oiPlanTree(fast, light.NumRows(), size)
+					err, weird = fast.stopped()
+					fast.close()
+					ok = true
+				}
 			}
 		}
 		planned = err == nil && !weird && ok
@@ -185,17 +197,34 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 	if !planned {
 		gen := &oiGeneric{rows: light, cols: cols, name: name}
 		pl, ok := oiPlanRuns(gen, oiRowsHint(light.NumRows(), size))
+		pr.planner = "runs"
 		if err := light.Err(); err != nil {
 			return nil, err
 		}
 		if !ok {
 			// Rows out of start-time order, or a parent in another trace's
-			// run: the first pass again, holding the whole tree.
+			// run: the first pass again, a trace at a time.
 			light.Close()
 			if light, cols, err = oiOpenValues(r, size, name, keepLight); err != nil {
 				return nil, err
 			}
+			pl, pr.sorted, ok = oiPlanGroups(&oiGeneric{rows: light, cols: cols, name: name}, oiRowsHint(light.NumRows(), size))
+			pr.planner = "groups"
+			err := light.Err()
+			light.Close()
+			if err != nil {
+				return nil, err
+			}
+		}
+		if !ok {
+			// A trace met again after its group was planned, or a parent
+			// in another group: the first pass again, holding the whole
+			// tree.
+			if light, cols, err = oiOpenValues(r, size, name, keepLight); err != nil {
+				return nil, err
+			}
 			defer light.Close()
+			pr.planner = "tree"
 			pl, pr.sorted = oiPlanTree(&oiGeneric{rows: light, cols: cols, name: name}, light.NumRows(), size)
 			if err := light.Err(); err != nil {
 				return nil, err
@@ -243,6 +272,27 @@ func oiPlanRuns(src oiSource, rows int) (pl spanPlan, ok bool) {
 		return spanPlan{}, true
 	}
 	return rp.finish()
+}
+
+// oiPlanGroups is the first pass of a table out of start-time order (or
+// whose traces' rows are not together), planned a trace at a time
+// (groupPlanner): the plan, whether the rows are in start-time order (the
+// plan orders them when not), and ok false when the plan may not be the
+// whole tree's. rows is how many rows to make room for; the caller asks
+// src whether it read every row.
+func oiPlanGroups(src oiSource, rows int) (pl spanPlan, sorted, ok bool) {
+	gp := newGroupPlanner(keyAttrs(oiAgentKeys), true, rows)
+	for {
+		s, more := src.next()
+		if !more {
+			break
+		}
+		gp.add(s)
+	}
+	if err, weird := src.stopped(); err != nil || weird {
+		return spanPlan{}, true, true
+	}
+	return gp.finish()
 }
 
 // oiRowsHint is the number of rows a file of size bytes claims to hold,

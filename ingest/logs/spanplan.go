@@ -1,7 +1,9 @@
 package logs
 
 import (
+	"cmp"
 	"hash/maphash"
+	"math"
 	"math/bits"
 	"slices"
 	"strings"
@@ -260,18 +262,25 @@ func (t *lightTree) plan(order bool) spanPlan {
 	}
 	pl.strs = t.strs.strs
 	if order {
-		pl.order = make([]int32, n)
-		for i := range pl.order {
-			pl.order[i] = int32(i)
-		}
-		slices.SortStableFunc(pl.order, func(a, b int32) int {
-			if c := t.starts[a].Compare(t.starts[b]); c != 0 {
-				return c
-			}
-			return int(a - b)
-		})
+		pl.order = startOrder(n, func(a, b int32) int { return t.starts[a].Compare(t.starts[b]) })
 	}
 	return pl
+}
+
+// startOrder returns the indexes of n spans by start time (byStart
+// compares two spans' starts), then index: the order records go in.
+func startOrder(n int, byStart func(a, b int32) int) []int32 {
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := byStart(a, b); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	return order
 }
 
 // zeroed returns s resized to n zero elements, reusing its array when it
@@ -454,8 +463,12 @@ func (rp *runPlanner) add(s *tspan) {
 
 // flush plans the current run, appends its plan to the plan and starts
 // the next run.
-func (rp *runPlanner) flush() {
-	t := rp.run
+func (rp *runPlanner) flush() { rp.flushTree(rp.run, nil) }
+
+// flushTree plans the spans of t as a run and empties t: their plan goes
+// to rows (the row of each span, ascending), or after the plan's rows
+// when rows is nil.
+func (rp *runPlanner) flushTree(t *lightTree, rows []int32) {
 	for i := range t.spans {
 		s := &t.spans[i]
 		if s.flags&lightErr != 0 {
@@ -481,13 +494,31 @@ func (rp *runPlanner) flush() {
 		rp.remap[i] = g + 1
 		return g
 	}
-	for i := range pl.flags {
-		rp.plan.flags = append(rp.plan.flags, pl.flags[i])
-		rp.plan.skip = append(rp.plan.skip, str(pl.skip[i]))
-		rp.plan.root = append(rp.plan.root, str(pl.root[i]))
-	}
-	for _, v := range pl.inh {
-		rp.plan.inh = append(rp.plan.inh, str(v))
+	if rows == nil {
+		for i := range pl.flags {
+			rp.plan.flags = append(rp.plan.flags, pl.flags[i])
+			rp.plan.skip = append(rp.plan.skip, str(pl.skip[i]))
+			rp.plan.root = append(rp.plan.root, str(pl.root[i]))
+		}
+		for _, v := range pl.inh {
+			rp.plan.inh = append(rp.plan.inh, str(v))
+		}
+	} else {
+		k := len(rp.plan.keys)
+		if n := int(rows[len(rows)-1]) + 1; n > len(rp.plan.flags) {
+			rp.plan.flags = append(rp.plan.flags, make([]uint8, n-len(rp.plan.flags))...)
+			rp.plan.skip = append(rp.plan.skip, make([]int32, n-len(rp.plan.skip))...)
+			rp.plan.root = append(rp.plan.root, make([]int32, n-len(rp.plan.root))...)
+			rp.plan.inh = append(rp.plan.inh, make([]int32, n*k-len(rp.plan.inh))...)
+		}
+		for i, row := range rows {
+			rp.plan.flags[row] = pl.flags[i]
+			rp.plan.skip[row] = str(pl.skip[i])
+			rp.plan.root[row] = str(pl.root[i])
+			for j, v := range pl.inh[i*k : (i+1)*k] {
+				rp.plan.inh[int(row)*k+j] = str(v)
+			}
+		}
 	}
 	clear(t.byID)
 	t.scan = true
@@ -551,4 +582,170 @@ func sortHashes(h []uint64) {
 		}
 	}
 	copy(h, out)
+}
+
+// groupPlanner makes the plan of a span table whose traces' rows are not
+// together, or not in start-time order (Phoenix's tables hold spans in
+// the order they ended: a child before its parent, a short trace before
+// a longer one that started earlier), a trace at a time: the rows of each
+// trace are held in a group until the group is among the least recently
+// added to when the groups hold more than groupSpans spans, then planned
+// as a run (runPlanner), whose checks it shares. A trace met again after
+// its group was planned makes the plan not the whole tree's (finish says
+// so, and the caller plans the whole tree). What stays per row is the
+// plan's few bytes, a span id's hash and the span's start (12 bytes),
+// for the order of the records; not a tree of every span (~140 bytes).
+type groupPlanner struct {
+	rp         *runPlanner
+	open       map[string]*planGroup
+	head, tail *planGroup // least recently added to first
+	held       int        // spans in open groups
+	free       []*lightTree
+	traces     []uint64 // the hashes of the trace ids of the groups planned
+	starts     []spanStart
+	sorted     bool
+	last       spanStart
+}
+
+// groupSpans is the most spans the open groups of a groupPlanner hold
+// before it plans the least recently added to (a variable: tests plan
+// groups early).
+var groupSpans = 1 << 16
+
+// planGroup is a trace's rows held by a groupPlanner.
+type planGroup struct {
+	trace      string
+	t          *lightTree
+	rows       []int32
+	prev, next *planGroup
+}
+
+// spanStart is a span's start time as time.Time.Compare orders it.
+type spanStart struct {
+	sec  int64
+	nsec int32
+}
+
+func (a spanStart) compare(b spanStart) int {
+	if c := cmp.Compare(a.sec, b.sec); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.nsec, b.nsec)
+}
+
+func newGroupPlanner(keys []string, undecided bool, rows int) *groupPlanner {
+	gp := &groupPlanner{rp: newRunPlanner(keys, undecided, rows), open: map[string]*planGroup{}, sorted: true,
+		starts: make([]spanStart, 0, rows)}
+	gp.last = spanStart{sec: math.MinInt64}
+	return gp
+}
+
+// add adds the light view of the next row.
+func (gp *groupPlanner) add(s *tspan) {
+	row := int32(len(gp.starts))
+	st := spanStart{sec: s.start.Unix(), nsec: int32(s.start.Nanosecond())}
+	gp.starts = append(gp.starts, st)
+	if s.err == nil && s.startErr == nil {
+		if st.compare(gp.last) < 0 {
+			gp.sorted = false
+		}
+		gp.last = st
+	}
+	if s.err != nil {
+		// A malformed row plans alone (no ids, no trace).
+		t := gp.tree()
+		t.add(s)
+		gp.rp.flushTree(t, []int32{row})
+		gp.free = append(gp.free, t)
+		return
+	}
+	g := gp.open[s.traceID]
+	if g == nil {
+		g = &planGroup{trace: s.traceID, t: gp.tree()}
+		gp.open[s.traceID] = g
+	} else {
+		gp.unlink(g)
+	}
+	gp.link(g)
+	g.t.add(s)
+	g.rows = append(g.rows, row)
+	gp.held++
+	for gp.held > groupSpans && gp.head != nil {
+		gp.flush(gp.head)
+	}
+}
+
+// tree returns an empty tree for a group.
+func (gp *groupPlanner) tree() *lightTree {
+	if n := len(gp.free); n > 0 {
+		t := gp.free[n-1]
+		gp.free = gp.free[:n-1]
+		return t
+	}
+	t := newLightTree(gp.rp.plan.keys)
+	t.reuse, t.scan, t.undecided = true, true, gp.rp.run.undecided
+	return t
+}
+
+func (gp *groupPlanner) link(g *planGroup) {
+	g.prev, g.next = gp.tail, nil
+	if gp.tail != nil {
+		gp.tail.next = g
+	} else {
+		gp.head = g
+	}
+	gp.tail = g
+}
+
+func (gp *groupPlanner) unlink(g *planGroup) {
+	if g.prev != nil {
+		g.prev.next = g.next
+	} else {
+		gp.head = g.next
+	}
+	if g.next != nil {
+		g.next.prev = g.prev
+	} else {
+		gp.tail = g.prev
+	}
+	g.prev, g.next = nil, nil
+}
+
+// flush plans group g's rows and drops the group.
+func (gp *groupPlanner) flush(g *planGroup) {
+	gp.unlink(g)
+	delete(gp.open, g.trace)
+	gp.held -= len(g.rows)
+	gp.traces = append(gp.traces, maphash.String(gp.rp.seed, g.trace))
+	gp.rp.flushTree(g.t, g.rows)
+	gp.free = append(gp.free, g.t)
+}
+
+// finish plans the groups still open and returns the plan, ordered when
+// the rows are not in start-time order; ok is false when the plan may
+// not be the whole tree's (a trace in two groups, a parent in another
+// group).
+func (gp *groupPlanner) finish() (pl spanPlan, sorted, ok bool) {
+	for gp.head != nil {
+		gp.flush(gp.head)
+	}
+	sortHashes(gp.traces)
+	for i := 1; i < len(gp.traces); i++ {
+		if gp.traces[i] == gp.traces[i-1] {
+			// A trace met again after its group was planned. A link
+			// between its groups is caught by the runs' checks; this one
+			// keeps a wrapper by name (which looks at every call of its
+			// trace) from being planned on part of its trace.
+			return spanPlan{}, false, false
+		}
+	}
+	pl, ok = gp.rp.finish()
+	if !ok {
+		return spanPlan{}, false, false
+	}
+	if !gp.sorted {
+		pl.order = startOrder(len(gp.starts), func(a, b int32) int { return gp.starts[a].compare(gp.starts[b]) })
+	}
+	gp.starts = nil
+	return pl, gp.sorted, true
 }
