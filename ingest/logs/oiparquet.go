@@ -772,7 +772,7 @@ type oiWindow struct {
 	sliding bool // a later pass is under way: it yields as it reads
 	// built and builtBytes count the records the passes built and what
 	// they hold: their mean tells a sliding pass how many ranks fit.
-	built, builtBytes int
+	built, builtBytes int64
 }
 
 // Scan advances to the next record.
@@ -881,7 +881,7 @@ func (pr *OIParquetReader) pass() bool {
 		r, size := int(w.rank[pr.read-1]), recordBytes(pr.rec)
 		w.recs[r%len(w.recs)] = pr.rec
 		w.bytes += size
-		w.built, w.builtBytes = w.built+1, w.builtBytes+size
+		w.built, w.builtBytes = w.built+1, w.builtBytes+int64(size)
 		pr.trim(r)
 	}
 	return pr.err == nil
@@ -909,7 +909,7 @@ func (pr *OIParquetReader) slide() bool {
 		return true
 	}
 	size := recordBytes(pr.rec)
-	w.built, w.builtBytes = w.built+1, w.builtBytes+size
+	w.built, w.builtBytes = w.built+1, w.builtBytes+int64(size)
 	if r >= w.end {
 		// Ranks [end, r] are still to be read (wanted: r < block), and
 		// so will be held when read: the window grows to r when the
@@ -961,7 +961,7 @@ func (pr *OIParquetReader) wanted(i int) bool {
 		// the window (some will have been yielded when the last come
 		// in): not a record built only to be dropped again as those
 		// before it come in.
-		return r < w.end || r == w.next || w.built == 0 || (r-w.next+1)*(w.builtBytes/w.built) <= 2*oiWindowBytes
+		return r < w.end || r == w.next || w.built == 0 || int64(r-w.next+1)*(w.builtBytes/w.built) <= 2*int64(oiWindowBytes)
 	}
 	return r >= w.start && r < w.end
 }
