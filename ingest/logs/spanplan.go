@@ -659,14 +659,16 @@ func (gp *groupPlanner) add(s *tspan) {
 		gp.free = append(gp.free, t)
 		return
 	}
-	g := gp.open[s.traceID]
-	if g == nil {
-		g = &planGroup{trace: s.traceID, t: gp.tree()}
-		gp.open[s.traceID] = g
-	} else {
-		gp.unlink(g)
+	g := gp.tail // the group last added to: a trace's spans often end together
+	if g == nil || g.trace != s.traceID {
+		if g = gp.open[s.traceID]; g == nil {
+			g = &planGroup{trace: s.traceID, t: gp.tree()}
+			gp.open[s.traceID] = g
+		} else {
+			gp.unlink(g)
+		}
+		gp.link(g)
 	}
-	gp.link(g)
 	g.t.add(s)
 	g.rows = append(g.rows, row)
 	gp.held++
