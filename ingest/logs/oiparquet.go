@@ -755,8 +755,7 @@ var (
 
 // oiWindow is the state of the passes over an out-of-order table.
 type oiWindow struct {
-	rank  []int32 // by row: the rank of its record
-	order []int32 // by rank: its row
+	rank []int32 // by row: the rank of its record
 	// recs holds the records of ranks [next, end), rank r at r % len(recs);
 	// nil for a rank whose row is still to be read.
 	recs       []*ingest.Record
@@ -782,7 +781,7 @@ func (pr *OIParquetReader) Scan() bool {
 	}
 	w := pr.win
 	if w == nil {
-		w = &oiWindow{rank: make([]int32, len(pr.plan.order)), order: pr.plan.order}
+		w = &oiWindow{rank: make([]int32, len(pr.plan.order))}
 		for k, i := range pr.plan.order {
 			w.rank[i] = int32(k)
 		}
