@@ -161,79 +161,34 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 		return nil, fmt.Errorf(`%s: not an OpenInference span export: want columns "span_kind" and "context.span_id"; columns: %s`,
 			name, pq.ColumnList(light.AllColumns(), 30))
 	}
-	pr := &OIParquetReader{name: name, opt: opt, sorted: true}
-	var pl spanPlan
-	planned := false
+	pr := &OIParquetReader{name: name, opt: opt}
+	rows := oiRowsHint(light.NumRows(), size)
 	// The column decoder first; the generic path when it does not read
 	// the table, or stops before its end (a row it does not read, or an
 	// error: the generic path then says what it says of that row).
-	if fast := openOIFast(r, size, name, keepLight); fast != nil {
-		var ok bool
-		pl, ok = oiPlanRuns(fast, oiRowsHint(light.NumRows(), size))
-		pr.planner = "runs"
-		err, weird := fast.stopped()
-		fast.close()
-		if err == nil && !weird && !ok {
-			// Out of start-time order: a trace at a time, else the tree.
-			if fast = openOIFast(r, size, name, keepLight); fast != nil {
-				pl, pr.sorted, ok = oiPlanGroups(fast, oiRowsHint(light.NumRows(), size))
-				pr.planner = "groups"
-				err, weird = fast.stopped()
-				fast.close()
-			}
-			if err == nil && !weird && !ok {
-				if fast = openOIFast(r, size, name, keepLight); fast != nil {
-					pr.planner = "tree"
-					pl, pr.sorted = oiPlanTree(fast, light.NumRows(), size)
-					err, weird = fast.stopped()
-					fast.close()
-					ok = true
-				}
-			}
+	fp, planned, _ := oiPlan(func() (oiSource, func(), error) {
+		if f := openOIFast(r, size, name, keepLight); f != nil {
+			return f, f.close, nil
 		}
-		planned = err == nil && !weird && ok
-		pr.sorted = pr.sorted || !planned
-	}
+		return nil, nil, nil
+	}, rows, light.NumRows(), size)
 	if !planned {
-		gen := &oiGeneric{rows: light, cols: cols, name: name}
-		pl, ok := oiPlanRuns(gen, oiRowsHint(light.NumRows(), size))
-		pr.planner = "runs"
-		if err := light.Err(); err != nil {
+		first := true
+		if fp, _, err = oiPlan(func() (oiSource, func(), error) {
+			if first { // the reading opened above (closed again by the defer: Close is idempotent)
+				first = false
+				return &oiGeneric{rows: light, cols: cols, name: name}, func() { light.Close() }, nil
+			}
+			again, cols, err := oiOpenValues(r, size, name, keepLight)
+			if err != nil {
+				return nil, nil, err
+			}
+			return &oiGeneric{rows: again, cols: cols, name: name}, func() { again.Close() }, nil
+		}, rows, light.NumRows(), size); err != nil {
 			return nil, err
 		}
-		if !ok {
-			// Rows out of start-time order, or a parent in another trace's
-			// run: the first pass again, a trace at a time.
-			light.Close()
-			if light, cols, err = oiOpenValues(r, size, name, keepLight); err != nil {
-				return nil, err
-			}
-			pl, pr.sorted, ok = oiPlanGroups(&oiGeneric{rows: light, cols: cols, name: name}, oiRowsHint(light.NumRows(), size))
-			pr.planner = "groups"
-			err := light.Err()
-			light.Close()
-			if err != nil {
-				return nil, err
-			}
-		}
-		if !ok {
-			// A trace met again after its group was planned, or a parent
-			// in another group: the first pass again, holding the whole
-			// tree.
-			if light, cols, err = oiOpenValues(r, size, name, keepLight); err != nil {
-				return nil, err
-			}
-			defer light.Close()
-			pr.planner = "tree"
-			pl, pr.sorted = oiPlanTree(&oiGeneric{rows: light, cols: cols, name: name}, light.NumRows(), size)
-			if err := light.Err(); err != nil {
-				return nil, err
-			}
-		}
-		pr.plan = pl
-	} else {
-		pr.plan = pl
 	}
+	pr.plan, pr.sorted, pr.planner = fp.plan, fp.sorted, fp.planner
 	pr.ra, pr.size, pr.lightChecked = r, size, planned
 	// Records of a table out of start-time order are held for a window:
 	// their bodies are their own.
@@ -245,6 +200,51 @@ func NewOIParquetReader(r io.ReaderAt, size int64, name string, opt Options) (*O
 		return nil, err
 	}
 	return pr, nil
+}
+
+// oiFirstPass is the plan of the first pass, whether the rows are in
+// start-time order, and which planner made it ("runs", "groups" or
+// "tree": the tests ask).
+type oiFirstPass struct {
+	plan    spanPlan
+	sorted  bool
+	planner string
+}
+
+// oiPlan makes the first pass's plan with the planners in turn, each on a
+// new reading of the light columns (open; no source: the reader does not
+// read the table): by runs (the rows in start-time order, a trace's rows
+// together), by groups (a trace at a time), else the whole tree, which
+// plans any table. planned is false when there was no source or a
+// reading stopped before the end (err: its error, if any).
+func oiPlan(open func() (oiSource, func(), error), rows int, numRows, size int64) (fp oiFirstPass, planned bool, err error) {
+	planners := []struct {
+		name string
+		plan func(oiSource) (pl spanPlan, sorted, ok bool)
+	}{
+		{"runs", func(src oiSource) (spanPlan, bool, bool) { pl, ok := oiPlanRuns(src, rows); return pl, true, ok }},
+		{"groups", func(src oiSource) (spanPlan, bool, bool) { return oiPlanGroups(src, rows) }},
+		{"tree", func(src oiSource) (spanPlan, bool, bool) {
+			pl, sorted := oiPlanTree(src, numRows, size)
+			return pl, sorted, true
+		}},
+	}
+	for _, p := range planners {
+		src, done, err := open()
+		if err != nil || src == nil {
+			return oiFirstPass{}, false, err
+		}
+		pl, sorted, ok := p.plan(src)
+		err, weird := src.stopped()
+		done()
+		if err != nil || weird {
+			return oiFirstPass{}, false, err
+		}
+		if ok {
+			return oiFirstPass{pl, sorted, p.name}, true, nil
+		}
+	}
+	return oiFirstPass{}, false, nil // not reached: the tree plans any table
 }
 
 // oiPlanRuns is the first pass of a table whose rows are in start-time
@@ -877,11 +877,7 @@ func (pr *OIParquetReader) pass() bool {
 		if pr.read > len(w.rank) {
 			continue // more rows than planned: scanRow says so next
 		}
-		r, size := int(w.rank[pr.read-1]), recordBytes(pr.rec)
-		w.recs[r%len(w.recs)] = pr.rec
-		w.bytes += size
-		w.built, w.builtBytes = w.built+1, w.builtBytes+int64(size)
-		pr.trim(r)
+		pr.hold(int(w.rank[pr.read-1]), recordBytes(pr.rec))
 	}
 	return pr.err == nil
 }
@@ -908,29 +904,31 @@ func (pr *OIParquetReader) slide() bool {
 		return true
 	}
 	size := recordBytes(pr.rec)
-	w.built, w.builtBytes = w.built+1, w.builtBytes+int64(size)
 	if r >= w.end {
 		// Ranks [end, r] are still to be read (wanted: r < block), and
 		// so will be held when read: the window grows to r when the
 		// record fits, or when the window is empty (a pass yields at
 		// least one record).
 		if w.end > w.next && w.bytes+size > oiWindowBytes {
+			w.built, w.builtBytes = w.built+1, w.builtBytes+int64(size)
 			w.block = min(w.block, r)
 			return true
 		}
 		w.end = r + 1
 	}
-	w.recs[r%len(w.recs)] = pr.rec
-	w.bytes += size
-	pr.trim(r)
+	pr.hold(r, size)
 	return true
 }
 
-// trim drops the last ranks of the window while it holds too much
-// (keeping one rank): those wait for a later pass. r is the rank of the
-// record just held.
-func (pr *OIParquetReader) trim(r int) {
+// hold holds the record just built, of rank r in the window and size
+// bytes, counts it among those built, and drops the last ranks of the
+// window while it holds too much (keeping one rank): those wait for a
+// later pass.
+func (pr *OIParquetReader) hold(r, size int) {
 	w := pr.win
+	w.recs[r%len(w.recs)] = pr.rec
+	w.bytes += size
+	w.built, w.builtBytes = w.built+1, w.builtBytes+int64(size)
 	for w.bytes > oiWindowBytes && w.end-w.next > 1 {
 		w.end--
 		k := w.end % len(w.recs)

@@ -3,7 +3,6 @@ package logs
 import (
 	"cmp"
 	"hash/maphash"
-	"math"
 	"math/bits"
 	"slices"
 	"strings"
@@ -283,6 +282,15 @@ func startOrder(n int, byStart func(a, b int32) int) []int32 {
 	return order
 }
 
+// extended returns s grown to n elements (n >= len(s)), the new ones
+// zero.
+func extended[T any](s []T, n int) []T {
+	m := len(s)
+	s = slices.Grow(s, n-m)[:n]
+	clear(s[m:])
+	return s
+}
+
 // zeroed returns s resized to n zero elements, reusing its array when it
 // holds them.
 func zeroed[T any](s []T, n int) []T {
@@ -506,10 +514,10 @@ func (rp *runPlanner) flushTree(t *lightTree, rows []int32) {
 	} else {
 		k := len(rp.plan.keys)
 		if n := int(rows[len(rows)-1]) + 1; n > len(rp.plan.flags) {
-			rp.plan.flags = append(rp.plan.flags, make([]uint8, n-len(rp.plan.flags))...)
-			rp.plan.skip = append(rp.plan.skip, make([]int32, n-len(rp.plan.skip))...)
-			rp.plan.root = append(rp.plan.root, make([]int32, n-len(rp.plan.root))...)
-			rp.plan.inh = append(rp.plan.inh, make([]int32, n*k-len(rp.plan.inh))...)
+			rp.plan.flags = extended(rp.plan.flags, n)
+			rp.plan.skip = extended(rp.plan.skip, n)
+			rp.plan.root = extended(rp.plan.root, n)
+			rp.plan.inh = extended(rp.plan.inh, n*k)
 		}
 		for i, row := range rows {
 			rp.plan.flags[row] = pl.flags[i]
@@ -534,11 +542,8 @@ func (rp *runPlanner) finish() (pl spanPlan, ok bool) {
 	if len(rp.run.spans) > 0 {
 		rp.flush()
 	}
-	sortHashes(rp.ids)
-	for i := 1; i < len(rp.ids) && rp.ok; i++ {
-		if rp.ids[i] == rp.ids[i-1] {
-			rp.ok = false // an id in two runs
-		}
+	if sortHashes(rp.ids); repeats(rp.ids) {
+		rp.ok = false // an id in two runs
 	}
 	for _, h := range rp.dangling {
 		if _, found := slices.BinarySearch(rp.ids, h); found {
@@ -547,6 +552,16 @@ func (rp *runPlanner) finish() (pl spanPlan, ok bool) {
 	}
 	rp.plan.strs = rp.strs.strs
 	return rp.plan, rp.ok
+}
+
+// repeats reports whether sorted h holds a value twice.
+func repeats(h []uint64) bool {
+	for i := 1; i < len(h); i++ {
+		if h[i] == h[i-1] {
+			return true
+		}
+	}
+	return false
 }
 
 // sortHashes sorts h, 64-bit hashes spread evenly over their range (the
@@ -593,8 +608,8 @@ func sortHashes(h []uint64) {
 // as a run (runPlanner), whose checks it shares. A trace met again after
 // its group was planned makes the plan not the whole tree's (finish says
 // so, and the caller plans the whole tree). What stays per row is the
-// plan's few bytes, a span id's hash and the span's start (12 bytes),
-// for the order of the records; not a tree of every span (~140 bytes).
+// plan's few bytes, a span id's hash and the span's start (12 bytes, for
+// the order of the records); not a tree of every span (~140 bytes).
 type groupPlanner struct {
 	rp         *runPlanner
 	open       map[string]*planGroup
@@ -602,9 +617,12 @@ type groupPlanner struct {
 	held       int        // spans in open groups
 	free       []*lightTree
 	traces     []uint64 // the hashes of the trace ids of the groups planned
-	starts     []spanStart
-	sorted     bool
-	last       spanStart
+	// secs and nsecs are each row's start (time.Time.Compare orders by
+	// the two), for the order of the records.
+	secs   []int64
+	nsecs  []int32
+	sorted bool
+	last   int // the row of the last start checked for the order; -1: none
 }
 
 // groupSpans is the most spans the open groups of a groupPlanner hold
@@ -620,36 +638,29 @@ type planGroup struct {
 	prev, next *planGroup
 }
 
-// spanStart is a span's start time as time.Time.Compare orders it.
-type spanStart struct {
-	sec  int64
-	nsec int32
-}
-
-func (a spanStart) compare(b spanStart) int {
-	if c := cmp.Compare(a.sec, b.sec); c != 0 {
+// start compares the starts of rows a and b as time.Time.Compare does.
+func (gp *groupPlanner) start(a, b int32) int {
+	if c := cmp.Compare(gp.secs[a], gp.secs[b]); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.nsec, b.nsec)
+	return cmp.Compare(gp.nsecs[a], gp.nsecs[b])
 }
 
 func newGroupPlanner(keys []string, undecided bool, rows int) *groupPlanner {
-	gp := &groupPlanner{rp: newRunPlanner(keys, undecided, rows), open: map[string]*planGroup{}, sorted: true,
-		starts: make([]spanStart, 0, rows)}
-	gp.last = spanStart{sec: math.MinInt64}
-	return gp
+	return &groupPlanner{rp: newRunPlanner(keys, undecided, rows), open: map[string]*planGroup{}, sorted: true,
+		secs: make([]int64, 0, rows), nsecs: make([]int32, 0, rows), last: -1}
 }
 
 // add adds the light view of the next row.
 func (gp *groupPlanner) add(s *tspan) {
-	row := int32(len(gp.starts))
-	st := spanStart{sec: s.start.Unix(), nsec: int32(s.start.Nanosecond())}
-	gp.starts = append(gp.starts, st)
+	row := int32(len(gp.secs))
+	gp.secs = append(gp.secs, s.start.Unix())
+	gp.nsecs = append(gp.nsecs, int32(s.start.Nanosecond()))
 	if s.err == nil && s.startErr == nil {
-		if st.compare(gp.last) < 0 {
+		if gp.last >= 0 && gp.start(row, int32(gp.last)) < 0 {
 			gp.sorted = false
 		}
-		gp.last = st
+		gp.last = int(row)
 	}
 	if s.err != nil {
 		// A malformed row plans alone (no ids, no trace).
@@ -731,23 +742,20 @@ func (gp *groupPlanner) finish() (pl spanPlan, sorted, ok bool) {
 	for gp.head != nil {
 		gp.flush(gp.head)
 	}
-	sortHashes(gp.traces)
-	for i := 1; i < len(gp.traces); i++ {
-		if gp.traces[i] == gp.traces[i-1] {
-			// A trace met again after its group was planned. A link
-			// between its groups is caught by the runs' checks; this one
-			// keeps a wrapper by name (which looks at every call of its
-			// trace) from being planned on part of its trace.
-			return spanPlan{}, false, false
-		}
+	if sortHashes(gp.traces); repeats(gp.traces) {
+		// A trace met again after its group was planned. A link between
+		// its groups is caught by the runs' checks; this one keeps a
+		// wrapper by name (which looks at every call of its trace) from
+		// being planned on part of its trace.
+		return spanPlan{}, false, false
 	}
 	pl, ok = gp.rp.finish()
 	if !ok {
 		return spanPlan{}, false, false
 	}
 	if !gp.sorted {
-		pl.order = startOrder(len(gp.starts), func(a, b int32) int { return gp.starts[a].compare(gp.starts[b]) })
+		pl.order = startOrder(len(gp.secs), gp.start)
 	}
-	gp.starts = nil
+	gp.secs, gp.nsecs = nil, nil
 	return pl, gp.sorted, true
 }

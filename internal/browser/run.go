@@ -82,16 +82,14 @@ func (r runner) run(ctx context.Context, name string, args func(dir string) []st
 	defer func() { <-slots }()
 	var hung []string
 	for i, limit := range r.limits {
-		stdout, stderr, finished, err := r.attempt(ctx, name, args, done, keep, limit)
+		var finished bool
+		stdout, stderr, finished, err = r.attempt(ctx, name, args, done, keep, limit)
 		if err != nil || finished {
 			return stdout, stderr, err
 		}
 		hung = append(hung, fmt.Sprintf("attempt %d hung (killed after %v)", i+1, limit))
-		if i == len(r.limits)-1 {
-			return nil, nil, fmt.Errorf("%s: %s\nthe last attempt's log:\n%s", name, strings.Join(hung, "; "), stderr)
-		}
 	}
-	return nil, nil, fmt.Errorf("%s: no attempt", name)
+	return nil, nil, fmt.Errorf("%s: %s\nthe last attempt's log:\n%s", name, strings.Join(hung, "; "), stderr)
 }
 
 // attempt is one run of run's: finished is false when it hung (stderr
@@ -124,19 +122,22 @@ func (r runner) attempt(ctx context.Context, name string, args func(dir string) 
 	defer over.Stop()
 	tick := time.NewTicker(r.poll)
 	defer tick.Stop()
+	// ended is what an attempt that ended well returns: err from the
+	// program, or from keep.
+	ended := func(err error) ([]byte, []byte, bool, error) {
+		if err == nil && keep != nil {
+			err = keep(dir)
+		}
+		if err != nil {
+			return nil, nil, false, fmt.Errorf("%s: %v\n%s", name, err, errb.Bytes())
+		}
+		return out.Bytes(), errb.Bytes(), true, nil
+	}
 	var doneAt time.Time
 	for {
 		select {
 		case err := <-exited:
-			if err != nil {
-				return nil, nil, false, fmt.Errorf("%s: %v\n%s", name, err, errb.Bytes())
-			}
-			if keep != nil {
-				if err := keep(dir); err != nil {
-					return nil, nil, false, fmt.Errorf("%s: %v\n%s", name, err, errb.Bytes())
-				}
-			}
-			return out.Bytes(), errb.Bytes(), true, nil
+			return ended(err)
 		case <-ctx.Done():
 			stop()
 			return nil, nil, false, ctx.Err()
@@ -152,12 +153,7 @@ func (r runner) attempt(ctx context.Context, name string, args func(dir string) 
 			}
 			if !doneAt.IsZero() && now.Sub(doneAt) >= r.grace {
 				stop() // its work is done: the hang at exit is no failure
-				if keep != nil {
-					if err := keep(dir); err != nil {
-						return nil, nil, false, fmt.Errorf("%s: %v\n%s", name, err, errb.Bytes())
-					}
-				}
-				return out.Bytes(), errb.Bytes(), true, nil
+				return ended(nil)
 			}
 		}
 	}
