@@ -604,7 +604,7 @@ num512:
 	VMOVDQU      num512<>+32(SB), Y6
 	VPSHUFB      Y4, Y6, K3, Y5
 	MOVQ         mul<>+32(SB), R10  // wordSeed
-	MOVQ         X5, R11
+	VMOVQ        X5, R11
 	CMPL         AX, $8
 	JLT          num512tail
 	FOLD(R11)
@@ -613,7 +613,7 @@ num512:
 	JLT          num512tail
 	FOLD(R11)
 	VEXTRACTI128 $1, Y5, X5
-	MOVQ         X5, R11
+	VMOVQ        X5, R11
 
 num512tail:
 	VZEROUPPER
