@@ -3,8 +3,11 @@ package analyze
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/killswitch/killswitch/ingest"
+	"github.com/killswitch/killswitch/internal/cputime"
 )
 
 // Hooks receive a replay's output as it happens. Any may be nil. An error
@@ -23,7 +26,7 @@ type Hooks struct {
 
 // Replay runs every record of src through an Engine configured by cfg.
 // Feature extraction runs on workers goroutines (≤ 0: the default, see
-// parallelPays) ahead of the engine, in batches whose results land in
+// autoRecords) ahead of the engine, in batches whose results land in
 // pre-sized slots, so the output is identical at any parallelism. The
 // returned error is src's I/O error or a hook's.
 func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, error) {
@@ -67,7 +70,7 @@ func Replay(src ingest.Reader, cfg Config, workers int, h Hooks) (*Summary, erro
 }
 
 // Drive extracts the features of every record of src, on workers
-// goroutines (≤ 0: the default, see parallelPays) ahead of step, and
+// goroutines (≤ 0: the default, see autoRecords) ahead of step, and
 // hands step each record with its features in input order: the one
 // driver of Replay and Collect. step may use the record and its features
 // only during the call (a Holder's records are reused once stepped). The
@@ -95,8 +98,9 @@ const (
 // drive is Drive that, when ahead is not nil, also hands ahead the next
 // records, up to aheadRecords, just before they are stepped: Replay's
 // engine asks the processor for their agents' state then. With the
-// default parallelism (workers ≤ 0) it starts on one worker and takes
-// GOMAXPROCS workers once parallelPays (see there).
+// default parallelism (workers ≤ 0) it starts on one worker, tries
+// GOMAXPROCS workers once parallelPays, and keeps them if they are faster
+// (see autoRecords).
 func drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error, ahead func([]*ingest.Record)) error {
 	if workers <= 0 {
 		if n := runtime.GOMAXPROCS(0); n > 1 {
@@ -104,70 +108,36 @@ func drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record,
 			if s, ok := src.(ingest.Sized); ok {
 				size = s.InputSize()
 			}
-			return driveAuto(src, p, n, step, ahead, func(records int, bytes int64) bool {
-				return parallelPays(size, records, bytes)
-			})
+			c := newAutoChoice(size, time.Now, cputime.Used)
+			return driveAuto(src, p, n, step, ahead, c.pays, c.back)
 		}
 		workers = 1
 	}
 	if workers > 1 {
-		return driveParallel(src, p, workers, step, ahead)
+		_, err := driveParallel(src, p, workers, step, ahead, nil)
+		return err
 	}
 	_, err := driveOne(src, p, step, ahead, nil)
 	return err
 }
 
 // driveAuto steps src on one worker until pays, asked after each group
-// with the records and body bytes read so far, says yes; then the rest
-// on workers.
-func driveAuto(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error, ahead func([]*ingest.Record), pays func(records int, bytes int64) bool) error {
+// with the records and body bytes read so far, says yes; then on
+// workers, until back, asked after each batch stepped with the records
+// and body bytes stepped on workers so far, says yes (nil: never); then
+// the rest on one worker. Each switch happens between records, so the
+// records and features stepped are those of any other parallelism.
+func driveAuto(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error, ahead func([]*ingest.Record), pays, back func(records int, bytes int64) bool) error {
 	switched, err := driveOne(src, p, step, ahead, pays)
 	if err != nil || !switched {
 		return err
 	}
-	return driveParallel(src, p, workers, step, ahead)
-}
-
-// The default parallelism starts on one worker and moves to several once
-// it expects at least autoRecords more records, averaging at most
-// autoRecordBytes of bodies: the records left, estimated from the input's
-// size and the bodies read so far, or, when the size is unknown (a pipe,
-// a compressed file, several files merged, a trace format), once
-// autoRecords have been read. Several workers cost a fixed price (the
-// reader's buffers and the batches in flight touched for the first time,
-// goroutines handing batches over, a second thread) that a short input
-// does not win back, and each worker reads its bodies again on another
-// core, which records of hundreds of kilobytes, where extraction is only
-// a scan for the last user message, pay more for than they gain. Measured
-// on this project's 2-core machine (#30, docs/performance.md
-// "Parallelism"): two workers lost to one or tied below about 4,000
-// records (2,454 tool-agent calls of 12 KB, 29 MB; 2,083 calls of 48 KB;
-// 4,100 short chat calls), and won 6–35 % from about 5,000 records up, at
-// any size to 48 KB a record; on 250 calls of 600–900 KB they took 1.7×
-// one worker's time.
-// Output is the same at any parallelism, so the choice is about time
-// only; an explicit --workers is always obeyed.
-const (
-	autoRecords     = 4096
-	autoRecordBytes = 128 << 10
-	autoProbe       = 64 // records read before an input of known size is judged
-)
-
-// parallelPays reports whether a replay of an input of size bytes (0:
-// unknown) that has read records records, with bytes of bodies, should
-// take several workers for the rest (see autoRecords).
-func parallelPays(size int64, records int, bytes int64) bool {
-	if records == 0 || bytes > int64(records)*autoRecordBytes {
-		return false
+	switched, err = driveParallel(src, p, workers, step, ahead, back)
+	if err != nil || !switched {
+		return err
 	}
-	if size <= 0 {
-		return records >= autoRecords
-	}
-	if records < autoProbe {
-		return false
-	}
-	left := (size - bytes) * int64(records) / max(bytes, 1)
-	return left >= autoRecords
+	_, err = driveOne(src, p, step, ahead, nil)
+	return err
 }
 
 // driveOne steps src's records on this goroutine, extracting each group's
@@ -308,7 +278,13 @@ func (b *batch) fill(src ingest.Reader) (more bool) {
 	return more
 }
 
-func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error, ahead func([]*ingest.Record)) error {
+// driveParallel extracts src's features on workers goroutines, in
+// batches, and steps them here in input order. When back is not nil it is
+// asked after each batch stepped, with the records and body bytes stepped
+// so far, whether to stop reading; the batches already read are stepped,
+// and halted says src is left at the record after them for another
+// driver (false when src ended first).
+func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error, ahead func([]*ingest.Record), back func(records int, bytes int64) bool) (halted bool, err error) {
 	// An input that fits one batch (a check's small capture, a one-line
 	// replay) is extracted here: no goroutine would earn its start.
 	first := newBatch()
@@ -323,9 +299,9 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 			}
 		}
 		if err := stepGroup(first.recs, first.feats, step, ahead); err != nil {
-			return err
+			return false, err
 		}
-		return src.Err()
+		return false, src.Err()
 	}
 	// At most workers+2 batches are out at a time (the queued, one the
 	// reader fills or waits to queue, one being stepped): about a
@@ -357,6 +333,10 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 	// for a reader that holds nothing, their arenas reused: a memmove
 	// where a fresh allocation would also cost zeroing it).
 	free := make(chan *batch, workers*8)
+	// halt, set by the stepping loop when back says so, stops the reader
+	// before its next batch: the batches read are stepped, and src is
+	// left at the record after them (halted, read once ordered is closed).
+	var halt atomic.Bool
 	go func() {
 		defer close(ordered)
 		defer close(work)
@@ -377,6 +357,10 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 				readErr = src.Err()
 				return
 			}
+			if halt.Load() {
+				halted = true
+				return
+			}
 			select {
 			case b = <-free:
 			default:
@@ -389,6 +373,7 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 		}
 	}()
 	var stepErr error
+	records, total := 0, int64(0)
 	for b := range ordered {
 		<-b.done
 		if stepErr != nil {
@@ -397,6 +382,15 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 		if err := stepGroup(b.recs, b.feats, step, ahead); err != nil {
 			stepErr = err
 			close(stop)
+		}
+		if back != nil && stepErr == nil && !halt.Load() {
+			records += len(b.recs)
+			for _, rec := range b.recs {
+				total += int64(len(rec.Request) + len(rec.Response))
+			}
+			if back(records, total) {
+				halt.Store(true)
+			}
 		}
 		b.held.Release()
 		clear(b.recs)
@@ -408,7 +402,7 @@ func driveParallel(src ingest.Reader, p *Profile, workers int, step func(*ingest
 	}
 	wg.Wait()
 	if stepErr != nil {
-		return stepErr
+		return false, stepErr
 	}
-	return readErr
+	return halted && readErr == nil, readErr
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/bgzfw"
 	"github.com/killswitch/killswitch/internal/cputime"
+	"github.com/killswitch/killswitch/internal/cputime/cputimetest"
 )
 
 var (
@@ -63,7 +64,7 @@ func BenchmarkInflate(b *testing.B) {
 					b.Fatalf("%d bytes, %v", k, err)
 				}
 			}
-			cputime.Report(b, cpu0, int64(len(data)))
+			cputimetest.Report(b, cpu0, int64(len(data)))
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	_ "github.com/killswitch/killswitch/analyze/peers" // the peer profiles
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/cputime"
+	"github.com/killswitch/killswitch/internal/cputime/cputimetest"
 )
 
 // BenchmarkPeerReplay: the replay cost of each peer profile against
@@ -41,7 +42,7 @@ func BenchmarkPeerReplay(b *testing.B) {
 						e.Step(&recs[i], &f)
 					}
 				}
-				cputime.Report(b, cpu0, size)
+				cputimetest.Report(b, cpu0, size)
 				reportRecords(b, len(recs))
 			})
 		}

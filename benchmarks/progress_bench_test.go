@@ -11,6 +11,7 @@ import (
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/cputime"
+	"github.com/killswitch/killswitch/internal/cputime/cputimetest"
 )
 
 // fixtureRecords reads fixtures/progress/*.jsonl: growing tool-using
@@ -92,7 +93,7 @@ func BenchmarkExtract(b *testing.B) {
 						}
 					}
 				}
-				cputime.Report(b, cpu0, size)
+				cputimetest.Report(b, cpu0, size)
 				reportRecords(b, len(recs))
 			})
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/killswitch/killswitch/analyze/gateway"
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/cputime"
+	"github.com/killswitch/killswitch/internal/cputime/cputimetest"
 )
 
 var (
@@ -75,7 +76,7 @@ func BenchmarkReplayJSONL(b *testing.B) {
 						b.Fatalf("%v %d", err, sum.Totals.Requests)
 					}
 				}
-				cputime.Report(b, cpu0, int64(len(data)))
+				cputimetest.Report(b, cpu0, int64(len(data)))
 				reportRecords(b, n)
 			})
 		}
@@ -113,7 +114,7 @@ func BenchmarkReplayGateway(b *testing.B) {
 				pol, err := gateway.NewPolicy(gateway.DefaultConfig(v))
 				replayPolicy(b, data, n, 1, pol, err)
 			}
-			cputime.Report(b, cpu0, int64(len(data)))
+			cputimetest.Report(b, cpu0, int64(len(data)))
 			reportRecords(b, n)
 		})
 	}

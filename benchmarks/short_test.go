@@ -17,6 +17,7 @@ import (
 	"github.com/killswitch/killswitch/analyze/simhash"
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/cputime"
+	"github.com/killswitch/killswitch/internal/cputime/cputimetest"
 )
 
 // The short-record corpus (#16): the traffic of many agents making small
@@ -200,7 +201,7 @@ func replayAtWorkers(b *testing.B, data []byte, recs int, name string) {
 					b.Fatalf("%v %d", err, sum.Totals.Requests)
 				}
 			}
-			cputime.Report(b, cpu0, int64(len(data)))
+			cputimetest.Report(b, cpu0, int64(len(data)))
 			reportRecords(b, recs)
 		})
 	}
@@ -223,7 +224,7 @@ func BenchmarkShortHash(b *testing.B) {
 			simhash.Hash(t)
 		}
 	}
-	cputime.Report(b, cpu0, size)
+	cputimetest.Report(b, cpu0, size)
 	reportRecords(b, len(c.texts))
 }
 

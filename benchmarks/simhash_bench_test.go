@@ -8,6 +8,7 @@ import (
 
 	"github.com/killswitch/killswitch/analyze/simhash"
 	"github.com/killswitch/killswitch/internal/cputime"
+	"github.com/killswitch/killswitch/internal/cputime/cputimetest"
 )
 
 // promptText builds a realistic agent prompt of about n bytes, the same for
@@ -84,7 +85,7 @@ func BenchmarkHash(b *testing.B) {
 					b.Fatal("no hash")
 				}
 			}
-			cputime.Report(b, cpu0, int64(len(src)))
+			cputimetest.Report(b, cpu0, int64(len(src)))
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/killswitch/killswitch/analyze"
 	"github.com/killswitch/killswitch/ingest"
 	"github.com/killswitch/killswitch/internal/cputime"
+	"github.com/killswitch/killswitch/internal/cputime/cputimetest"
 )
 
 // BenchmarkSmallCaptures: what `killswitch check DIR` and CI jobs pay per
@@ -45,6 +46,6 @@ func BenchmarkSmallCaptures(b *testing.B) {
 			f.Close()
 		}
 	}
-	cputime.Report(b, cpu0, size)
+	cputimetest.Report(b, cpu0, size)
 	b.ReportMetric(float64(len(paths))*float64(b.N)/b.Elapsed().Seconds(), "captures/s")
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/killswitch/killswitch/internal/cputime"
+	"github.com/killswitch/killswitch/internal/cputime/cputimetest"
 )
 
 // prose returns about n bytes of agent-like text: sentences with numbers,
@@ -200,7 +201,7 @@ func BenchmarkParseRequest(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		cputime.Report(b, cpu0, int64(len(body)))
+		cputimetest.Report(b, cpu0, int64(len(body)))
 	})
 }
 
@@ -265,7 +266,7 @@ func benchParse(b *testing.B, parse func(*Parser, []byte) error, bodies ...[]byt
 			i = 0
 		}
 	}
-	cputime.Report(b, cpu0, int64(size))
+	cputimetest.Report(b, cpu0, int64(size))
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
 

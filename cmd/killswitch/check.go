@@ -81,7 +81,7 @@ func cmdCheck(e *env, args []string) int {
 	policy.MarkOutput(fs, "output", "junit")
 	update := fs.Bool("update", false, "rewrite the expectation files from the current behaviour (create one for a capture named\n"+
 		"on the command line that has none) and print what changed")
-	workers := fs.Int("workers", 0, "parallel feature extraction (0: one per CPU once the input is long enough to share; see docs/performance.md); results are identical at any value")
+	workers := fs.Int("workers", 0, "parallel feature extraction (0: one per CPU while the input is long enough to share and they run in parallel; see docs/performance.md); results are identical at any value")
 	strict := fs.Bool("strict", false, "a capture with a malformed input item is unusable input")
 	verbose := fs.BoolP("verbose", "v", false, "also report each skipped (non-LLM) input item on standard error")
 	if code, ok := parseFlags(e, fs, args); !ok {

@@ -25,7 +25,7 @@ type readFlags struct {
 }
 
 func (f *readFlags) register(fs *pflag.FlagSet) {
-	fs.IntVar(&f.workers, "workers", 0, "parallel feature extraction (0: one per CPU once the input is long enough to share; see docs/performance.md); output is identical at any value")
+	fs.IntVar(&f.workers, "workers", 0, "parallel feature extraction (0: one per CPU while the input is long enough to share and they run in parallel; see docs/performance.md); output is identical at any value")
 	fs.BoolVar(&f.strict, "strict", false, "stop at the first malformed input item")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "also report each skipped (non-LLM) input item on standard error")
 	f.input.register(fs)

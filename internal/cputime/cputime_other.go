@@ -1,6 +1,7 @@
 //go:build !unix
 
-// Package cputime reads the CPU time the process has used, for benchmarks
+// Package cputime reads the CPU time the process has used: for the default
+// parallelism's trial of several workers (analyze) and for benchmarks
 // that report throughput per CPU second.
 package cputime
 

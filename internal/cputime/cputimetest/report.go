@@ -1,16 +1,21 @@
-package cputime
+// Package cputimetest reports a benchmark's throughput per CPU second;
+// it is apart from cputime so that the binary, which reads the CPU time
+// to choose its parallelism, does not link the testing package.
+package cputimetest
 
 import (
 	"testing"
 	"time"
+
+	"github.com/killswitch/killswitch/internal/cputime"
 )
 
 // Report adds the throughput per CPU second of a benchmark loop to b's
 // metrics: "cpu-ns/op" and, when bytes > 0, "cpu-MB/s" (bytes per
-// operation). start is Used() before the loop. With more than one goroutine
+// operation). start is cputime.Used() before the loop. With more than one goroutine
 // busy, CPU time adds up the time of all of them.
 func Report(b *testing.B, start time.Duration, bytes int64) {
-	end, ok := Used()
+	end, ok := cputime.Used()
 	if !ok || b.N == 0 {
 		return
 	}
