@@ -54,10 +54,12 @@ type oiFast struct {
 	chunk []byte   // texts handed out (str), append only
 	s     tspan
 	num   []byte
-	// trusted: the table's rows were all read (checked) once by the
-	// decoder (OIParquetReader.fullChecked); in rows read with decode
-	// off, every column is put off (LeafCursor.Defer), not checked
-	// again. decoding is the current row's decode.
+	// trustedRows: the table's first rows, up to that number, were read
+	// (checked) once by the decoder (OIParquetReader.checkedRows); in
+	// such a row read with decode off (trusted), every column is put
+	// off (LeafCursor.Defer), not checked again. decoding is the current
+	// row's decode.
+	trustedRows       int64
 	trusted, decoding bool
 	weird             bool
 	err               error
@@ -379,6 +381,7 @@ func (f *oiFast) valid(b []byte) bool {
 func (f *oiFast) row(decode bool) bool {
 	f.decoding = decode
 	n := f.ls.N()
+	f.trusted = n <= f.trustedRows
 	pos := ingest.Pos{File: f.name, Kind: ingest.PosRow, N: n}
 	if !decode {
 		// A row only checked sets nothing in f.s but its position (the

@@ -44,6 +44,12 @@ var pagedStart = time.Date(2026, 1, 2, 9, 0, 0, 0, time.UTC)
 // bounds the writer's pages (0: the default, a page per column chunk
 // here); rowGroup bounds the rows of a row group (0: one row group).
 func pagedParquet(t testing.TB, pageBytes, rowGroup int) []byte {
+	return writePageRows(t, pagedRows(), pageBytes, rowGroup)
+}
+
+// pagedRows are pagedParquet's rows: three spans a trace, the traces a
+// second apart, in start-time order.
+func pagedRows() []pageRow {
 	p := func(s string) *string { return &s }
 	var rows []pageRow
 	for i := range pagedTraces {
@@ -65,7 +71,7 @@ func pagedParquet(t testing.TB, pageBytes, rowGroup int) []byte {
 		}
 		rows = append(rows, root, outer, inner)
 	}
-	return writePageRows(t, rows, pageBytes, rowGroup)
+	return rows
 }
 
 // writePageRows writes rows a row at a time (the writer cuts pages

@@ -139,12 +139,15 @@ type OIParquetReader struct {
 	closed bool
 	// lightChecked: the first pass read the light columns through the
 	// column decoder, every row: the full view's decoder does not check
-	// them again (oiFast.trust). fullChecked: the first pass over the
-	// full view read every row through the column decoder (no hand-over):
-	// the later passes of an out-of-order table trust it (oiFast.trusted).
-	lightChecked, fullChecked bool
-	handovers                 int    // rows handed over to the generic path (tests)
-	planner                   string // how the first pass planned: "runs", "groups" or "tree" (tests)
+	// them again (oiFast.trust). checkedRows: the table's first rows,
+	// up to that number, were read by the full view's column decoder in
+	// some pass (each pass reads from the first row, and hands over to
+	// the generic path only for good): the later passes of an
+	// out-of-order table trust them (oiFast.trustedRows).
+	lightChecked bool
+	checkedRows  int
+	handovers    int    // rows handed over to the generic path (tests)
+	planner      string // how the first pass planned: "runs", "groups" or "tree" (tests)
 }
 
 // NewOIParquetReader opens the Parquet file held by r (size bytes) and
@@ -732,22 +735,26 @@ func (pr *OIParquetReader) FormatName() string { return "openinference (parquet)
 // and at most oiWindowRanks ranks: memory is bounded whatever the file's
 // size, and a file whose records fit is read in one pass.
 //
-// The first pass reads every row (and checks it) before it yields a
-// record, so that an error in any row ends the stream before a record is
-// yielded, as when every record was held: its window is the ranks from
-// the first, as many as fit (the ranks at its end are dropped when it
-// would hold more).
-//
-// A later pass slides: it yields each record as soon as the records of
+// Every pass slides: it yields each record as soon as the records of
 // every rank before it are yielded, and takes the rank of a row it reads
 // into its window when every rank between the window's end and that one
 // is still to be read (so each will be held when read) and the record
 // fits. A table exported in the order its spans ended (Phoenix's: a
 // child ends before its parent, an agent's trace before a later one
 // ends) holds only the records read ahead of the earliest span still
-// open, and is read in two passes whatever its size. The pass ends at
-// the end of the table, or as soon as the next rank to yield is one it
-// read and could not hold.
+// open, and is read in one pass whatever its size. A pass ends at the
+// end of the table, or as soon as the next rank to yield is one it read
+// and could not hold; the next pass reads the table again from its first
+// row.
+//
+// An error in a row ends the stream after the records that come before
+// that row's in start-time order, as in a table in that order: a pass
+// reads on only while the next rank to yield is still to be read, so
+// when a row fails every rank before the next is yielded, and the next
+// one's row is the failing one or comes after it. (Until session 22 the
+// first pass read every row before it yielded a record, so that an error
+// anywhere came before any record; that cost a whole reading of the
+// table.)
 var (
 	oiWindowBytes = 32 << 20
 	oiWindowRanks = 1 << 18 // variables: tests make windows of a few records
@@ -768,7 +775,7 @@ type oiWindow struct {
 	block   int
 	passes  int  // passes made
 	want    bool // scanRow builds only the records of the window
-	sliding bool // a later pass is under way: it yields as it reads
+	sliding bool // a pass is under way: it yields as it reads
 	// built and builtBytes count the records the passes built and what
 	// they hold: their mean tells a sliding pass how many ranks fit.
 	built, builtBytes int64
@@ -808,7 +815,11 @@ func (pr *OIParquetReader) Scan() bool {
 				w.sliding = false
 				if pr.err != nil || w.next < w.end && w.recs[w.next%len(w.recs)] == nil {
 					// An error, or the table ended before a row of the
-					// window (the file changed: the error says so).
+					// window (the file changed: the error says so). The
+					// window holds nothing to yield first: Scan yields a
+					// record as soon as it is held, before the next row
+					// is read, so the next rank's row is the failing one
+					// or after it.
 					pr.rec = nil
 					return false
 				}
@@ -840,9 +851,9 @@ func (pr *OIParquetReader) openFull() *oiFast {
 	return f
 }
 
-// pass starts the next pass over the table: the first reads the table
-// for its window; a later one starts sliding (Scan reads on). False when
-// it ended in an error.
+// pass starts the next pass over the table, from its first row (the
+// first pass reads the views the reader opened): Scan slides on. False
+// when the table could not be opened again.
 func (pr *OIParquetReader) pass() bool {
 	w := pr.win
 	if pr.closed {
@@ -852,7 +863,7 @@ func (pr *OIParquetReader) pass() bool {
 		pr.closeViews()
 		pr.read = 0
 		if pr.fast = pr.openFull(); pr.fast != nil {
-			pr.fast.trusted = pr.fullChecked
+			pr.fast.trustedRows = int64(pr.checkedRows)
 		} else if pr.rows, pr.cols, pr.err = oiOpenValues(pr.ra, pr.size, pr.name, keepFull); pr.err != nil {
 			return false
 		}
@@ -864,22 +875,8 @@ func (pr *OIParquetReader) pass() bool {
 	}
 	clear(w.recs)
 	w.bytes, w.want = 0, true
-	if w.passes > 1 {
-		w.end, w.block, w.sliding = w.next, len(w.rank), true
-		return true
-	}
-	w.end = min(len(w.rank), w.start+len(w.recs))
-	defer func() { w.want = false }()
-	for pr.scanRow() {
-		if pr.rec == nil {
-			continue // a row of another window
-		}
-		if pr.read > len(w.rank) {
-			continue // more rows than planned: scanRow says so next
-		}
-		pr.hold(int(w.rank[pr.read-1]), recordBytes(pr.rec))
-	}
-	return pr.err == nil
+	w.end, w.block, w.sliding = w.next, len(w.rank), true
+	return true
 }
 
 // slide reads the next row of a sliding pass and holds its record when
@@ -1106,9 +1103,6 @@ func (pr *OIParquetReader) scanFast() (ok, handled bool) {
 		if pr.read < len(pr.plan.flags) {
 			pr.err = fmt.Errorf("%s: the file changed between its two readings (fewer rows)", pr.name)
 		}
-		if pr.win != nil && pr.win.passes == 1 && pr.err == nil {
-			pr.fullChecked = true
-		}
 		pr.rec = nil
 		return false, true
 	}
@@ -1117,6 +1111,7 @@ func (pr *OIParquetReader) scanFast() (ok, handled bool) {
 		pr.err = fmt.Errorf("%s: the file changed between its two readings (more rows)", pr.name)
 		return false, true
 	}
+	pr.checkedRows = max(pr.checkedRows, pr.read)
 	if !wanted {
 		pr.rec = nil // a row of another window
 		return true, true

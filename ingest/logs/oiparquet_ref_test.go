@@ -26,7 +26,9 @@ type refOIParquetReader struct {
 	rec   *ingest.Record
 	err   error
 	// sorted is whether the rows are in start-time order; when not, queue
-	// holds every record, sorted, once the first Scan has read them.
+	// holds every record, sorted, once the first Scan has read them (after
+	// an error in a row, nil in the place of each record not read: the
+	// stream ends at the first).
 	sorted bool
 	queue  []*ingest.Record
 }
@@ -94,11 +96,16 @@ func (pr *refOIParquetReader) Scan() bool {
 				items = append(items, item{rec: pr.rec, at: pr.spans[i].start, i: i})
 			}
 			if pr.err != nil {
-				return false
+				// An error in a row: the records before it in start-time
+				// order are yielded, then the error (the rows from it on,
+				// placed by the first reading, have no record).
+				for i := len(items); i < len(pr.spans); i++ {
+					items = append(items, item{at: pr.spans[i].start, i: i})
+				}
 			}
 			pr.queue = sortItems(items)
 		}
-		if len(pr.queue) == 0 {
+		if len(pr.queue) == 0 || pr.queue[0] == nil {
 			pr.rec = nil
 			return false
 		}
