@@ -19,6 +19,7 @@ TEXT ·f(SB), NOSPLIT, $0-8
 	VMOVDQU8 (SI), Z0
 	MOVQ     AX, X1
 	PCLMULQDQ $0, X9, X1
+	VZEROUPPER
 	RET
 `, []int{4, 5}},
 		{"VEX forms", `
@@ -27,6 +28,7 @@ TEXT ·f(SB), NOSPLIT, $0-8
 	VMOVQ      AX, X1
 	VPCLMULQDQ $0, X9, X1, X1
 	KMOVQ      K1, AX
+	VZEROUPPER
 	RET
 `, nil},
 		{"VZEROUPPER first", `
@@ -46,8 +48,30 @@ TEXT ·f(SB), NOSPLIT, $0-8
 		{"a new function starts clean", `
 TEXT ·f(SB), NOSPLIT, $0-8
 	VMOVDQU8 (SI), Z0
+	VZEROUPPER
 	RET
 TEXT ·g(SB), NOSPLIT, $0-8
+	MOVQ AX, X1
+	RET
+`, nil},
+		{"a return with the upper halves dirty", `
+TEXT ·f(SB), NOSPLIT, $0-8
+	VMOVDQU8 (SI), Z0
+	CMPQ     AX, $0
+	JEQ      done
+	VZEROUPPER
+	RET
+done:
+	VPORQ Z1, Z2, Z3
+	RET
+`, []int{10}},
+		{"a limit of text order: what follows a RET counts as clean (here a jump from dirty code reaches it)", `
+TEXT ·f(SB), NOSPLIT, $0-8
+	VMOVDQU8 (SI), Z0
+	JEQ      scalar
+	VZEROUPPER
+	RET
+scalar:
 	MOVQ AX, X1
 	RET
 `, nil},
@@ -58,6 +82,7 @@ TEXT ·g(SB), NOSPLIT, $0-8
 TEXT ·f(SB), NOSPLIT, $0-8
 loop:	VPORQ Z1, Z2, Z3 // wide
 	MIX(X1, X2)
+	VZEROUPPER
 	RET
 `, []int{7, 7}},
 		{"a macro without arguments", `
@@ -65,6 +90,7 @@ loop:	VPORQ Z1, Z2, Z3 // wide
 TEXT ·f(SB), NOSPLIT, $0-8
 	WIDE
 	MOVQ X1, AX
+	VZEROUPPER
 	RET
 `, []int{5}},
 		{"general registers and X16 up are not SSE", `
@@ -72,6 +98,7 @@ TEXT ·f(SB), NOSPLIT, $0-8
 	VPORQ Z1, Z2, Z3
 	MOVQ  AX, BX
 	VMOVQ AX, X20
+	VZEROUPPER
 	RET
 `, nil},
 	} {
