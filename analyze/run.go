@@ -99,8 +99,8 @@ const (
 // records, up to aheadRecords, just before they are stepped: Replay's
 // engine asks the processor for their agents' state then. With the
 // default parallelism (workers ≤ 0) it starts on one worker, tries
-// GOMAXPROCS workers once parallelPays, and keeps them if they are faster
-// (see autoRecords).
+// GOMAXPROCS workers once parallelPays, and keeps them if they run in
+// parallel (see autoRecords).
 func drive(src ingest.Reader, p *Profile, workers int, step func(*ingest.Record, *Features) error, ahead func([]*ingest.Record)) error {
 	if workers <= 0 {
 		if n := runtime.GOMAXPROCS(0); n > 1 {
