@@ -49,8 +49,8 @@ var (
 )
 
 type macro struct {
-	params []string
-	body   []string // instructions, parameters unsubstituted
+	params []*regexp.Regexp // each parameter as a whole word
+	body   []string         // instructions, parameters unsubstituted
 }
 
 // Check returns the findings in src, a Go assembly file, in line order.
@@ -70,10 +70,10 @@ func Check(src string) []Finding {
 				i++
 				text += stripComment(lines[i])
 			}
-			var params []string
+			var params []*regexp.Regexp
 			if m[2] != "" {
 				for _, p := range strings.Split(m[3], ",") {
-					params = append(params, strings.TrimSpace(p))
+					params = append(params, regexp.MustCompile(`\b`+regexp.QuoteMeta(strings.TrimSpace(p))+`\b`))
 				}
 			}
 			macros[m[1]] = macro{params: params, body: instructions(text)}
@@ -154,7 +154,7 @@ func expand(ins []string, macros map[string]macro, depth int) []string {
 		for _, b := range mac.body {
 			for j, p := range mac.params {
 				if j < len(args) {
-					b = regexp.MustCompile(`\b`+regexp.QuoteMeta(p)+`\b`).ReplaceAllString(b, args[j])
+					b = p.ReplaceAllLiteralString(b, args[j])
 				}
 			}
 			body = append(body, b)
