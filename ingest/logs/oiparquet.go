@@ -772,10 +772,11 @@ type oiWindow struct {
 	// block is the first rank at or past end that this pass read without
 	// holding it (or dropped): the window cannot grow past it. The number
 	// of ranks when none.
-	block   int
-	passes  int  // passes made
-	want    bool // scanRow builds only the records of the window
-	sliding bool // a pass is under way: it yields as it reads
+	block  int
+	passes int // passes made
+	// sliding: a pass is under way, yielding as it reads; scanRow builds
+	// only the records whose rank the window may take.
+	sliding bool
 	// built and builtBytes count the records the passes built and what
 	// they hold: their mean tells a sliding pass how many ranks fit.
 	built, builtBytes int64
@@ -812,7 +813,6 @@ func (pr *OIParquetReader) Scan() bool {
 		switch {
 		case w.sliding && w.next < w.block:
 			if !pr.slide() {
-				w.sliding = false
 				if pr.err != nil || w.next < w.end && w.recs[w.next%len(w.recs)] == nil {
 					// An error, or the table ended before a row of the
 					// window (the file changed: the error says so). The
@@ -874,7 +874,7 @@ func (pr *OIParquetReader) pass() bool {
 		w.recs = make([]*ingest.Record, min(oiWindowRanks, len(w.rank)))
 	}
 	clear(w.recs)
-	w.bytes, w.want = 0, true
+	w.bytes = 0
 	w.end, w.block, w.sliding = w.next, len(w.rank), true
 	return true
 }
@@ -885,7 +885,7 @@ func (pr *OIParquetReader) pass() bool {
 func (pr *OIParquetReader) slide() bool {
 	w := pr.win
 	if !pr.scanRow() {
-		w.want = false
+		w.sliding = false
 		return false
 	}
 	if pr.read > len(w.rank) {
@@ -938,26 +938,22 @@ func (pr *OIParquetReader) hold(r, size int) {
 }
 
 // wanted reports whether scanRow builds row i's record: always, except in
-// a pass over an out-of-order table, for the rows of its window (in a
-// sliding pass, the rows whose rank the window may take).
+// a pass over an out-of-order table, for the rows whose rank the window
+// may take.
 func (pr *OIParquetReader) wanted(i int) bool {
 	w := pr.win
-	if w == nil || !w.want || i >= len(w.rank) {
+	if w == nil || !w.sliding || i >= len(w.rank) {
 		return true
 	}
 	r := int(w.rank[i])
-	if w.sliding {
-		if r < w.next || r >= w.block || r-w.next >= len(w.recs) {
-			return false
-		}
-		// A rank past the window's end is taken in when the ranks up to
-		// it, at the records' mean size so far, would fill at most twice
-		// the window (some will have been yielded when the last come
-		// in): not a record built only to be dropped again as those
-		// before it come in.
-		return r < w.end || r == w.next || w.built == 0 || int64(r-w.next+1)*(w.builtBytes/w.built) <= 2*int64(oiWindowBytes)
+	if r < w.next || r >= w.block || r-w.next >= len(w.recs) {
+		return false
 	}
-	return r >= w.start && r < w.end
+	// A rank past the window's end is taken in when the ranks up to it,
+	// at the records' mean size so far, would fill at most twice the
+	// window (some will have been yielded when the last come in): not a
+	// record built only to be dropped again as those before it come in.
+	return r < w.end || r == w.next || w.built == 0 || int64(r-w.next+1)*(w.builtBytes/w.built) <= 2*int64(oiWindowBytes)
 }
 
 // recordBytes estimates what a record holds in memory.
