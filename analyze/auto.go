@@ -107,7 +107,9 @@ func newAutoChoice(size int64, now func() time.Time, cpu func() (time.Duration, 
 	return c
 }
 
-func work(records int, bytes int64) int64 {
+// autoWork is what records records with bytes of bodies weigh when rates
+// are compared (autoRecordWork).
+func autoWork(records int, bytes int64) int64 {
 	return bytes + int64(records)*autoRecordWork
 }
 
@@ -120,7 +122,7 @@ func (c *autoChoice) pays(records int, bytes int64) bool {
 	}
 	if c.t0.IsZero() {
 		if records >= autoWarm {
-			c.t0, c.w0 = c.now(), work(records, bytes)
+			c.t0, c.w0 = c.now(), autoWork(records, bytes)
 		}
 		return false
 	}
@@ -131,7 +133,7 @@ func (c *autoChoice) pays(records int, bytes int64) bool {
 	if d < autoProbeTime {
 		return false
 	}
-	c.oneRate = float64(work(records, bytes)-c.w0) / float64(d)
+	c.oneRate = float64(autoWork(records, bytes)-c.w0) / float64(d)
 	return true
 }
 
@@ -145,7 +147,7 @@ func (c *autoChoice) back(records int, bytes int64) bool {
 	}
 	c.batches++
 	if c.batches == autoRampBatches {
-		c.t1, c.w1 = c.now(), work(records, bytes)
+		c.t1, c.w1 = c.now(), autoWork(records, bytes)
 		c.cpu1, c.cpuOK = c.cpu()
 		return false
 	}
@@ -160,6 +162,6 @@ func (c *autoChoice) back(records int, bytes int64) bool {
 	if cpu, ok := c.cpu(); ok && c.cpuOK {
 		return float64(cpu-c.cpu1) < autoParallelism*float64(d)
 	}
-	rate := float64(work(records, bytes)-c.w1) / float64(d)
+	rate := float64(autoWork(records, bytes)-c.w1) / float64(d)
 	return rate < c.oneRate*autoMargin
 }

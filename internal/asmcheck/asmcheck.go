@@ -25,7 +25,8 @@ import (
 	"strings"
 )
 
-// A Finding is a legacy SSE instruction met with the upper state dirty.
+// A Finding is a legacy SSE instruction, or a RET, met with the upper
+// halves dirty.
 type Finding struct {
 	Line  int    // 1-based line of the instruction (of the macro's use)
 	Func  string // the TEXT symbol it is in
